@@ -1,0 +1,33 @@
+//! Who is calling: the authenticated principal every operation is given.
+
+use klaxon_domain::account::AccountKind;
+
+/// The credential a request was authenticated with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Via {
+    Session(i64),
+    ApiKey(i64),
+}
+
+#[derive(Debug, Clone)]
+pub struct Actor {
+    pub user_id: i64,
+    pub username: String,
+    pub is_admin: bool,
+    pub kind: AccountKind,
+    /// For a team-scoped service account, the one team it may act on.
+    pub team_scope: Option<i64>,
+    pub via: Via,
+}
+
+impl Actor {
+    pub fn is_human(&self) -> bool {
+        self.kind == AccountKind::Human
+    }
+    pub fn session_id(&self) -> Option<i64> {
+        match self.via {
+            Via::Session(id) => Some(id),
+            Via::ApiKey(_) => None,
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! Who may do what, decided here and nowhere else. Operations call these checks first.
+
+use crate::{Actor, Core, Error, Result};
+use klaxon_domain::account::AccountKind;
+use klaxon_domain::team::Role;
+
+pub fn require_human(actor: &Actor) -> Result<()> {
+    if actor.kind == AccountKind::Human {
+        Ok(())
+    } else {
+        Err(Error::forbidden("this endpoint is for human accounts only"))
+    }
+}
+
+pub fn require_admin(actor: &Actor) -> Result<()> {
+    if actor.is_admin {
+        Ok(())
+    } else {
+        Err(Error::forbidden("this requires an administrator"))
+    }
+}
+
+/// Administrator actions on accounts are also human-only, whatever a service account's scope.
+pub fn require_human_admin(actor: &Actor) -> Result<()> {
+    require_human(actor)?;
+    require_admin(actor)
+}
+
+/// Password, push topic and API keys of a user: that user or an administrator.
+pub fn require_self_or_admin(actor: &Actor, user_id: i64) -> Result<()> {
+    if actor.user_id == user_id || actor.is_admin {
+        Ok(())
+    } else {
+        Err(Error::forbidden("only the user themselves or an administrator may do this"))
+    }
+}
+
+/// How the actor stands in one team.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TeamAccess {
+    Member(Role),
+    /// A team-scoped service account over its own team: owner-equivalent.
+    Scoped,
+    /// An administrator who is not a member: passes owner checks so a team can be repaired.
+    Admin,
+}
+
+impl TeamAccess {
+    pub fn is_owner(self) -> bool {
+        !matches!(self, TeamAccess::Member(Role::Member))
+    }
+}
+
+impl Core {
+    /// The actor's access to a team. A team the actor is not in answers `NotFound`, never
+    /// `Forbidden`, so team ids reveal nothing.
+    pub async fn team_access(&self, actor: &Actor, team_id: i64) -> Result<TeamAccess> {
+        if let Some(scope) = actor.team_scope {
+            return if scope == team_id { Ok(TeamAccess::Scoped) } else { Err(Error::NotFound) };
+        }
+        let role: Option<(String,)> =
+            sqlx::query_as("SELECT role FROM team_members WHERE team_id = $1 AND user_id = $2")
+                .bind(team_id)
+                .bind(actor.user_id)
+                .fetch_optional(&self.db.pool)
+                .await?;
+        match role.and_then(|(r,)| Role::parse(&r)) {
+            Some(role) => Ok(TeamAccess::Member(role)),
+            None if actor.is_admin && self.team_exists(team_id).await? => Ok(TeamAccess::Admin),
+            None => Err(Error::NotFound),
+        }
+    }
+
+    pub async fn require_team_member(&self, actor: &Actor, team_id: i64) -> Result<TeamAccess> {
+        self.team_access(actor, team_id).await
+    }
+
+    pub async fn require_team_owner(&self, actor: &Actor, team_id: i64) -> Result<TeamAccess> {
+        let access = self.team_access(actor, team_id).await?;
+        if access.is_owner() {
+            Ok(access)
+        } else {
+            Err(Error::forbidden("this requires the team's owner role"))
+        }
+    }
+
+    async fn team_exists(&self, team_id: i64) -> Result<bool> {
+        let row: Option<(i64,)> = sqlx::query_as("SELECT id FROM teams WHERE id = $1")
+            .bind(team_id)
+            .fetch_optional(&self.db.pool)
+            .await?;
+        Ok(row.is_some())
+    }
+}

@@ -1,0 +1,112 @@
+//! Turning what a request presents into an `Actor`, for the REST API and the UI's server
+//! functions alike. Plain strings in, so this holds no HTTP types.
+
+use crate::{Actor, Core, Error, Result};
+
+pub const SESSION_COOKIE: &str = "klaxon_session";
+
+/// The credential-bearing parts of a request.
+#[derive(Debug, Default, Clone)]
+pub struct Presented<'a> {
+    pub authorization: Option<&'a str>,
+    pub session_cookie: Option<&'a str>,
+    /// True for methods that change state (anything but GET, HEAD, OPTIONS).
+    pub changes_state: bool,
+    pub origin: Option<&'a str>,
+    pub sec_fetch_site: Option<&'a str>,
+    pub host: Option<&'a str>,
+}
+
+impl<'a> Presented<'a> {
+    /// Reads the credential-bearing headers of a request.
+    pub fn from_headers(method: &http::Method, headers: &'a http::HeaderMap) -> Presented<'a> {
+        let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+        Presented {
+            authorization: get("authorization"),
+            session_cookie: headers
+                .get_all("cookie")
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .find_map(session_from_cookie_header),
+            changes_state: !matches!(*method, http::Method::GET | http::Method::HEAD | http::Method::OPTIONS),
+            origin: get("origin"),
+            sec_fetch_site: get("sec-fetch-site"),
+            host: get("host"),
+        }
+    }
+}
+
+impl Core {
+    /// A request with an Authorization header is judged on it alone. A cookie request that
+    /// changes state must come from our own origin.
+    pub async fn authenticate(&self, p: &Presented<'_>) -> Result<Actor> {
+        if let Some(header) = p.authorization {
+            let key = header
+                .strip_prefix("Bearer ")
+                .or_else(|| header.strip_prefix("bearer "))
+                .ok_or(Error::Unauthorized)?;
+            return self.authenticate_api_key(key.trim()).await;
+        }
+        let token = p.session_cookie.ok_or(Error::Unauthorized)?;
+        if p.changes_state {
+            self.check_same_origin(p)?;
+        }
+        self.authenticate_session(token).await
+    }
+
+    /// The cross-origin guard for cookie requests: `Sec-Fetch-Site` when the browser sends it,
+    /// else `Origin` compared with the public URL or the requested host. A request with
+    /// neither comes from a non-browser client, which cannot ride on a victim's cookie.
+    pub fn check_same_origin(&self, p: &Presented<'_>) -> Result<()> {
+        let refused = || Error::forbidden("cross-origin request refused");
+        if let Some(site) = p.sec_fetch_site {
+            return if site == "same-origin" || site == "none" { Ok(()) } else { Err(refused()) };
+        }
+        let Some(origin) = p.origin else { return Ok(()) };
+        let public = self.config.public_url.trim_end_matches('/');
+        let ours = origin == public
+            || p.host.is_some_and(|h| origin == format!("http://{h}") || origin == format!("https://{h}"));
+        if ours {
+            Ok(())
+        } else {
+            Err(refused())
+        }
+    }
+
+    /// The `Set-Cookie` value for a new session.
+    pub fn session_cookie(&self, token: &str) -> String {
+        let secure = if self.secure_cookies() { "; Secure" } else { "" };
+        format!(
+            "{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{secure}",
+            crate::accounts::SESSION_TTL
+        )
+    }
+
+    /// The `Set-Cookie` value that removes the session cookie.
+    pub fn clear_session_cookie(&self) -> String {
+        let secure = if self.secure_cookies() { "; Secure" } else { "" };
+        format!("{SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0{secure}")
+    }
+}
+
+/// Finds the session token in a `Cookie` header.
+pub fn session_from_cookie_header(header: &str) -> Option<&str> {
+    header
+        .split(';')
+        .filter_map(|c| c.trim().split_once('='))
+        .find(|(name, _)| *name == SESSION_COOKIE)
+        .map(|(_, v)| v)
+        .filter(|v| !v.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_session_cookie() {
+        assert_eq!(session_from_cookie_header("a=1; klaxon_session=abc; b=2"), Some("abc"));
+        assert_eq!(session_from_cookie_header("klaxon_session="), None);
+        assert_eq!(session_from_cookie_header("other=x"), None);
+    }
+}

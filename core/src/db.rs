@@ -1,0 +1,80 @@
+//! One pool over either backend. SQL is written once (`$1` parameters, Unix-second integers,
+//! JSON as text); only the migrations are per backend.
+
+use crate::Result;
+use sqlx::any::{AnyPoolOptions, AnyQueryResult};
+use sqlx::{AnyPool, Executor};
+use std::path::Path;
+use std::time::Duration;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+#[derive(Clone)]
+pub struct Db {
+    pub pool: AnyPool,
+    pub backend: Backend,
+}
+
+impl Db {
+    /// `url` selects the backend: `postgres://…` or `sqlite://…`. Without one, a SQLite file
+    /// `klaxon.db` in `data_dir` (created with the directory if missing).
+    pub async fn connect(url: Option<&str>, data_dir: &Path) -> Result<Db> {
+        sqlx::any::install_default_drivers();
+        let url = match url {
+            Some(u) if !u.is_empty() => u.to_string(),
+            _ => {
+                std::fs::create_dir_all(data_dir).map_err(|e| {
+                    crate::Error::Internal(format!("cannot create {}: {e}", data_dir.display()))
+                })?;
+                format!("sqlite://{}?mode=rwc", data_dir.join("klaxon.db").display())
+            }
+        };
+        let backend = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Backend::Postgres
+        } else if url.starts_with("sqlite:") {
+            Backend::Sqlite
+        } else {
+            return Err(crate::Error::Invalid(
+                "database URL must start with postgres:// or sqlite://".into(),
+            ));
+        };
+        let mut options = AnyPoolOptions::new().acquire_timeout(Duration::from_secs(10));
+        if backend == Backend::Sqlite {
+            // Per-connection pragmas: enforce foreign keys, wait for the writer instead of failing.
+            options = options.max_connections(8).after_connect(|conn, _| {
+                Box::pin(async move {
+                    conn.execute("PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000; PRAGMA synchronous = NORMAL;")
+                        .await?;
+                    Ok(())
+                })
+            });
+        } else {
+            options = options.max_connections(16);
+        }
+        let pool = options.connect(&url).await?;
+        if backend == Backend::Sqlite {
+            // WAL lets readers proceed during a write; the mode is stored in the file itself.
+            pool.execute("PRAGMA journal_mode = WAL").await?;
+        }
+        Ok(Db { pool, backend })
+    }
+
+    pub async fn migrate(&self) -> Result<()> {
+        match self.backend {
+            Backend::Sqlite => sqlx::migrate!("../migrations/sqlite").run(&self.pool).await?,
+            Backend::Postgres => sqlx::migrate!("../migrations/postgres").run(&self.pool).await?,
+        }
+        Ok(())
+    }
+
+    /// A trivial round trip, for `/healthz`.
+    pub async fn ping(&self) -> Result<()> {
+        let r: AnyQueryResult = sqlx::query("SELECT 1").execute(&self.pool).await?;
+        let _ = r;
+        Ok(())
+    }
+}

@@ -1,0 +1,83 @@
+//! The one error type of every operation, mapped once to the API's error body.
+
+use klaxon_domain::{ErrorBody, ErrorCode};
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{0}")]
+    Invalid(String),
+    #[error("authentication required")]
+    Unauthorized,
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("not found")]
+    NotFound,
+    #[error("{0}")]
+    Conflict(String),
+    #[error("{message}")]
+    RateLimited { retry_after: i64, message: String },
+    #[error("{0}")]
+    PushFailed(String),
+    #[error("the database is not answering")]
+    Unavailable,
+    /// The detail is logged, never shown to the caller.
+    #[error("internal error")]
+    Internal(String),
+}
+
+impl Error {
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Error::Invalid(_) => ErrorCode::Invalid,
+            Error::Unauthorized => ErrorCode::Unauthorized,
+            Error::Forbidden(_) => ErrorCode::Forbidden,
+            Error::NotFound => ErrorCode::NotFound,
+            Error::Conflict(_) => ErrorCode::Conflict,
+            Error::RateLimited { .. } => ErrorCode::RateLimited,
+            Error::PushFailed(_) => ErrorCode::PushFailed,
+            Error::Unavailable => ErrorCode::Unavailable,
+            Error::Internal(_) => ErrorCode::Internal,
+        }
+    }
+
+    pub fn body(&self) -> ErrorBody {
+        ErrorBody { error: self.code(), message: self.to_string() }
+    }
+
+    pub fn forbidden(msg: &str) -> Error {
+        Error::Forbidden(msg.to_string())
+    }
+
+    /// Maps a unique-constraint violation to a 409 with `msg`; other errors as usual.
+    pub fn unique(msg: impl Into<String>) -> impl FnOnce(sqlx::Error) -> Error {
+        let msg = msg.into();
+        move |e| match &e {
+            sqlx::Error::Database(d) if d.is_unique_violation() => Error::Conflict(msg),
+            _ => Error::from(e),
+        }
+    }
+}
+
+impl From<sqlx::Error> for Error {
+    fn from(e: sqlx::Error) -> Self {
+        match e {
+            sqlx::Error::RowNotFound => Error::NotFound,
+            sqlx::Error::PoolTimedOut | sqlx::Error::Io(_) | sqlx::Error::PoolClosed => {
+                tracing::warn!(error = %e, "database unavailable");
+                Error::Unavailable
+            }
+            other => {
+                tracing::error!(error = %other, "database error");
+                Error::Internal(other.to_string())
+            }
+        }
+    }
+}
+
+impl From<sqlx::migrate::MigrateError> for Error {
+    fn from(e: sqlx::migrate::MigrateError) -> Self {
+        Error::Internal(format!("migration failed: {e}"))
+    }
+}

@@ -1,0 +1,212 @@
+//! Teams and memberships. Data in a team the caller is not in answers 404.
+
+use crate::{Actor, Core, Error, Result};
+use klaxon_domain::team::{Member, Role, Team, TeamSummary};
+use klaxon_domain::{validate, Timestamp};
+
+type TeamRow = (i64, String, String, i64);
+
+fn team(r: TeamRow) -> Team {
+    Team { id: r.0, name: r.1, display_name: r.2, created_at: Timestamp(r.3) }
+}
+
+fn invalid(e: String) -> Error {
+    Error::Invalid(e)
+}
+
+impl Core {
+    /// Creates a team; a human creator becomes its owner. Humans and instance-scoped service
+    /// accounts may create teams; a team-scoped account may not.
+    pub async fn create_team(&self, actor: &Actor, name: &str, display_name: Option<&str>) -> Result<Team> {
+        if actor.team_scope.is_some() {
+            return Err(Error::forbidden("a team-scoped service account cannot create teams"));
+        }
+        let name = validate::team_name(name).map_err(invalid)?;
+        let display = validate::label("display_name", display_name.unwrap_or(&name)).map_err(invalid)?;
+        let now = self.now();
+        let mut tx = self.db.pool.begin().await?;
+        let (id,): (i64,) =
+            sqlx::query_as("INSERT INTO teams (name, display_name, created_at) VALUES ($1, $2, $3) RETURNING id")
+                .bind(&name)
+                .bind(&display)
+                .bind(now)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(Error::unique(format!("a team named \"{name}\" already exists")))?;
+        if actor.is_human() {
+            sqlx::query("INSERT INTO team_members (team_id, user_id, role, created_at) VALUES ($1, $2, 'owner', $3)")
+                .bind(id)
+                .bind(actor.user_id)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(Team { id, name, display_name: display, created_at: Timestamp(now) })
+    }
+
+    /// The teams the caller belongs to; `name` looks one up by its name.
+    pub async fn list_teams(&self, actor: &Actor, name: Option<&str>) -> Result<Vec<Team>> {
+        let name = name.map(|n| n.trim().to_lowercase());
+        let rows: Vec<TeamRow> = if let Some(scope) = actor.team_scope {
+            sqlx::query_as("SELECT id, name, display_name, created_at FROM teams WHERE id = $1 AND ($2 IS NULL OR name = $2)")
+                .bind(scope)
+                .bind(name)
+                .fetch_all(&self.db.pool)
+                .await?
+        } else {
+            sqlx::query_as(
+                "SELECT t.id, t.name, t.display_name, t.created_at FROM teams t JOIN team_members m ON m.team_id = t.id \
+                 WHERE m.user_id = $1 AND ($2 IS NULL OR t.name = $2) ORDER BY t.display_name",
+            )
+            .bind(actor.user_id)
+            .bind(name)
+            .fetch_all(&self.db.pool)
+            .await?
+        };
+        Ok(rows.into_iter().map(team).collect())
+    }
+
+    pub async fn get_team(&self, actor: &Actor, id: i64) -> Result<Team> {
+        self.require_team_member(actor, id).await?;
+        self.team_by_id(id).await
+    }
+
+    async fn team_by_id(&self, id: i64) -> Result<Team> {
+        let row: TeamRow = sqlx::query_as("SELECT id, name, display_name, created_at FROM teams WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.db.pool)
+            .await?
+            .ok_or(Error::NotFound)?;
+        Ok(team(row))
+    }
+
+    pub async fn rename_team(&self, actor: &Actor, id: i64, display_name: &str) -> Result<Team> {
+        self.require_team_owner(actor, id).await?;
+        let display = validate::label("display_name", display_name).map_err(invalid)?;
+        sqlx::query("UPDATE teams SET display_name = $1 WHERE id = $2").bind(display).bind(id).execute(&self.db.pool).await?;
+        self.team_by_id(id).await
+    }
+
+    pub async fn delete_team(&self, actor: &Actor, id: i64) -> Result<()> {
+        self.require_team_owner(actor, id).await?;
+        sqlx::query("DELETE FROM teams WHERE id = $1").bind(id).execute(&self.db.pool).await?;
+        Ok(())
+    }
+
+    /// Every team with its size, for administrators.
+    pub async fn admin_list_teams(&self, actor: &Actor) -> Result<Vec<TeamSummary>> {
+        crate::authz::require_admin(actor)?;
+        let rows: Vec<(i64, String, String, i64, i64)> = sqlx::query_as(
+            "SELECT t.id, t.name, t.display_name, t.created_at, \
+             (SELECT COUNT(*) FROM team_members m WHERE m.team_id = t.id) \
+             FROM teams t ORDER BY t.name",
+        )
+        .fetch_all(&self.db.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, name, display_name, created, members)| TeamSummary {
+                team: team((id, name, display_name, created)),
+                member_count: members,
+                open_incidents: 0,
+            })
+            .collect())
+    }
+
+    // ---- members -----------------------------------------------------------------------------
+
+    pub async fn list_members(&self, actor: &Actor, team_id: i64) -> Result<Vec<Member>> {
+        self.require_team_member(actor, team_id).await?;
+        let rows: Vec<(i64, String, String, String)> = sqlx::query_as(
+            "SELECT u.id, u.username, m.role, m.source FROM team_members m JOIN users u ON u.id = m.user_id \
+             WHERE m.team_id = $1 ORDER BY u.username",
+        )
+        .bind(team_id)
+        .fetch_all(&self.db.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(user_id, username, role, source)| Member {
+                user_id,
+                username,
+                role: Role::parse(&role).unwrap_or(Role::Member),
+                source,
+            })
+            .collect())
+    }
+
+    /// Adds a user to a team (owner). A user already in the team is a 409.
+    pub async fn add_member(&self, actor: &Actor, team_id: i64, user_id: i64, role: Role) -> Result<Member> {
+        self.require_team_owner(actor, team_id).await?;
+        let user = self.user_by_id(user_id).await.map_err(|_| Error::Invalid("user_id: no such user".into()))?;
+        sqlx::query("INSERT INTO team_members (team_id, user_id, role, created_at) VALUES ($1, $2, $3, $4)")
+            .bind(team_id)
+            .bind(user_id)
+            .bind(role.as_str())
+            .bind(self.now())
+            .execute(&self.db.pool)
+            .await
+            .map_err(Error::unique(format!("{} is already a member", user.username)))?;
+        Ok(Member { user_id, username: user.username, role, source: "manual".into() })
+    }
+
+    /// Changes a member's role (owner). The last owner cannot be demoted.
+    pub async fn set_member_role(&self, actor: &Actor, team_id: i64, user_id: i64, role: Role) -> Result<Member> {
+        self.require_team_owner(actor, team_id).await?;
+        let guard = if role == Role::Owner { "TRUE" } else { NOT_LAST_OWNER };
+        let done = sqlx::query(&format!(
+            "UPDATE team_members SET role = $1 WHERE team_id = $2 AND user_id = $3 AND {guard}"
+        ))
+        .bind(role.as_str())
+        .bind(team_id)
+        .bind(user_id)
+        .execute(&self.db.pool)
+        .await?;
+        if done.rows_affected() == 0 {
+            return Err(self.member_missing_or_last_owner(team_id, user_id).await);
+        }
+        self.list_members(actor, team_id)
+            .await?
+            .into_iter()
+            .find(|m| m.user_id == user_id)
+            .ok_or(Error::NotFound)
+    }
+
+    /// Removes a member: the team's owner may remove anyone, a member may leave. The last owner stays.
+    pub async fn remove_member(&self, actor: &Actor, team_id: i64, user_id: i64) -> Result<()> {
+        let access = self.require_team_member(actor, team_id).await?;
+        if !access.is_owner() && user_id != actor.user_id {
+            return Err(Error::forbidden("this requires the team's owner role"));
+        }
+        let done = sqlx::query(&format!(
+            "DELETE FROM team_members WHERE team_id = $1 AND user_id = $2 AND {NOT_LAST_OWNER}"
+        ))
+        .bind(team_id)
+        .bind(user_id)
+        .execute(&self.db.pool)
+        .await?;
+        if done.rows_affected() == 0 {
+            return Err(self.member_missing_or_last_owner(team_id, user_id).await);
+        }
+        Ok(())
+    }
+
+    async fn member_missing_or_last_owner(&self, team_id: i64, user_id: i64) -> Error {
+        let exists: Result<Option<(String,)>, _> =
+            sqlx::query_as("SELECT role FROM team_members WHERE team_id = $1 AND user_id = $2")
+                .bind(team_id)
+                .bind(user_id)
+                .fetch_optional(&self.db.pool)
+                .await;
+        match exists {
+            Ok(Some(_)) => Error::Conflict("a team must keep at least one owner".into()),
+            Ok(None) => Error::NotFound,
+            Err(e) => e.into(),
+        }
+    }
+}
+
+/// SQL condition on a `team_members` row: it is not an owner, or another owner remains.
+const NOT_LAST_OWNER: &str = "(role <> 'owner' OR \
+     (SELECT COUNT(*) FROM team_members o WHERE o.team_id = team_members.team_id AND o.role = 'owner') > 1)";

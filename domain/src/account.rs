@@ -1,0 +1,106 @@
+//! Users, API keys and the signed-in user's own view.
+
+use crate::team::Role;
+use crate::Timestamp;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum AccountKind {
+    Human,
+    Service,
+}
+
+impl AccountKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AccountKind::Human => "human",
+            AccountKind::Service => "service",
+        }
+    }
+    pub fn parse(s: &str) -> Self {
+        if s == "service" {
+            AccountKind::Service
+        } else {
+            AccountKind::Human
+        }
+    }
+}
+
+/// A user as every API answer shows it. `is_admin` is always present.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct User {
+    pub id: i64,
+    pub username: String,
+    pub is_admin: bool,
+    pub disabled: bool,
+    pub kind: AccountKind,
+    /// The team a team-scoped service account is bound to.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub team_id: Option<i64>,
+    /// `oidc` when access was granted by single sign-on groups, `manual` otherwise.
+    pub source: String,
+    pub push_topic: Option<String>,
+    pub created_at: Timestamp,
+}
+
+/// One of the caller's teams, as listed in `GET /api/me`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct MyTeam {
+    pub id: i64,
+    pub name: String,
+    pub display_name: String,
+    pub role: Role,
+}
+
+/// `GET /api/me`: the user, their teams and per-user UI state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Me {
+    #[serde(flatten)]
+    pub user: User,
+    pub teams: Vec<MyTeam>,
+    pub onboarding_dismissed_at: Option<Timestamp>,
+}
+
+/// An API key as listed: never the secret, only its first characters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ApiKeyInfo {
+    pub id: i64,
+    pub name: String,
+    pub prefix: String,
+    pub created_at: Timestamp,
+    pub last_used_at: Option<Timestamp>,
+}
+
+/// A freshly minted API key: the only time the raw key is shown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct NewApiKey {
+    pub id: i64,
+    pub name: String,
+    pub key: String,
+}
+
+/// `POST /api/bootstrap` answer: the first administrator and a key shown once.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Bootstrapped {
+    pub user: User,
+    pub api_key: String,
+}
+
+/// `GET /api/auth/config`: what the sign-in page needs to know.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct AuthConfig {
+    pub password_login: bool,
+    pub oidc: bool,
+    pub signup_mode: crate::settings::SignupMode,
+    /// True while no user exists, so the page can explain bootstrapping.
+    pub needs_bootstrap: bool,
+}

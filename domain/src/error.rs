@@ -1,0 +1,43 @@
+//! The one error body of the API: `{"error": "<code>", "message": "<one human sentence>"}`.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum ErrorCode {
+    Invalid,
+    Unauthorized,
+    Forbidden,
+    NotFound,
+    Conflict,
+    PayloadTooLarge,
+    RateLimited,
+    PushFailed,
+    Unavailable,
+    Internal,
+}
+
+impl ErrorCode {
+    pub fn status(self) -> u16 {
+        match self {
+            ErrorCode::Invalid => 400,
+            ErrorCode::Unauthorized => 401,
+            ErrorCode::Forbidden => 403,
+            ErrorCode::NotFound => 404,
+            ErrorCode::Conflict => 409,
+            ErrorCode::PayloadTooLarge => 413,
+            ErrorCode::RateLimited => 429,
+            ErrorCode::PushFailed => 502,
+            ErrorCode::Unavailable => 503,
+            ErrorCode::Internal => 500,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ErrorBody {
+    pub error: ErrorCode,
+    pub message: String,
+}

@@ -1,0 +1,14 @@
+//! Klaxon's pure types and rules: no I/O, compiled both natively and to wasm so the
+//! server and the phone UI agree on every wire shape and validation rule.
+
+pub mod account;
+pub mod duration;
+pub mod error;
+pub mod settings;
+pub mod team;
+pub mod timestamp;
+pub mod validate;
+
+pub use duration::Duration;
+pub use error::{ErrorBody, ErrorCode};
+pub use timestamp::Timestamp;

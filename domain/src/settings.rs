@@ -1,0 +1,218 @@
+//! Administrator-edited settings: keys, defaults and bounds, validated before anything is written.
+
+use crate::Duration;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum SignupMode {
+    #[default]
+    InviteOnly,
+    Open,
+}
+
+impl SignupMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SignupMode::InviteOnly => "invite_only",
+            SignupMode::Open => "open",
+        }
+    }
+    pub fn parse(s: &str) -> Option<SignupMode> {
+        match s {
+            "invite_only" => Some(SignupMode::InviteOnly),
+            "open" => Some(SignupMode::Open),
+            _ => None,
+        }
+    }
+}
+
+pub const SIGNUP_MODE: &str = "signup_mode";
+pub const NOTIFY_REPEAT_INTERVAL: &str = "notify_repeat_interval";
+pub const STALE_AFTER: &str = "stale_after";
+pub const ARCHIVE_AFTER: &str = "archive_after";
+
+/// The bounds of one duration setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Bounds {
+    pub min: Duration,
+    pub max: Duration,
+}
+
+/// Every duration setting with its default and bounds; the one table the server and UI read.
+pub const DURATION_SETTINGS: [(&str, Duration, Bounds); 3] = [
+    (
+        NOTIFY_REPEAT_INTERVAL,
+        Duration::minutes(30),
+        Bounds { min: Duration::minutes(1), max: Duration::hours(24) },
+    ),
+    (
+        STALE_AFTER,
+        Duration::hours(6),
+        Bounds { min: Duration::minutes(5), max: Duration::days(30) },
+    ),
+    (
+        ARCHIVE_AFTER,
+        Duration::days(7),
+        Bounds { min: Duration::hours(1), max: Duration::days(365) },
+    ),
+];
+
+/// The current settings, as the loops and the API read them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Settings {
+    pub signup_mode: SignupMode,
+    pub notify_repeat_interval: Duration,
+    pub stale_after: Duration,
+    pub archive_after: Duration,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            signup_mode: SignupMode::InviteOnly,
+            notify_repeat_interval: DURATION_SETTINGS[0].1,
+            stale_after: DURATION_SETTINGS[1].1,
+            archive_after: DURATION_SETTINGS[2].1,
+        }
+    }
+}
+
+impl Settings {
+    /// Builds settings from stored rows. A missing or unparseable value falls back to its
+    /// default; for `signup_mode` that default is `invite_only`, the safe choice.
+    pub fn from_stored<'a>(rows: impl IntoIterator<Item = (&'a str, &'a str)>) -> Settings {
+        let mut s = Settings::default();
+        for (key, value) in rows {
+            if key == SIGNUP_MODE {
+                s.signup_mode = SignupMode::parse(value).unwrap_or_default();
+            } else if let Some(d) = check_duration(key, value).ok().flatten() {
+                *s.duration_mut(key) = d;
+            }
+        }
+        s
+    }
+
+    fn duration_mut(&mut self, key: &str) -> &mut Duration {
+        match key {
+            NOTIFY_REPEAT_INTERVAL => &mut self.notify_repeat_interval,
+            STALE_AFTER => &mut self.stale_after,
+            _ => &mut self.archive_after,
+        }
+    }
+
+    /// The stored text of every key.
+    pub fn to_stored(&self) -> Vec<(&'static str, String)> {
+        vec![
+            (SIGNUP_MODE, self.signup_mode.as_str().to_string()),
+            (NOTIFY_REPEAT_INTERVAL, self.notify_repeat_interval.to_string()),
+            (STALE_AFTER, self.stale_after.to_string()),
+            (ARCHIVE_AFTER, self.archive_after.to_string()),
+        ]
+    }
+}
+
+/// `Ok(Some(d))` for a duration key with a valid in-bounds value, `Ok(None)` for a key that
+/// is not a duration setting, `Err` with a sentence naming the key otherwise.
+fn check_duration(key: &str, value: &str) -> Result<Option<Duration>, String> {
+    let Some((_, _, b)) = DURATION_SETTINGS.iter().find(|(k, _, _)| *k == key) else {
+        return Ok(None);
+    };
+    let d: Duration = value.parse().map_err(|e| format!("{key}: {e}"))?;
+    if d < b.min || d > b.max {
+        return Err(format!("{key} must be between {} and {}", b.min, b.max));
+    }
+    Ok(Some(d))
+}
+
+/// Validates a whole update before any of it is applied: unknown keys, wrong types and
+/// out-of-bounds values are refused, naming the first offending key.
+pub fn validate_update(
+    current: &Settings,
+    update: &BTreeMap<String, serde_json::Value>,
+) -> Result<Settings, String> {
+    let mut next = *current;
+    for (key, value) in update {
+        let text = value
+            .as_str()
+            .ok_or_else(|| format!("{key} must be a string"))?;
+        if key == SIGNUP_MODE {
+            next.signup_mode = SignupMode::parse(text)
+                .ok_or_else(|| format!("signup_mode must be invite_only or open, not \"{text}\""))?;
+        } else if let Some(d) = check_duration(key, text)? {
+            *next.duration_mut(key) = d;
+        } else {
+            return Err(format!("unknown setting \"{key}\""));
+        }
+    }
+    Ok(next)
+}
+
+/// Bounds of every duration setting, keyed by name, for `GET /api/admin/settings`.
+pub fn bounds() -> BTreeMap<String, Bounds> {
+    DURATION_SETTINGS.iter().map(|(k, _, b)| (k.to_string(), *b)).collect()
+}
+
+/// Validates one seed value given at start (environment or flag).
+pub fn validate_seed(key: &str, value: &str) -> Result<(), String> {
+    if key == SIGNUP_MODE {
+        return SignupMode::parse(value)
+            .map(|_| ())
+            .ok_or_else(|| format!("signup_mode must be invite_only or open, not \"{value}\""));
+    }
+    check_duration(key, value)?.map(|_| ()).ok_or_else(|| format!("unknown setting \"{key}\""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn update(v: serde_json::Value) -> BTreeMap<String, serde_json::Value> {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn unparseable_signup_mode_is_invite_only() {
+        let s = Settings::from_stored([(SIGNUP_MODE, "opne"), (STALE_AFTER, "2h")]);
+        assert_eq!(s.signup_mode, SignupMode::InviteOnly);
+        assert_eq!(s.stale_after, Duration::hours(2));
+        let s = Settings::from_stored([(SIGNUP_MODE, "open")]);
+        assert_eq!(s.signup_mode, SignupMode::Open);
+    }
+
+    #[test]
+    fn out_of_bounds_stored_value_falls_back_to_default() {
+        let s = Settings::from_stored([(NOTIFY_REPEAT_INTERVAL, "5s")]);
+        assert_eq!(s.notify_repeat_interval, Duration::minutes(30));
+    }
+
+    #[test]
+    fn update_is_all_or_nothing() {
+        let cur = Settings::default();
+        let ok = validate_update(&cur, &update(json!({"stale_after": "1h", "signup_mode": "open"}))).unwrap();
+        assert_eq!(ok.stale_after, Duration::hours(1));
+        assert_eq!(ok.signup_mode, SignupMode::Open);
+        for bad in [
+            json!({"stale_after": "1h", "archive_after": "400d"}),
+            json!({"stale_after": "1h", "nope": "1h"}),
+            json!({"notify_repeat_interval": 60}),
+            json!({"notify_repeat_interval": "59s"}),
+            json!({"signup_mode": "closed"}),
+        ] {
+            assert!(validate_update(&cur, &update(bad.clone())).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn bounds_are_inclusive() {
+        let cur = Settings::default();
+        assert!(validate_update(&cur, &update(json!({"notify_repeat_interval": "1m"}))).is_ok());
+        assert!(validate_update(&cur, &update(json!({"notify_repeat_interval": "24h"}))).is_ok());
+        assert!(validate_update(&cur, &update(json!({"notify_repeat_interval": "24h1s"}))).is_err());
+    }
+}

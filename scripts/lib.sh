@@ -1,0 +1,48 @@
+# Shared by run.sh, test.sh and .ci/run (source it). Sets ROOT, TARGET_DIR, PATH and KLAXON_SITE_DIR.
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# wasm-opt must be npm's binaryen, found before any other on PATH.
+export PATH="$ROOT/end2end/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+if [ -n "${CARGO_TARGET_DIR:-}" ]; then
+  export CARGO_TARGET_DIR="$(realpath -m "$CARGO_TARGET_DIR")"
+fi
+TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+
+# cargo-leptos writes the site (wasm, JS, CSS, public/) to site-root, which it resolves against the
+# workspace root even when CARGO_TARGET_DIR points elsewhere. The server embeds that folder at compile
+# time, so tell it the absolute path. It must exist before the server crate compiles at all.
+site_root="${LEPTOS_SITE_ROOT:-target/site}"
+case "$site_root" in /*) ;; *) site_root="$ROOT/$site_root" ;; esac
+export KLAXON_SITE_DIR="$site_root"
+mkdir -p "$KLAXON_SITE_DIR"
+
+# Release build. cargo-leptos builds the wasm and the server in parallel, but the server embeds the site
+# files, so build the site first and the server after.
+build_release() {
+  (cd "$ROOT" && cargo leptos build --release --frontend-only)
+  # rust-embed makes the server rebuild when an embedded file changes, not when files are added or
+  # removed: force it when the list of site files differs from the last build's.
+  local list="$TARGET_DIR/klaxon-site-files.txt"
+  if ! (cd "$KLAXON_SITE_DIR" && find . -type f | sort) | cmp -s - "$list"; then
+    touch -c "$ROOT/server/src/assets.rs" # holds the RustEmbed derive
+  fi
+  (cd "$ROOT" && cargo leptos build --release --server-only)
+  mkdir -p "$TARGET_DIR"
+  (cd "$KLAXON_SITE_DIR" && find . -type f | sort) >"$list"
+}
+
+# A scratch PostgreSQL database for the tests (trust auth as user postgres on 127.0.0.1:5432).
+pg_answers() {
+  PGCONNECT_TIMEOUT=3 psql -h 127.0.0.1 -p 5432 -U postgres -d postgres -w -Atqc 'select 1' >/dev/null 2>&1
+}
+# Creates the database, exports KLAXON_TEST_DATABASE_URL and sets PG_SCRATCH_DB.
+pg_create_scratch_db() {
+  PG_SCRATCH_DB="klaxon_test_$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')"
+  psql -h 127.0.0.1 -p 5432 -U postgres -d postgres -w -qc "CREATE DATABASE $PG_SCRATCH_DB" >/dev/null
+  export KLAXON_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:5432/$PG_SCRATCH_DB"
+  echo "PostgreSQL tests use scratch database $PG_SCRATCH_DB"
+}
+pg_drop_scratch_db() {
+  [ -n "${PG_SCRATCH_DB:-}" ] || return 0
+  psql -h 127.0.0.1 -p 5432 -U postgres -d postgres -w -qc "DROP DATABASE IF EXISTS $PG_SCRATCH_DB WITH (FORCE)" >/dev/null || true
+  PG_SCRATCH_DB=""
+}

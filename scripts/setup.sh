@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Installs what building, running and testing Klaxon needs, skipping whatever is already there.
+# Only the package registries are assumed reachable, so every tool comes from one of them:
+# cargo-leptos and wasm-bindgen-cli from crates.io, wasm-opt and Playwright from npm,
+# Chromium and Alertmanager from Debian.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export PATH="$ROOT/end2end/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+# cargo install would otherwise build inside a shared CARGO_TARGET_DIR.
+unset CARGO_TARGET_DIR
+say() { echo "setup: $*"; }
+
+# Rust: the wasm target, rustfmt and clippy.
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  say "installing the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+for c in rustfmt clippy; do
+  if ! rustup component list --installed | grep -q "^$c"; then
+    say "installing $c"
+    rustup component add "$c"
+  fi
+done
+
+# Debian packages.
+apt_pkgs=()
+[ -x /usr/bin/chromium ] || apt_pkgs+=(chromium)
+command -v prometheus-alertmanager >/dev/null || apt_pkgs+=(prometheus-alertmanager)
+command -v npm >/dev/null || apt_pkgs+=(nodejs npm)
+if [ ${#apt_pkgs[@]} -gt 0 ]; then
+  say "installing ${apt_pkgs[*]} (Debian)"
+  apt-get update -q
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${apt_pkgs[@]}"
+fi
+
+# npm: Playwright (without its browser download, which cannot work here) and binaryen's wasm-opt.
+# Debian's binaryen is too old: its wasm-opt produces a release wasm that fails to hydrate.
+e2e="$ROOT/end2end"
+if [ ! -x "$e2e/node_modules/.bin/wasm-opt" ] || [ ! -x "$e2e/node_modules/.bin/playwright" ] \
+  || [ "$e2e/package-lock.json" -nt "$e2e/node_modules/.package-lock.json" ]; then
+  say "installing end2end npm packages"
+  (cd "$e2e" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
+fi
+
+# crates.io. cargo-leptos would download wasm-bindgen and wasm-opt from GitHub unless they are on PATH,
+# and it does not check their versions: wasm-bindgen-cli must match the wasm-bindgen crate in Cargo.lock.
+wbg_version="$(grep -A1 '^name = "wasm-bindgen"$' "$ROOT/Cargo.lock" | sed -n 's/^version = "\(.*\)"$/\1/p')"
+if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$wbg_version" ]; then
+  say "installing wasm-bindgen-cli $wbg_version (about 3 minutes)"
+  # Not --locked: its lockfile pins a crate version the registry index here lacks.
+  cargo install wasm-bindgen-cli --version "=$wbg_version" --force
+fi
+leptos_version=0.3.10 # 0.3.11 needs a newer rustc
+if [ "$(cargo leptos --version 2>/dev/null | awk '{print $2}')" != "$leptos_version" ]; then
+  say "installing cargo-leptos $leptos_version (about 21 minutes)"
+  cargo install cargo-leptos --locked --version "$leptos_version" --force
+fi
+say "done"

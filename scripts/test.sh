@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs every check: formatting, clippy, the Rust tests (SQLite, and PostgreSQL when one is available),
+# the release build and the browser tests against the release binary.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$ROOT"
+
+step=setup
+done_steps=()
+finish() {
+  local rc=$?
+  pg_drop_scratch_db
+  if [ "$rc" -eq 0 ]; then
+    echo "test.sh: OK: ${done_steps[*]}"
+  else
+    echo "test.sh: FAILED at $step (exit $rc); passed before it: ${done_steps[*]:-none}"
+  fi
+}
+trap finish EXIT
+begin() { step="$1"; echo; echo "==> $1"; }
+ok() { done_steps+=("$step"); }
+
+begin setup
+"$ROOT/scripts/setup.sh"; ok
+
+# Without a database URL, use the local PostgreSQL when one answers so a plain run covers it too.
+if [ -z "${KLAXON_TEST_DATABASE_URL:-}" ] && pg_answers; then
+  pg_create_scratch_db
+fi
+pg_note="sqlite"
+[ -n "${KLAXON_TEST_DATABASE_URL:-}" ] && pg_note="sqlite+postgres"
+
+begin fmt
+cargo fmt --all -- --check; ok
+begin clippy
+cargo clippy --workspace --all-targets -- -D warnings; ok
+begin "cargo-test($pg_note)"
+cargo test --workspace; ok
+begin release-build
+build_release; ok
+begin playwright
+# The Playwright config starts the release binary itself on 127.0.0.1:18080 with a fresh data dir.
+(cd "$ROOT/end2end" && npx playwright test); ok
