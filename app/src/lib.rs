@@ -1,1 +1,12 @@
+//! Klaxon's phone web app: the HTML shell, the router, the pages and the server functions
+//! they call. Server functions only translate between the UI and `klaxon_core`.
 
+pub mod api;
+mod app;
+pub mod components;
+pub mod pages;
+pub mod paths;
+#[cfg(feature = "ssr")]
+pub mod server;
+
+pub use app::{shell, App};

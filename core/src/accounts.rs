@@ -3,7 +3,9 @@
 use crate::authz::{require_admin, require_human, require_human_admin, require_self_or_admin};
 use crate::secrets::{self, hash_token, looks_like_token, new_token};
 use crate::{Actor, Core, Error, Result, Via};
-use klaxon_domain::account::{AccountKind, ApiKeyInfo, AuthConfig, Bootstrapped, Me, MyTeam, NewApiKey, User};
+use klaxon_domain::account::{
+    AccountKind, ApiKeyInfo, AuthConfig, Bootstrapped, Me, MyTeam, NewApiKey, User,
+};
 use klaxon_domain::team::Role;
 use klaxon_domain::{validate, Timestamp};
 use serde::Deserialize;
@@ -13,14 +15,15 @@ pub const SESSION_TTL: i64 = 30 * 86_400;
 /// A session's expiry is pushed forward at most this often, to keep reads cheap.
 const SLIDE_EVERY: i64 = 3_600;
 
-const USER_COLUMNS: &str = "id, username, is_admin, disabled, kind, team_id, source, push_topic, created_at";
+const USER_COLUMNS: &str =
+    "id, username, is_admin, disabled, kind, team_id, source, push_topic, created_at";
 
 #[derive(sqlx::FromRow)]
 struct UserRow {
     id: i64,
     username: String,
-    is_admin: bool,
-    disabled: bool,
+    is_admin: i64,
+    disabled: i64,
     kind: String,
     team_id: Option<i64>,
     source: String,
@@ -33,8 +36,8 @@ impl From<UserRow> for User {
         User {
             id: r.id,
             username: r.username,
-            is_admin: r.is_admin,
-            disabled: r.disabled,
+            is_admin: r.is_admin != 0,
+            disabled: r.disabled != 0,
             kind: AccountKind::parse(&r.kind),
             team_id: r.team_id,
             source: r.source,
@@ -70,7 +73,11 @@ impl Core {
 
     pub(crate) async fn user_by_id(&self, id: i64) -> Result<User> {
         let sql = format!("SELECT {USER_COLUMNS} FROM users WHERE id = $1");
-        let row: UserRow = sqlx::query_as(&sql).bind(id).fetch_optional(&self.db.pool).await?.ok_or(Error::NotFound)?;
+        let row: UserRow = sqlx::query_as(&sql)
+            .bind(id)
+            .fetch_optional(&self.db.pool)
+            .await?
+            .ok_or(Error::NotFound)?;
         Ok(row.into())
     }
 
@@ -79,7 +86,10 @@ impl Core {
         let rows: Vec<UserRow> = match username {
             Some(u) => {
                 let sql = format!("SELECT {USER_COLUMNS} FROM users WHERE username = $1");
-                sqlx::query_as(&sql).bind(u.trim().to_lowercase()).fetch_all(&self.db.pool).await?
+                sqlx::query_as(&sql)
+                    .bind(u.trim().to_lowercase())
+                    .fetch_all(&self.db.pool)
+                    .await?
             }
             None => {
                 let sql = format!("SELECT {USER_COLUMNS} FROM users ORDER BY username");
@@ -102,7 +112,9 @@ impl Core {
     // ---- bootstrap and sign-in ---------------------------------------------------------------
 
     pub async fn auth_config(&self) -> Result<AuthConfig> {
-        let (users,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM users").fetch_one(&self.db.pool).await?;
+        let (users,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM users")
+            .fetch_one(&self.db.pool)
+            .await?;
         Ok(AuthConfig {
             password_login: self.config.password_login,
             oidc: self.config.oidc_configured,
@@ -124,8 +136,10 @@ impl Core {
         };
         let now = self.now();
         let key = new_token();
-        let mut tx = self.db.pool.begin().await?;
-        let (users,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM users").fetch_one(&mut *tx).await?;
+        let mut tx = self.db.begin().await?;
+        let (users,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM users")
+            .fetch_one(&mut *tx)
+            .await?;
         let already = Error::Conflict("Klaxon is already bootstrapped".into());
         if users > 0 {
             return Err(already);
@@ -136,7 +150,7 @@ impl Core {
             .await
             .map_err(Error::unique("Klaxon is already bootstrapped"))?;
         let (id,): (i64,) = sqlx::query_as(
-            "INSERT INTO users (username, password_hash, is_admin, created_at) VALUES ($1, $2, TRUE, $3) RETURNING id",
+            "INSERT INTO users (username, password_hash, is_admin, created_at) VALUES ($1, $2, 1, $3) RETURNING id",
         )
         .bind(&username)
         .bind(hash)
@@ -145,21 +159,31 @@ impl Core {
         .await?;
         insert_api_key(&mut tx, id, "bootstrap", &key, now).await?;
         tx.commit().await?;
-        Ok(Bootstrapped { user: self.user_by_id(id).await?, api_key: key })
+        Ok(Bootstrapped {
+            user: self.user_by_id(id).await?,
+            api_key: key,
+        })
     }
 
     /// Password sign-in. Unknown user, wrong password and disabled account get one identical
     /// answer; the throttle refuses before the password is even checked.
-    pub async fn login(&self, username: &str, password: &str, address: &str) -> Result<StartedSession> {
+    pub async fn login(
+        &self,
+        username: &str,
+        password: &str,
+        address: &str,
+    ) -> Result<StartedSession> {
         if !self.config.password_login {
-            return Err(Error::forbidden("password sign-in is turned off; use single sign-on"));
+            return Err(Error::forbidden(
+                "password sign-in is turned off; use single sign-on",
+            ));
         }
         let username = username.trim().to_lowercase();
         if username.is_empty() || username.len() > 64 || password.len() > validate::MAX_PASSWORD {
             return Err(unauthorized_login());
         }
         self.check_login_throttle(&username, address).await?;
-        let row: Option<(i64, Option<String>, bool)> =
+        let row: Option<(i64, Option<String>, i64)> =
             sqlx::query_as("SELECT id, password_hash, disabled FROM users WHERE username = $1")
                 .bind(&username)
                 .fetch_optional(&self.db.pool)
@@ -167,9 +191,12 @@ impl Core {
         let hash = row.as_ref().and_then(|(_, h, _)| h.clone());
         let ok = secrets::verify_password_async(password.to_string(), hash).await;
         match row {
-            Some((id, _, false)) if ok => {
+            Some((id, _, 0)) if ok => {
                 let token = self.start_session(id, None).await?;
-                Ok(StartedSession { user: self.user_by_id(id).await?, token })
+                Ok(StartedSession {
+                    user: self.user_by_id(id).await?,
+                    token,
+                })
             }
             _ => {
                 self.record_login_failure(&username, address).await?;
@@ -197,7 +224,10 @@ impl Core {
 
     pub async fn logout(&self, actor: &Actor) -> Result<()> {
         if let Via::Session(id) = actor.via {
-            sqlx::query("DELETE FROM sessions WHERE id = $1").bind(id).execute(&self.db.pool).await?;
+            sqlx::query("DELETE FROM sessions WHERE id = $1")
+                .bind(id)
+                .execute(&self.db.pool)
+                .await?;
         }
         Ok(())
     }
@@ -211,7 +241,7 @@ impl Core {
         let row: Option<(i64, i64, Option<i64>, UserRowForActor)> = sqlx::query_as::<_, SessionRow>(
             "SELECT s.id AS session_id, s.expires_at, s.max_expires_at, u.id, u.username, u.is_admin, u.kind, u.team_id \
              FROM sessions s JOIN users u ON u.id = s.user_id \
-             WHERE s.token_hash = $1 AND s.expires_at > $2 AND u.disabled = FALSE",
+             WHERE s.token_hash = $1 AND s.expires_at > $2 AND u.disabled = 0",
         )
         .bind(hash_token(token))
         .bind(now)
@@ -238,7 +268,7 @@ impl Core {
         let row: Option<KeyRow> = sqlx::query_as(
             "SELECT k.id AS key_id, u.id, u.username, u.is_admin, u.kind, u.team_id \
              FROM api_keys k JOIN users u ON u.id = k.user_id \
-             WHERE k.token_hash = $1 AND u.disabled = FALSE",
+             WHERE k.token_hash = $1 AND u.disabled = 0",
         )
         .bind(hash_token(key))
         .fetch_optional(&self.db.pool)
@@ -315,7 +345,7 @@ impl Core {
         )
         .bind(&username)
         .bind(hash)
-        .bind(new.is_admin)
+        .bind(new.is_admin as i64)
         .bind(topic)
         .bind(self.now())
         .fetch_one(&self.db.pool)
@@ -331,13 +361,18 @@ impl Core {
             return Err(Error::Conflict("you cannot delete your own account".into()));
         }
         self.user_by_id(id).await?;
-        let done = sqlx::query(&format!("DELETE FROM users WHERE id = $1 AND {NOT_LAST_ADMIN}"))
-            .bind(id)
-            .execute(&self.db.pool)
-            .await?;
+        let mut tx = self.db.begin().await?;
+        lock_admins(&mut tx).await?;
+        let done = sqlx::query(&format!(
+            "DELETE FROM users WHERE id = $1 AND {NOT_LAST_ADMIN}"
+        ))
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
         if done.rows_affected() == 0 {
             return Err(last_admin());
         }
+        tx.commit().await?;
         Ok(())
     }
 
@@ -345,21 +380,29 @@ impl Core {
     pub async fn set_disabled(&self, actor: &Actor, id: i64, disabled: bool) -> Result<User> {
         require_human_admin(actor)?;
         if id == actor.user_id {
-            return Err(Error::Conflict("you cannot disable your own account".into()));
+            return Err(Error::Conflict(
+                "you cannot disable your own account".into(),
+            ));
         }
         self.user_by_id(id).await?;
-        let mut tx = self.db.pool.begin().await?;
+        let mut tx = self.db.begin().await?;
+        lock_admins(&mut tx).await?;
         let guard = if disabled { NOT_LAST_ADMIN } else { "TRUE" };
-        let done = sqlx::query(&format!("UPDATE users SET disabled = $1 WHERE id = $2 AND {guard}"))
-            .bind(disabled)
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
+        let done = sqlx::query(&format!(
+            "UPDATE users SET disabled = $1 WHERE id = $2 AND {guard}"
+        ))
+        .bind(disabled as i64)
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
         if done.rows_affected() == 0 {
             return Err(last_admin());
         }
         if disabled {
-            sqlx::query("DELETE FROM sessions WHERE user_id = $1").bind(id).execute(&mut *tx).await?;
+            sqlx::query("DELETE FROM sessions WHERE user_id = $1")
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
         }
         tx.commit().await?;
         self.user_by_id(id).await
@@ -368,21 +411,30 @@ impl Core {
     pub async fn set_admin(&self, actor: &Actor, id: i64, is_admin: bool) -> Result<User> {
         require_human_admin(actor)?;
         if id == actor.user_id {
-            return Err(Error::Conflict("you cannot change your own administrator flag".into()));
+            return Err(Error::Conflict(
+                "you cannot change your own administrator flag".into(),
+            ));
         }
         let target = self.user_by_id(id).await?;
         if is_admin && target.kind != AccountKind::Human {
-            return Err(Error::Invalid("is_admin: only human accounts can be administrators".into()));
+            return Err(Error::Invalid(
+                "is_admin: only human accounts can be administrators".into(),
+            ));
         }
         let guard = if is_admin { "TRUE" } else { NOT_LAST_ADMIN };
-        let done = sqlx::query(&format!("UPDATE users SET is_admin = $1 WHERE id = $2 AND {guard}"))
-            .bind(is_admin)
-            .bind(id)
-            .execute(&self.db.pool)
-            .await?;
+        let mut tx = self.db.begin().await?;
+        lock_admins(&mut tx).await?;
+        let done = sqlx::query(&format!(
+            "UPDATE users SET is_admin = $1 WHERE id = $2 AND {guard}"
+        ))
+        .bind(is_admin as i64)
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
         if done.rows_affected() == 0 {
             return Err(last_admin());
         }
+        tx.commit().await?;
         self.user_by_id(id).await
     }
 
@@ -397,26 +449,43 @@ impl Core {
     ) -> Result<()> {
         require_self_or_admin(actor, id)?;
         validate::password(password).map_err(invalid)?;
-        let (stored,): (Option<String>,) = sqlx::query_as("SELECT password_hash FROM users WHERE id = $1")
-            .bind(id)
-            .fetch_optional(&self.db.pool)
-            .await?
-            .ok_or(Error::NotFound)?;
+        let (stored,): (Option<String>,) =
+            sqlx::query_as("SELECT password_hash FROM users WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&self.db.pool)
+                .await?
+                .ok_or(Error::NotFound)?;
         if id == actor.user_id {
-            let current = current.ok_or_else(|| Error::Invalid("current_password: required to change your own password".into()))?;
+            let current = current.ok_or_else(|| {
+                Error::Invalid("current_password: required to change your own password".into())
+            })?;
             let ok = match stored {
                 Some(h) => secrets::verify_password_async(current.to_string(), Some(h)).await,
                 None => false,
             };
             if !ok {
-                return Err(Error::Invalid("current_password: that is not your current password".into()));
+                return Err(Error::Invalid(
+                    "current_password: that is not your current password".into(),
+                ));
             }
         }
         let hash = secrets::hash_password_async(password.to_string()).await;
-        let keep = if id == actor.user_id { actor.session_id().unwrap_or(-1) } else { -1 };
-        let mut tx = self.db.pool.begin().await?;
-        sqlx::query("UPDATE users SET password_hash = $1 WHERE id = $2").bind(hash).bind(id).execute(&mut *tx).await?;
-        sqlx::query("DELETE FROM sessions WHERE user_id = $1 AND id <> $2").bind(id).bind(keep).execute(&mut *tx).await?;
+        let keep = if id == actor.user_id {
+            actor.session_id().unwrap_or(-1)
+        } else {
+            -1
+        };
+        let mut tx = self.db.begin().await?;
+        sqlx::query("UPDATE users SET password_hash = $1 WHERE id = $2")
+            .bind(hash)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("DELETE FROM sessions WHERE user_id = $1 AND id <> $2")
+            .bind(id)
+            .bind(keep)
+            .execute(&mut *tx)
+            .await?;
         tx.commit().await?;
         Ok(())
     }
@@ -459,12 +528,17 @@ impl Core {
     }
 
     /// Mints a key carrying exactly its owner's rights; the raw key is returned only here.
-    pub async fn create_api_key(&self, actor: &Actor, user_id: i64, name: &str) -> Result<NewApiKey> {
+    pub async fn create_api_key(
+        &self,
+        actor: &Actor,
+        user_id: i64,
+        name: &str,
+    ) -> Result<NewApiKey> {
         require_self_or_admin(actor, user_id)?;
         let name = validate::label("name", name).map_err(invalid)?;
         self.user_by_id(user_id).await?;
         let key = new_token();
-        let mut tx = self.db.pool.begin().await?;
+        let mut tx = self.db.begin().await?;
         let id = insert_api_key(&mut tx, user_id, &name, &key, self.now()).await?;
         tx.commit().await?;
         Ok(NewApiKey { id, name, key })
@@ -485,8 +559,17 @@ impl Core {
 }
 
 /// SQL condition: the row is not an enabled administrator, or other enabled administrators remain.
-const NOT_LAST_ADMIN: &str = "(is_admin = FALSE OR disabled = TRUE OR \
-     (SELECT COUNT(*) FROM users WHERE is_admin = TRUE AND disabled = FALSE) > 1)";
+const NOT_LAST_ADMIN: &str = "(is_admin = 0 OR disabled = 1 OR \
+     (SELECT COUNT(*) FROM users WHERE is_admin = 1 AND disabled = 0) > 1)";
+
+/// Taken first in every transaction that checks the administrator count, so two of them
+/// cannot both see "another administrator remains" and remove the last two.
+async fn lock_admins(tx: &mut sqlx::Transaction<'_, sqlx::Any>) -> Result<()> {
+    sqlx::query("UPDATE guard_locks SET name = name WHERE name = 'admins'")
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
 
 fn last_admin() -> Error {
     Error::Conflict("the last administrator cannot be removed, disabled or demoted".into())
@@ -525,7 +608,7 @@ async fn insert_api_key(
 struct UserRowForActor {
     id: i64,
     username: String,
-    is_admin: bool,
+    is_admin: i64,
     kind: String,
     team_id: Option<i64>,
 }
@@ -536,9 +619,13 @@ impl UserRowForActor {
         Actor {
             user_id: self.id,
             username: self.username,
-            is_admin: self.is_admin,
+            is_admin: self.is_admin != 0,
             kind,
-            team_scope: if kind == AccountKind::Service { self.team_id } else { None },
+            team_scope: if kind == AccountKind::Service {
+                self.team_id
+            } else {
+                None
+            },
             via,
         }
     }

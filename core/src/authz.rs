@@ -31,7 +31,9 @@ pub fn require_self_or_admin(actor: &Actor, user_id: i64) -> Result<()> {
     if actor.user_id == user_id || actor.is_admin {
         Ok(())
     } else {
-        Err(Error::forbidden("only the user themselves or an administrator may do this"))
+        Err(Error::forbidden(
+            "only the user themselves or an administrator may do this",
+        ))
     }
 }
 
@@ -56,7 +58,11 @@ impl Core {
     /// `Forbidden`, so team ids reveal nothing.
     pub async fn team_access(&self, actor: &Actor, team_id: i64) -> Result<TeamAccess> {
         if let Some(scope) = actor.team_scope {
-            return if scope == team_id { Ok(TeamAccess::Scoped) } else { Err(Error::NotFound) };
+            return if scope == team_id {
+                Ok(TeamAccess::Scoped)
+            } else {
+                Err(Error::NotFound)
+            };
         }
         let role: Option<(String,)> =
             sqlx::query_as("SELECT role FROM team_members WHERE team_id = $1 AND user_id = $2")

@@ -28,7 +28,10 @@ impl<'a> Presented<'a> {
                 .iter()
                 .filter_map(|v| v.to_str().ok())
                 .find_map(session_from_cookie_header),
-            changes_state: !matches!(*method, http::Method::GET | http::Method::HEAD | http::Method::OPTIONS),
+            changes_state: !matches!(
+                *method,
+                http::Method::GET | http::Method::HEAD | http::Method::OPTIONS
+            ),
             origin: get("origin"),
             sec_fetch_site: get("sec-fetch-site"),
             host: get("host"),
@@ -60,12 +63,20 @@ impl Core {
     pub fn check_same_origin(&self, p: &Presented<'_>) -> Result<()> {
         let refused = || Error::forbidden("cross-origin request refused");
         if let Some(site) = p.sec_fetch_site {
-            return if site == "same-origin" || site == "none" { Ok(()) } else { Err(refused()) };
+            return if site == "same-origin" || site == "none" {
+                Ok(())
+            } else {
+                Err(refused())
+            };
         }
-        let Some(origin) = p.origin else { return Ok(()) };
+        let Some(origin) = p.origin else {
+            return Ok(());
+        };
         let public = self.config.public_url.trim_end_matches('/');
         let ours = origin == public
-            || p.host.is_some_and(|h| origin == format!("http://{h}") || origin == format!("https://{h}"));
+            || p.host.is_some_and(|h| {
+                origin == format!("http://{h}") || origin == format!("https://{h}")
+            });
         if ours {
             Ok(())
         } else {
@@ -75,7 +86,11 @@ impl Core {
 
     /// The `Set-Cookie` value for a new session.
     pub fn session_cookie(&self, token: &str) -> String {
-        let secure = if self.secure_cookies() { "; Secure" } else { "" };
+        let secure = if self.secure_cookies() {
+            "; Secure"
+        } else {
+            ""
+        };
         format!(
             "{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{secure}",
             crate::accounts::SESSION_TTL
@@ -84,7 +99,11 @@ impl Core {
 
     /// The `Set-Cookie` value that removes the session cookie.
     pub fn clear_session_cookie(&self) -> String {
-        let secure = if self.secure_cookies() { "; Secure" } else { "" };
+        let secure = if self.secure_cookies() {
+            "; Secure"
+        } else {
+            ""
+        };
         format!("{SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0{secure}")
     }
 }
@@ -105,7 +124,10 @@ mod tests {
 
     #[test]
     fn finds_the_session_cookie() {
-        assert_eq!(session_from_cookie_header("a=1; klaxon_session=abc; b=2"), Some("abc"));
+        assert_eq!(
+            session_from_cookie_header("a=1; klaxon_session=abc; b=2"),
+            Some("abc")
+        );
         assert_eq!(session_from_cookie_header("klaxon_session="), None);
         assert_eq!(session_from_cookie_header("other=x"), None);
     }

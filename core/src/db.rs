@@ -65,10 +65,28 @@ impl Db {
 
     pub async fn migrate(&self) -> Result<()> {
         match self.backend {
-            Backend::Sqlite => sqlx::migrate!("../migrations/sqlite").run(&self.pool).await?,
-            Backend::Postgres => sqlx::migrate!("../migrations/postgres").run(&self.pool).await?,
+            Backend::Sqlite => {
+                sqlx::migrate!("../migrations/sqlite")
+                    .run(&self.pool)
+                    .await?
+            }
+            Backend::Postgres => {
+                sqlx::migrate!("../migrations/postgres")
+                    .run(&self.pool)
+                    .await?
+            }
         }
         Ok(())
+    }
+
+    /// Starts a write transaction. On SQLite it takes the write lock up front (`BEGIN
+    /// IMMEDIATE`): a deferred transaction that reads and then writes cannot wait for a
+    /// concurrent writer and fails with "database is locked" instead.
+    pub async fn begin(&self) -> Result<sqlx::Transaction<'static, sqlx::Any>> {
+        Ok(match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
+            Backend::Postgres => self.pool.begin().await?,
+        })
     }
 
     /// A trivial round trip, for `/healthz`.

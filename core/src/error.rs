@@ -16,6 +16,8 @@ pub enum Error {
     NotFound,
     #[error("{0}")]
     Conflict(String),
+    #[error("the request body is too large")]
+    PayloadTooLarge,
     #[error("{message}")]
     RateLimited { retry_after: i64, message: String },
     #[error("{0}")]
@@ -35,6 +37,7 @@ impl Error {
             Error::Forbidden(_) => ErrorCode::Forbidden,
             Error::NotFound => ErrorCode::NotFound,
             Error::Conflict(_) => ErrorCode::Conflict,
+            Error::PayloadTooLarge => ErrorCode::PayloadTooLarge,
             Error::RateLimited { .. } => ErrorCode::RateLimited,
             Error::PushFailed(_) => ErrorCode::PushFailed,
             Error::Unavailable => ErrorCode::Unavailable,
@@ -43,7 +46,10 @@ impl Error {
     }
 
     pub fn body(&self) -> ErrorBody {
-        ErrorBody { error: self.code(), message: self.to_string() }
+        ErrorBody {
+            error: self.code(),
+            message: self.to_string(),
+        }
     }
 
     pub fn forbidden(msg: &str) -> Error {

@@ -59,7 +59,11 @@ impl Core {
     /// Migrates the database, seeds settings on first start, and returns the service.
     pub async fn start(db: Db, clock: Arc<dyn Clock>, config: Config) -> Result<Core> {
         db.migrate().await?;
-        let core = Core { db, clock, config: Arc::new(config) };
+        let core = Core {
+            db,
+            clock,
+            config: Arc::new(config),
+        };
         core.seed_settings().await?;
         Ok(core)
     }

@@ -40,19 +40,25 @@ impl Core {
                 .find(|(k, _)| *k == key)
                 .map(|(_, v)| v.clone())
                 .unwrap_or(default);
-            sqlx::query("INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING")
-                .bind(key)
-                .bind(value)
-                .execute(&self.db.pool)
-                .await?;
+            sqlx::query(
+                "INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING",
+            )
+            .bind(key)
+            .bind(value)
+            .execute(&self.db.pool)
+            .await?;
         }
         Ok(())
     }
 
     /// The current settings: the one accessor every reader uses.
     pub async fn settings(&self) -> Result<Settings> {
-        let rows: Vec<(String, String)> = sqlx::query_as("SELECT key, value FROM settings").fetch_all(&self.db.pool).await?;
-        Ok(Settings::from_stored(rows.iter().map(|(k, v)| (k.as_str(), v.as_str()))))
+        let rows: Vec<(String, String)> = sqlx::query_as("SELECT key, value FROM settings")
+            .fetch_all(&self.db.pool)
+            .await?;
+        Ok(Settings::from_stored(
+            rows.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        ))
     }
 
     pub async fn admin_settings(&self, actor: &Actor) -> Result<AdminSettings> {
@@ -64,7 +70,9 @@ impl Core {
                 configured: self.config.ntfy_configured,
                 token_configured: self.config.ntfy_token_configured,
             },
-            oidc: OidcStatus { configured: self.config.oidc_configured },
+            oidc: OidcStatus {
+                configured: self.config.oidc_configured,
+            },
         })
     }
 
@@ -75,8 +83,9 @@ impl Core {
         update: &BTreeMap<String, serde_json::Value>,
     ) -> Result<AdminSettings> {
         require_admin(actor)?;
-        let next = rules::validate_update(&self.settings().await?, update).map_err(Error::Invalid)?;
-        let mut tx = self.db.pool.begin().await?;
+        let next =
+            rules::validate_update(&self.settings().await?, update).map_err(Error::Invalid)?;
+        let mut tx = self.db.begin().await?;
         for (key, value) in next.to_stored() {
             if update.contains_key(key) {
                 sqlx::query("INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = $2")

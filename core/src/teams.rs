@@ -7,7 +7,12 @@ use klaxon_domain::{validate, Timestamp};
 type TeamRow = (i64, String, String, i64);
 
 fn team(r: TeamRow) -> Team {
-    Team { id: r.0, name: r.1, display_name: r.2, created_at: Timestamp(r.3) }
+    Team {
+        id: r.0,
+        name: r.1,
+        display_name: r.2,
+        created_at: Timestamp(r.3),
+    }
 }
 
 fn invalid(e: String) -> Error {
@@ -17,22 +22,33 @@ fn invalid(e: String) -> Error {
 impl Core {
     /// Creates a team; a human creator becomes its owner. Humans and instance-scoped service
     /// accounts may create teams; a team-scoped account may not.
-    pub async fn create_team(&self, actor: &Actor, name: &str, display_name: Option<&str>) -> Result<Team> {
+    pub async fn create_team(
+        &self,
+        actor: &Actor,
+        name: &str,
+        display_name: Option<&str>,
+    ) -> Result<Team> {
         if actor.team_scope.is_some() {
-            return Err(Error::forbidden("a team-scoped service account cannot create teams"));
+            return Err(Error::forbidden(
+                "a team-scoped service account cannot create teams",
+            ));
         }
         let name = validate::team_name(name).map_err(invalid)?;
-        let display = validate::label("display_name", display_name.unwrap_or(&name)).map_err(invalid)?;
+        let display =
+            validate::label("display_name", display_name.unwrap_or(&name)).map_err(invalid)?;
         let now = self.now();
-        let mut tx = self.db.pool.begin().await?;
-        let (id,): (i64,) =
-            sqlx::query_as("INSERT INTO teams (name, display_name, created_at) VALUES ($1, $2, $3) RETURNING id")
-                .bind(&name)
-                .bind(&display)
-                .bind(now)
-                .fetch_one(&mut *tx)
-                .await
-                .map_err(Error::unique(format!("a team named \"{name}\" already exists")))?;
+        let mut tx = self.db.begin().await?;
+        let (id,): (i64,) = sqlx::query_as(
+            "INSERT INTO teams (name, display_name, created_at) VALUES ($1, $2, $3) RETURNING id",
+        )
+        .bind(&name)
+        .bind(&display)
+        .bind(now)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(Error::unique(format!(
+            "a team named \"{name}\" already exists"
+        )))?;
         if actor.is_human() {
             sqlx::query("INSERT INTO team_members (team_id, user_id, role, created_at) VALUES ($1, $2, 'owner', $3)")
                 .bind(id)
@@ -42,7 +58,12 @@ impl Core {
                 .await?;
         }
         tx.commit().await?;
-        Ok(Team { id, name, display_name: display, created_at: Timestamp(now) })
+        Ok(Team {
+            id,
+            name,
+            display_name: display,
+            created_at: Timestamp(now),
+        })
     }
 
     /// The teams the caller belongs to; `name` looks one up by its name.
@@ -73,24 +94,32 @@ impl Core {
     }
 
     async fn team_by_id(&self, id: i64) -> Result<Team> {
-        let row: TeamRow = sqlx::query_as("SELECT id, name, display_name, created_at FROM teams WHERE id = $1")
-            .bind(id)
-            .fetch_optional(&self.db.pool)
-            .await?
-            .ok_or(Error::NotFound)?;
+        let row: TeamRow =
+            sqlx::query_as("SELECT id, name, display_name, created_at FROM teams WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&self.db.pool)
+                .await?
+                .ok_or(Error::NotFound)?;
         Ok(team(row))
     }
 
     pub async fn rename_team(&self, actor: &Actor, id: i64, display_name: &str) -> Result<Team> {
         self.require_team_owner(actor, id).await?;
         let display = validate::label("display_name", display_name).map_err(invalid)?;
-        sqlx::query("UPDATE teams SET display_name = $1 WHERE id = $2").bind(display).bind(id).execute(&self.db.pool).await?;
+        sqlx::query("UPDATE teams SET display_name = $1 WHERE id = $2")
+            .bind(display)
+            .bind(id)
+            .execute(&self.db.pool)
+            .await?;
         self.team_by_id(id).await
     }
 
     pub async fn delete_team(&self, actor: &Actor, id: i64) -> Result<()> {
         self.require_team_owner(actor, id).await?;
-        sqlx::query("DELETE FROM teams WHERE id = $1").bind(id).execute(&self.db.pool).await?;
+        sqlx::query("DELETE FROM teams WHERE id = $1")
+            .bind(id)
+            .execute(&self.db.pool)
+            .await?;
         Ok(())
     }
 
@@ -137,35 +166,67 @@ impl Core {
     }
 
     /// Adds a user to a team (owner). A user already in the team is a 409.
-    pub async fn add_member(&self, actor: &Actor, team_id: i64, user_id: i64, role: Role) -> Result<Member> {
+    pub async fn add_member(
+        &self,
+        actor: &Actor,
+        team_id: i64,
+        user_id: i64,
+        role: Role,
+    ) -> Result<Member> {
         self.require_team_owner(actor, team_id).await?;
-        let user = self.user_by_id(user_id).await.map_err(|_| Error::Invalid("user_id: no such user".into()))?;
-        sqlx::query("INSERT INTO team_members (team_id, user_id, role, created_at) VALUES ($1, $2, $3, $4)")
-            .bind(team_id)
-            .bind(user_id)
-            .bind(role.as_str())
-            .bind(self.now())
-            .execute(&self.db.pool)
+        let user = self
+            .user_by_id(user_id)
             .await
-            .map_err(Error::unique(format!("{} is already a member", user.username)))?;
-        Ok(Member { user_id, username: user.username, role, source: "manual".into() })
+            .map_err(|_| Error::Invalid("user_id: no such user".into()))?;
+        sqlx::query(
+            "INSERT INTO team_members (team_id, user_id, role, created_at) VALUES ($1, $2, $3, $4)",
+        )
+        .bind(team_id)
+        .bind(user_id)
+        .bind(role.as_str())
+        .bind(self.now())
+        .execute(&self.db.pool)
+        .await
+        .map_err(Error::unique(format!(
+            "{} is already a member",
+            user.username
+        )))?;
+        Ok(Member {
+            user_id,
+            username: user.username,
+            role,
+            source: "manual".into(),
+        })
     }
 
     /// Changes a member's role (owner). The last owner cannot be demoted.
-    pub async fn set_member_role(&self, actor: &Actor, team_id: i64, user_id: i64, role: Role) -> Result<Member> {
+    pub async fn set_member_role(
+        &self,
+        actor: &Actor,
+        team_id: i64,
+        user_id: i64,
+        role: Role,
+    ) -> Result<Member> {
         self.require_team_owner(actor, team_id).await?;
-        let guard = if role == Role::Owner { "TRUE" } else { NOT_LAST_OWNER };
+        let guard = if role == Role::Owner {
+            "TRUE"
+        } else {
+            NOT_LAST_OWNER
+        };
+        let mut tx = self.db.begin().await?;
+        lock_team(&mut tx, team_id).await?;
         let done = sqlx::query(&format!(
             "UPDATE team_members SET role = $1 WHERE team_id = $2 AND user_id = $3 AND {guard}"
         ))
         .bind(role.as_str())
         .bind(team_id)
         .bind(user_id)
-        .execute(&self.db.pool)
+        .execute(&mut *tx)
         .await?;
         if done.rows_affected() == 0 {
             return Err(self.member_missing_or_last_owner(team_id, user_id).await);
         }
+        tx.commit().await?;
         self.list_members(actor, team_id)
             .await?
             .into_iter()
@@ -179,16 +240,19 @@ impl Core {
         if !access.is_owner() && user_id != actor.user_id {
             return Err(Error::forbidden("this requires the team's owner role"));
         }
+        let mut tx = self.db.begin().await?;
+        lock_team(&mut tx, team_id).await?;
         let done = sqlx::query(&format!(
             "DELETE FROM team_members WHERE team_id = $1 AND user_id = $2 AND {NOT_LAST_OWNER}"
         ))
         .bind(team_id)
         .bind(user_id)
-        .execute(&self.db.pool)
+        .execute(&mut *tx)
         .await?;
         if done.rows_affected() == 0 {
             return Err(self.member_missing_or_last_owner(team_id, user_id).await);
         }
+        tx.commit().await?;
         Ok(())
     }
 
@@ -205,6 +269,15 @@ impl Core {
             Err(e) => e.into(),
         }
     }
+}
+
+/// Taken first in transactions that check the team's owner count (see `accounts::lock_admins`).
+async fn lock_team(tx: &mut sqlx::Transaction<'_, sqlx::Any>, team_id: i64) -> Result<()> {
+    sqlx::query("UPDATE teams SET display_name = display_name WHERE id = $1")
+        .bind(team_id)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
 }
 
 /// SQL condition on a `team_members` row: it is not an owner, or another owner remains.

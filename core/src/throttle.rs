@@ -12,13 +12,19 @@ impl Core {
     /// Refuses with `RateLimited` while the username or the address is over its limit.
     pub(crate) async fn check_login_throttle(&self, username: &str, address: &str) -> Result<()> {
         let since = self.now() - WINDOW;
-        for (column, value, limit) in [("username", username, PER_USERNAME), ("address", address, PER_ADDRESS)] {
+        for (column, value, limit) in [
+            ("username", username, PER_USERNAME),
+            ("address", address, PER_ADDRESS),
+        ] {
             // `column` is one of two fixed names, never input.
             let sql = format!(
                 "SELECT COUNT(*), MIN(at) FROM login_failures WHERE {column} = $1 AND at > $2"
             );
-            let (count, oldest): (i64, Option<i64>) =
-                sqlx::query_as(&sql).bind(value).bind(since).fetch_one(&self.db.pool).await?;
+            let (count, oldest): (i64, Option<i64>) = sqlx::query_as(&sql)
+                .bind(value)
+                .bind(since)
+                .fetch_one(&self.db.pool)
+                .await?;
             if count >= limit {
                 let retry_after = (oldest.unwrap_or(since) + WINDOW - self.now()).max(1);
                 return Err(Error::RateLimited {
@@ -35,7 +41,10 @@ impl Core {
 
     pub(crate) async fn record_login_failure(&self, username: &str, address: &str) -> Result<()> {
         let now = self.now();
-        sqlx::query("DELETE FROM login_failures WHERE at <= $1").bind(now - WINDOW).execute(&self.db.pool).await?;
+        sqlx::query("DELETE FROM login_failures WHERE at <= $1")
+            .bind(now - WINDOW)
+            .execute(&self.db.pool)
+            .await?;
         sqlx::query("INSERT INTO login_failures (username, address, at) VALUES ($1, $2, $3)")
             .bind(username)
             .bind(address)

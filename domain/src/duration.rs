@@ -45,7 +45,10 @@ impl FromStr for Duration {
         let mut last_unit = usize::MAX;
         for c in s.chars() {
             if let Some(d) = c.to_digit(10) {
-                let n = number.unwrap_or(0).checked_mul(10).and_then(|n| n.checked_add(d as i64));
+                let n = number
+                    .unwrap_or(0)
+                    .checked_mul(10)
+                    .and_then(|n| n.checked_add(d as i64));
                 number = Some(n.filter(|n| *n <= MAX_SECONDS).ok_or_else(bad)?);
                 continue;
             }
@@ -119,7 +122,19 @@ mod tests {
 
     #[test]
     fn rejects_malformed() {
-        for bad in ["", "5", "m", "1x", "30m1h", "1h1h", "-5m", "1.5h", " 5m", "99999999999999999999d", "1000000d"] {
+        for bad in [
+            "",
+            "5",
+            "m",
+            "1x",
+            "30m1h",
+            "1h1h",
+            "-5m",
+            "1.5h",
+            " 5m",
+            "99999999999999999999d",
+            "1000000d",
+        ] {
             assert!(bad.parse::<Duration>().is_err(), "{bad:?} should fail");
         }
     }

@@ -47,17 +47,26 @@ pub const DURATION_SETTINGS: [(&str, Duration, Bounds); 3] = [
     (
         NOTIFY_REPEAT_INTERVAL,
         Duration::minutes(30),
-        Bounds { min: Duration::minutes(1), max: Duration::hours(24) },
+        Bounds {
+            min: Duration::minutes(1),
+            max: Duration::hours(24),
+        },
     ),
     (
         STALE_AFTER,
         Duration::hours(6),
-        Bounds { min: Duration::minutes(5), max: Duration::days(30) },
+        Bounds {
+            min: Duration::minutes(5),
+            max: Duration::days(30),
+        },
     ),
     (
         ARCHIVE_AFTER,
         Duration::days(7),
-        Bounds { min: Duration::hours(1), max: Duration::days(365) },
+        Bounds {
+            min: Duration::hours(1),
+            max: Duration::days(365),
+        },
     ),
 ];
 
@@ -109,7 +118,10 @@ impl Settings {
     pub fn to_stored(&self) -> Vec<(&'static str, String)> {
         vec![
             (SIGNUP_MODE, self.signup_mode.as_str().to_string()),
-            (NOTIFY_REPEAT_INTERVAL, self.notify_repeat_interval.to_string()),
+            (
+                NOTIFY_REPEAT_INTERVAL,
+                self.notify_repeat_interval.to_string(),
+            ),
             (STALE_AFTER, self.stale_after.to_string()),
             (ARCHIVE_AFTER, self.archive_after.to_string()),
         ]
@@ -141,8 +153,9 @@ pub fn validate_update(
             .as_str()
             .ok_or_else(|| format!("{key} must be a string"))?;
         if key == SIGNUP_MODE {
-            next.signup_mode = SignupMode::parse(text)
-                .ok_or_else(|| format!("signup_mode must be invite_only or open, not \"{text}\""))?;
+            next.signup_mode = SignupMode::parse(text).ok_or_else(|| {
+                format!("signup_mode must be invite_only or open, not \"{text}\"")
+            })?;
         } else if let Some(d) = check_duration(key, text)? {
             *next.duration_mut(key) = d;
         } else {
@@ -154,7 +167,10 @@ pub fn validate_update(
 
 /// Bounds of every duration setting, keyed by name, for `GET /api/admin/settings`.
 pub fn bounds() -> BTreeMap<String, Bounds> {
-    DURATION_SETTINGS.iter().map(|(k, _, b)| (k.to_string(), *b)).collect()
+    DURATION_SETTINGS
+        .iter()
+        .map(|(k, _, b)| (k.to_string(), *b))
+        .collect()
 }
 
 /// Validates one seed value given at start (environment or flag).
@@ -164,7 +180,9 @@ pub fn validate_seed(key: &str, value: &str) -> Result<(), String> {
             .map(|_| ())
             .ok_or_else(|| format!("signup_mode must be invite_only or open, not \"{value}\""));
     }
-    check_duration(key, value)?.map(|_| ()).ok_or_else(|| format!("unknown setting \"{key}\""))
+    check_duration(key, value)?
+        .map(|_| ())
+        .ok_or_else(|| format!("unknown setting \"{key}\""))
 }
 
 #[cfg(test)]
@@ -194,7 +212,11 @@ mod tests {
     #[test]
     fn update_is_all_or_nothing() {
         let cur = Settings::default();
-        let ok = validate_update(&cur, &update(json!({"stale_after": "1h", "signup_mode": "open"}))).unwrap();
+        let ok = validate_update(
+            &cur,
+            &update(json!({"stale_after": "1h", "signup_mode": "open"})),
+        )
+        .unwrap();
         assert_eq!(ok.stale_after, Duration::hours(1));
         assert_eq!(ok.signup_mode, SignupMode::Open);
         for bad in [
@@ -204,7 +226,10 @@ mod tests {
             json!({"notify_repeat_interval": "59s"}),
             json!({"signup_mode": "closed"}),
         ] {
-            assert!(validate_update(&cur, &update(bad.clone())).is_err(), "{bad}");
+            assert!(
+                validate_update(&cur, &update(bad.clone())).is_err(),
+                "{bad}"
+            );
         }
     }
 
@@ -213,6 +238,8 @@ mod tests {
         let cur = Settings::default();
         assert!(validate_update(&cur, &update(json!({"notify_repeat_interval": "1m"}))).is_ok());
         assert!(validate_update(&cur, &update(json!({"notify_repeat_interval": "24h"}))).is_ok());
-        assert!(validate_update(&cur, &update(json!({"notify_repeat_interval": "24h1s"}))).is_err());
+        assert!(
+            validate_update(&cur, &update(json!({"notify_repeat_interval": "24h1s"}))).is_err()
+        );
     }
 }

@@ -34,7 +34,8 @@ impl Serialize for Timestamp {
 impl<'de> Deserialize<'de> for Timestamp {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
-        Timestamp::parse(&s).ok_or_else(|| serde::de::Error::custom("expected an RFC 3339 timestamp"))
+        Timestamp::parse(&s)
+            .ok_or_else(|| serde::de::Error::custom("expected an RFC 3339 timestamp"))
     }
 }
 

@@ -9,7 +9,10 @@ pub fn username(raw: &str) -> Result<String, String> {
     if u.is_empty() || u.len() > 64 {
         return Err("username must be 1 to 64 characters".into());
     }
-    if !u.chars().all(|c| c.is_ascii_alphanumeric() || "._@-".contains(c)) {
+    if !u
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "._@-".contains(c))
+    {
         return Err("username may contain only letters, digits and . _ @ -".into());
     }
     Ok(u)
@@ -17,7 +20,9 @@ pub fn username(raw: &str) -> Result<String, String> {
 
 pub fn password(p: &str) -> Result<(), String> {
     if p.chars().count() < MIN_PASSWORD {
-        return Err(format!("password must be at least {MIN_PASSWORD} characters"));
+        return Err(format!(
+            "password must be at least {MIN_PASSWORD} characters"
+        ));
     }
     if p.len() > MAX_PASSWORD {
         return Err(format!("password must be at most {MAX_PASSWORD} bytes"));
@@ -31,7 +36,10 @@ pub fn team_name(raw: &str) -> Result<String, String> {
     if n.is_empty() || n.len() > 64 {
         return Err("name must be 1 to 64 characters".into());
     }
-    if !n.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+    if !n
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
         return Err("name may contain only letters, digits, - and _".into());
     }
     Ok(n)
@@ -55,7 +63,11 @@ pub fn push_topic(raw: &str) -> Result<Option<String>, String> {
     if t.is_empty() {
         return Ok(None);
     }
-    if t.len() > 64 || !t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+    if t.len() > 64
+        || !t
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
         return Err("push_topic must be 1 to 64 letters, digits, _ or -".into());
     }
     Ok(Some(t.to_string()))
@@ -67,7 +79,10 @@ mod tests {
 
     #[test]
     fn usernames_are_lowercased_and_checked() {
-        assert_eq!(username(" Alice@Example.com ").unwrap(), "alice@example.com");
+        assert_eq!(
+            username(" Alice@Example.com ").unwrap(),
+            "alice@example.com"
+        );
         assert!(username("").is_err());
         assert!(username("a b").is_err());
         assert!(username(&"x".repeat(65)).is_err());
@@ -84,7 +99,10 @@ mod tests {
     #[test]
     fn topics_and_labels() {
         assert_eq!(push_topic("").unwrap(), None);
-        assert_eq!(push_topic("alice-pager").unwrap().as_deref(), Some("alice-pager"));
+        assert_eq!(
+            push_topic("alice-pager").unwrap().as_deref(),
+            Some("alice-pager")
+        );
         assert!(push_topic("a/b").is_err());
         assert!(label("name", "  ").is_err());
         assert!(label("name", "bell\u{7}").is_err());

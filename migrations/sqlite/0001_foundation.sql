@@ -10,8 +10,8 @@ CREATE TABLE users (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     username TEXT NOT NULL UNIQUE,
     password_hash TEXT,
-    is_admin BOOLEAN NOT NULL DEFAULT FALSE,
-    disabled BOOLEAN NOT NULL DEFAULT FALSE,
+    is_admin BIGINT NOT NULL DEFAULT 0, -- flags are 0/1 integers: one SQL text serves both backends
+    disabled BIGINT NOT NULL DEFAULT 0,
     kind TEXT NOT NULL DEFAULT 'human',
     team_id BIGINT REFERENCES teams(id) ON DELETE CASCADE,
     source TEXT NOT NULL DEFAULT 'manual',
@@ -64,3 +64,10 @@ CREATE TABLE settings (
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
+
+-- One row per guarded count ("the last administrator"): transactions that check such a count
+-- update the row first, which serializes them on PostgreSQL as SQLite's single writer does.
+CREATE TABLE guard_locks (
+    name TEXT PRIMARY KEY
+);
+INSERT INTO guard_locks (name) VALUES ('admins');

@@ -1,1 +1,80 @@
+//! The `klaxon` server: the REST API, webhook intake, the phone UI and the loops, over one
+//! `klaxon_core::Core`.
 
+pub mod api;
+mod assets;
+pub mod cli;
+pub mod error;
+pub mod extract;
+mod web;
+
+use axum::extract::{DefaultBodyLimit, FromRef};
+use axum::http::{header, HeaderValue};
+use axum::routing::get;
+use axum::{Json, Router};
+use klaxon_core::Core;
+use leptos::config::LeptosOptions;
+use tower_http::set_header::SetResponseHeaderLayer;
+
+/// Requests bodies past this are refused with 413 (webhook intake has its own, larger limit).
+pub const BODY_LIMIT: usize = 256 * 1024;
+
+/// Default CSP for everything that is not a page (pages set their own, with a nonce).
+const DEFAULT_CSP: &str = "default-src 'none'; frame-ancestors 'none'";
+
+#[derive(Clone)]
+pub struct AppState {
+    pub core: Core,
+    pub leptos: LeptosOptions,
+}
+
+impl FromRef<AppState> for LeptosOptions {
+    fn from_ref(s: &AppState) -> LeptosOptions {
+        s.leptos.clone()
+    }
+}
+
+/// Leptos options for the embedded site: names only, nothing is read from disk.
+pub fn leptos_options() -> LeptosOptions {
+    LeptosOptions::builder()
+        .output_name("klaxon")
+        .site_pkg_dir("pkg")
+        .env(leptos::config::Env::PROD)
+        .build()
+}
+
+/// The whole HTTP application.
+pub fn app(core: Core) -> Router {
+    let state = AppState {
+        core,
+        leptos: leptos_options(),
+    };
+    let (api, openapi) = api::router();
+    let openapi = std::sync::Arc::new(openapi);
+    Router::new()
+        .merge(api)
+        .route(
+            "/api/openapi.json",
+            get(move || {
+                let doc = openapi.clone();
+                async move { Json(doc.as_ref().clone()) }
+            }),
+        )
+        .route("/healthz", get(api::healthz))
+        .merge(web::router(&state))
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(DEFAULT_CSP),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("same-origin"),
+        ))
+        .layer(tower_http::compression::CompressionLayer::new())
+        .with_state(state)
+}

@@ -1,0 +1,58 @@
+//! The signed-in user's own settings: push topic, API keys, password.
+
+use klaxon_domain::account::{ApiKeyInfo, NewApiKey, User};
+use leptos::prelude::*;
+
+#[server(prefix = "/rpc")]
+pub async fn set_push_topic(topic: String) -> Result<User, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.set_push_topic(&actor, actor.user_id, &topic)
+        .await
+        .map_err(fail)
+}
+
+#[server(prefix = "/rpc")]
+pub async fn list_api_keys() -> Result<Vec<ApiKeyInfo>, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.list_api_keys(&actor, actor.user_id)
+        .await
+        .map_err(fail)
+}
+
+/// Returns the raw key: the only time it is ever shown.
+#[server(prefix = "/rpc")]
+pub async fn create_api_key(name: String) -> Result<NewApiKey, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.create_api_key(&actor, actor.user_id, &name)
+        .await
+        .map_err(fail)
+}
+
+#[server(prefix = "/rpc")]
+pub async fn delete_api_key(key_id: i64) -> Result<(), ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.delete_api_key(&actor, actor.user_id, key_id)
+        .await
+        .map_err(fail)
+}
+
+#[server(prefix = "/rpc")]
+pub async fn change_password(
+    current_password: String,
+    new_password: String,
+) -> Result<(), ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.change_password(
+        &actor,
+        actor.user_id,
+        &new_password,
+        Some(&current_password),
+    )
+    .await
+    .map_err(fail)
+}

@@ -1,0 +1,64 @@
+//! Signing in and out, and who is signed in.
+
+use klaxon_domain::account::{AuthConfig, Me};
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// What the sign-in page needs: the sign-in options and the address to show in examples.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignInSetup {
+    pub config: AuthConfig,
+    pub public_url: String,
+}
+
+#[server(prefix = "/rpc")]
+pub async fn sign_in_options() -> Result<SignInSetup, ServerFnError> {
+    use crate::server::{core, fail};
+    let core = core()?;
+    let config = core.auth_config().await.map_err(fail)?;
+    Ok(SignInSetup {
+        config,
+        public_url: core.config.public_url.trim_end_matches('/').to_string(),
+    })
+}
+
+/// Password sign-in: sets the session cookie and sends the browser on to `next`.
+#[server(prefix = "/rpc")]
+pub async fn login(
+    username: String,
+    password: String,
+    next: Option<String>,
+) -> Result<(), ServerFnError> {
+    use crate::server::{client_address, core, set_cookie, sign_in_failure};
+    let core = core()?;
+    let address = client_address().await;
+    let started = core
+        .login(&username, &password, &address)
+        .await
+        .map_err(sign_in_failure)?;
+    set_cookie(&core.session_cookie(&started.token))?;
+    leptos_axum::redirect(&crate::paths::after_sign_in(next.as_deref()));
+    Ok(())
+}
+
+/// Ends the session (if any) and returns to the sign-in page.
+#[server(prefix = "/rpc")]
+pub async fn logout() -> Result<(), ServerFnError> {
+    use crate::server::{core, fail, set_cookie, signed_in_or_none};
+    if let Some((core, actor)) = signed_in_or_none().await? {
+        core.logout(&actor).await.map_err(fail)?;
+    }
+    set_cookie(&core()?.clear_session_cookie())?;
+    leptos_axum::redirect("/login");
+    Ok(())
+}
+
+/// The signed-in user with their teams, or `None` when nobody is signed in.
+#[server(prefix = "/rpc")]
+pub async fn current_user() -> Result<Option<Me>, ServerFnError> {
+    use crate::server::{fail, signed_in_or_none};
+    match signed_in_or_none().await? {
+        Some((core, actor)) => core.me(&actor).await.map(Some).map_err(fail),
+        None => Ok(None),
+    }
+}

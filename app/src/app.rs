@@ -1,0 +1,81 @@
+//! The document shell the server renders and the router every page lives in.
+
+use crate::components::layout::{NotFoundShell, SignedInShell};
+use crate::pages::{
+    admin::AdminPage, home::HomePage, login::LoginPage, profile::ProfilePage,
+    schedule::SchedulePage, signup::SignupPage, teams::TeamPage, teams::TeamsPage,
+};
+use leptos::config::LeptosOptions;
+use leptos::prelude::*;
+use leptos_meta::{provide_meta_context, MetaTags, Title};
+use leptos_router::components::{ParentRoute, Route, Router, Routes};
+use leptos_router::{path, SsrMode};
+
+/// Theme colour of the browser chrome and the installed app; matches `--brand` in main.css.
+const THEME_COLOR: &str = "#b91c1c";
+
+/// The whole HTML document, rendered on the server for every page.
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    view! {
+        <!DOCTYPE html>
+        <html lang="en">
+            <head>
+                <meta charset="utf-8" />
+                <meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover" />
+                <meta name="theme-color" content=THEME_COLOR />
+                <meta name="color-scheme" content="dark light" />
+                <link rel="manifest" href="/manifest.webmanifest" />
+                <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+                <link rel="apple-touch-icon" href="/icons/icon-192.png" />
+                <link rel="stylesheet" href="/pkg/klaxon.css" />
+                <HydrationScripts options />
+                <MetaTags />
+            </head>
+            <body>
+                <App />
+            </body>
+        </html>
+    }
+}
+
+/// True once the WASM has taken over the server-rendered page. Controls that only work
+/// client-side stay hidden or disabled until then.
+#[derive(Clone, Copy)]
+pub struct Hydrated(pub ReadSignal<bool>);
+
+pub fn use_hydrated() -> ReadSignal<bool> {
+    use_context::<Hydrated>()
+        .map(|h| h.0)
+        .unwrap_or_else(|| signal(false).0)
+}
+
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+    let (hydrated, set_hydrated) = signal(false);
+    // Effects never run during server rendering, so this flips only in the browser.
+    Effect::new(move |_| set_hydrated.set(true));
+    provide_context(Hydrated(hydrated));
+
+    view! {
+        <Title formatter=|page: String| if page.is_empty() { "Klaxon".to_string() } else { format!("{page} · Klaxon") } />
+        <div class="app" data-hydrated=move || if hydrated.get() { "true" } else { "false" }>
+            <Router>
+                <Routes fallback=NotFoundShell>
+                    <Route path=path!("/login") view=LoginPage ssr=SsrMode::Async />
+                    <Route path=path!("/signup") view=SignupPage />
+                    // Async rendering lets the session check answer with a real 302 before any
+                    // byte is sent, so deep links survive the trip through sign-in.
+                    <ParentRoute path=path!("") view=SignedInShell ssr=SsrMode::Async>
+                        <Route path=path!("") view=HomePage />
+                        <Route path=path!("schedule") view=SchedulePage />
+                        <Route path=path!("teams") view=TeamsPage />
+                        <Route path=path!("teams/:id") view=TeamPage />
+                        <Route path=path!("me") view=ProfilePage />
+                        <Route path=path!("admin") view=AdminPage />
+                    </ParentRoute>
+                </Routes>
+            </Router>
+        </div>
+    }
+}

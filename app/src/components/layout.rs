@@ -1,0 +1,87 @@
+//! The frame of every signed-in page: top bar, content, bottom navigation. Pages below it
+//! render only for a signed-in user; anyone else is sent to sign in and brought back.
+
+use crate::api::error_text;
+use crate::api::session::current_user;
+use crate::components::nav::BottomNav;
+use crate::pages::not_found::NotFoundPage;
+use crate::paths::sign_in_url;
+use klaxon_domain::account::Me;
+use leptos::prelude::*;
+use leptos_router::components::{Outlet, Redirect};
+use leptos_router::hooks::use_location;
+
+/// The signed-in user as loaded by the shell, shared with the pages inside it.
+#[derive(Clone, Copy)]
+pub struct SessionUser(pub Resource<Result<Option<Me>, ServerFnError>>);
+
+/// The shell's copy of the signed-in user (loaded once per visit).
+pub fn use_session_user() -> Resource<Result<Option<Me>, ServerFnError>> {
+    expect_context::<SessionUser>().0
+}
+
+#[component]
+pub fn SignedInShell() -> impl IntoView {
+    let location = use_location();
+    let me = Resource::new(|| (), |_| current_user());
+    provide_context(SessionUser(me));
+
+    view! {
+        <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                match me.await {
+                    Ok(Some(me)) => view! { <Frame me><Outlet /></Frame> }.into_any(),
+                    Ok(None) => {
+                        let path = location.pathname.get_untracked();
+                        let query = location.search.get_untracked();
+                        let here = if query.is_empty() { path } else { format!("{path}?{query}") };
+                        view! { <Redirect path=sign_in_url(&here) /> }.into_any()
+                    }
+                    Err(e) => view! {
+                        <main class="content">
+                            <h1>"Klaxon is not answering"</h1>
+                            <p class="error" role="alert">{error_text(&e)}</p>
+                            <p><a href=location.pathname.get_untracked()>"Try again"</a></p>
+                        </main>
+                    }
+                    .into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+/// Top bar, the page, and the bottom navigation.
+#[component]
+fn Frame(me: Me, children: Children) -> impl IntoView {
+    view! {
+        <header class="topbar">
+            <a class="brand" href="/">"Klaxon"</a>
+            <span class="who">{me.user.username.clone()}</span>
+        </header>
+        <main class="content">{children()}</main>
+        <BottomNav is_admin=me.user.is_admin />
+    }
+}
+
+/// Unknown addresses: "Not found" inside the usual frame for a signed-in user, on its own
+/// otherwise. Not a redirect to sign-in, since there is nothing to come back to.
+#[component]
+pub fn NotFoundShell() -> impl IntoView {
+    // Set before anything streams, so the status reaches the response.
+    #[cfg(feature = "ssr")]
+    if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+        response.set_status(axum::http::StatusCode::NOT_FOUND);
+    }
+    let me = Resource::new(|| (), |_| current_user());
+    view! {
+        <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                match me.await {
+                    Ok(Some(me)) => view! { <Frame me><NotFoundPage /></Frame> }.into_any(),
+                    _ => view! { <main class="content narrow"><NotFoundPage /></main> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}

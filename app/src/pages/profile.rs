@@ -1,0 +1,193 @@
+//! The signed-in user's own page: push topic, API keys, password, sign-out.
+
+use crate::api::account::{
+    list_api_keys, ChangePassword, CreateApiKey, DeleteApiKey, SetPushTopic,
+};
+use crate::api::error_text;
+use crate::api::session::{current_user, Logout};
+use crate::app::use_hydrated;
+use crate::components::clipboard;
+use crate::components::form::{ActionDone, ActionError};
+use crate::components::text::when;
+use klaxon_domain::account::{ApiKeyInfo, NewApiKey};
+use leptos::html::Input;
+use leptos::prelude::*;
+use leptos_meta::Title;
+
+#[component]
+pub fn ProfilePage() -> impl IntoView {
+    let set_topic = ServerAction::<SetPushTopic>::new();
+    let me = Resource::new(move || set_topic.version().get(), |_| current_user());
+
+    view! {
+        <Title text="Me" />
+        <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                match me.await {
+                    Ok(Some(me)) => view! {
+                        <h1 class="with-badge">
+                            {me.user.username.clone()}
+                            {me.user.is_admin.then(|| view! { <span class="chip chip-admin">"admin"</span> })}
+                        </h1>
+                        <PushTopicForm action=set_topic current=me.user.push_topic.clone().unwrap_or_default() />
+                    }
+                    .into_any(),
+                    Ok(None) => ().into_any(),
+                    Err(e) => view! {
+                        <h1>"Me"</h1>
+                        <p class="error" role="alert">{error_text(&e)}</p>
+                    }
+                    .into_any(),
+                }
+            })}
+        </Suspense>
+        <ApiKeys />
+        <PasswordForm />
+        <SignOut />
+    }
+}
+
+#[component]
+fn PushTopicForm(action: ServerAction<SetPushTopic>, current: String) -> impl IntoView {
+    view! {
+        <section class="card" aria-labelledby="push-title">
+            <h2 id="push-title">"Push notifications"</h2>
+            <ActionForm action attr:class="stack">
+                <label for="push-topic">"ntfy topic"</label>
+                <input id="push-topic" name="topic" type="text" value=current autocapitalize="none" spellcheck="false" aria-describedby="push-hint" />
+                <p id="push-hint" class="hint">"Subscribe to this topic in the ntfy app to get pages. Leave empty to get none."</p>
+                <ActionError action />
+                <ActionDone action text="Saved." />
+                <button type="submit" class="primary" disabled=move || action.pending().get()>"Save topic"</button>
+            </ActionForm>
+        </section>
+    }
+}
+
+#[component]
+fn ApiKeys() -> impl IntoView {
+    let create = ServerAction::<CreateApiKey>::new();
+    let delete = ServerAction::<DeleteApiKey>::new();
+    let keys = Resource::new(
+        move || (create.version().get(), delete.version().get()),
+        |_| list_api_keys(),
+    );
+    let hydrated = use_hydrated();
+    let created = move || create.value().get().and_then(Result::ok);
+
+    view! {
+        <section class="card" aria-labelledby="keys-title">
+            <h2 id="keys-title">"API keys"</h2>
+            <p class="hint">"For scripts and the command line. A key acts with all your rights."</p>
+            {move || created().map(|key| view! { <NewKey key /> })}
+            <ActionForm action=create attr:class="stack">
+                <label for="key-name">"Key name"</label>
+                <input id="key-name" name="name" type="text" required placeholder="laptop" />
+                <ActionError action=create />
+                // The new key is shown only in this page's memory; a plain form post would
+                // reload the page and lose it, so creating waits for the page to be interactive.
+                <button type="submit" class="primary" disabled=move || !hydrated.get() || create.pending().get()>
+                    "Create key"
+                </button>
+            </ActionForm>
+            <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match keys.await {
+                        Ok(list) if list.is_empty() => view! { <p class="empty">"No API keys."</p> }.into_any(),
+                        Ok(list) => view! { <KeyList keys=list delete /> }.into_any(),
+                        Err(e) => view! { <p class="error" role="alert">{error_text(&e)}</p> }.into_any(),
+                    }
+                })}
+            </Transition>
+            <ActionError action=delete />
+        </section>
+    }
+}
+
+/// A key just created: the raw value, once, with a way to copy it.
+#[component]
+fn NewKey(key: NewApiKey) -> impl IntoView {
+    let field = NodeRef::<Input>::new();
+    let (copied, set_copied) = signal(None::<bool>);
+    let raw = key.key.clone();
+    let copy = move |_| {
+        if let Some(input) = field.get() {
+            input.select();
+        }
+        set_copied.set(Some(clipboard::copy(&raw)));
+    };
+    view! {
+        <div class="new-key" role="status">
+            <label for="new-key-value">{format!("Your new key “{}”", key.name)}</label>
+            <div class="with-button">
+                <input id="new-key-value" node_ref=field type="text" readonly value=key.key.clone() spellcheck="false" />
+                <button type="button" class="secondary" on:click=copy>
+                    {move || match copied.get() {
+                        None => "Copy",
+                        Some(true) => "Copied",
+                        Some(false) => "Selected: copy it now",
+                    }}
+                </button>
+            </div>
+            <p class="warning">"Copy it now: it will not be shown again."</p>
+        </div>
+    }
+}
+
+#[component]
+fn KeyList(keys: Vec<ApiKeyInfo>, delete: ServerAction<DeleteApiKey>) -> impl IntoView {
+    view! {
+        <ul class="list keys">
+            {keys
+                .into_iter()
+                .map(|k| {
+                    let used = k.last_used_at.map(when).unwrap_or_else(|| "never".to_string());
+                    view! {
+                        <li class="row">
+                            <div class="row-main">
+                                <strong>{k.name.clone()}</strong>
+                                <code class="prefix">{format!("{}…", k.prefix)}</code>
+                                <span class="meta">{format!("Created {} · last used {}", when(k.created_at), used)}</span>
+                            </div>
+                            <ActionForm action=delete>
+                                <input type="hidden" name="key_id" value=k.id />
+                                <button type="submit" class="danger" aria-label=format!("Delete key {}", k.name)>"Delete"</button>
+                            </ActionForm>
+                        </li>
+                    }
+                })
+                .collect_view()}
+        </ul>
+    }
+}
+
+#[component]
+fn PasswordForm() -> impl IntoView {
+    let change = ServerAction::<ChangePassword>::new();
+    view! {
+        <section class="card" aria-labelledby="password-title">
+            <h2 id="password-title">"Password"</h2>
+            <ActionForm action=change attr:class="stack">
+                <label for="current-password">"Current password"</label>
+                <input id="current-password" name="current_password" type="password" autocomplete="current-password" required />
+                <label for="new-password">"New password"</label>
+                <input id="new-password" name="new_password" type="password" autocomplete="new-password" minlength="8" required aria-describedby="new-password-hint" />
+                <p id="new-password-hint" class="hint">"At least 8 characters. Your other sessions will be signed out."</p>
+                <ActionError action=change />
+                <ActionDone action=change text="Password changed." />
+                <button type="submit" class="primary" disabled=move || change.pending().get()>"Change password"</button>
+            </ActionForm>
+        </section>
+    }
+}
+
+#[component]
+fn SignOut() -> impl IntoView {
+    let logout = ServerAction::<Logout>::new();
+    view! {
+        <ActionForm action=logout attr:class="sign-out">
+            <ActionError action=logout />
+            <button type="submit" class="secondary wide">"Sign out"</button>
+        </ActionForm>
+    }
+}

@@ -1,0 +1,74 @@
+//! Turning the current request into an `Actor`, always through core's own credential checks.
+
+use super::errors::fail;
+use axum::http::header::SET_COOKIE;
+use axum::http::request::Parts;
+use axum::http::HeaderValue;
+use klaxon_core::credentials::Presented;
+use klaxon_core::{Actor, Core, Error};
+use leptos::prelude::*;
+use leptos_axum::ResponseOptions;
+
+/// The service the server provides to every route and server function.
+pub fn core() -> Result<Core, ServerFnError> {
+    use_context::<Core>()
+        .ok_or_else(|| ServerFnError::new("Klaxon is not ready; try again in a moment."))
+}
+
+async fn request_parts() -> Result<Parts, ServerFnError> {
+    leptos_axum::extract::<Parts>()
+        .await
+        .map_err(|_| ServerFnError::new("Klaxon could not read the request; try again."))
+}
+
+/// The caller, by API key or session cookie (with core's cross-origin guard).
+pub async fn signed_in() -> Result<(Core, Actor), ServerFnError> {
+    let core = core()?;
+    let parts = request_parts().await?;
+    let presented = Presented::from_headers(&parts.method, &parts.headers);
+    let actor = core.authenticate(&presented).await.map_err(fail)?;
+    Ok((core, actor))
+}
+
+/// Like `signed_in`, but "nobody" is an answer rather than an error.
+pub async fn signed_in_or_none() -> Result<Option<(Core, Actor)>, ServerFnError> {
+    let core = core()?;
+    let parts = request_parts().await?;
+    let presented = Presented::from_headers(&parts.method, &parts.headers);
+    match core.authenticate(&presented).await {
+        Ok(actor) => Ok(Some((core, actor))),
+        Err(Error::Unauthorized) => Ok(None),
+        Err(e) => Err(fail(e)),
+    }
+}
+
+/// The address sign-in throttling counts against: the first `X-Forwarded-For` hop, else the
+/// peer address when the server records it, else "unknown".
+pub async fn client_address() -> String {
+    let Ok(parts) = request_parts().await else {
+        return "unknown".into();
+    };
+    let forwarded = parts
+        .headers
+        .get("x-forwarded-for")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(',').next())
+        .map(str::trim)
+        .filter(|v| !v.is_empty());
+    if let Some(hop) = forwarded {
+        return hop.to_string();
+    }
+    parts
+        .extensions
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|info| info.0.ip().to_string())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// Adds a `Set-Cookie` header to the response.
+pub fn set_cookie(value: &str) -> Result<(), ServerFnError> {
+    let value = HeaderValue::from_str(value)
+        .map_err(|_| ServerFnError::new("Klaxon could not set the session cookie."))?;
+    expect_context::<ResponseOptions>().append_header(SET_COOKIE, value);
+    Ok(())
+}

@@ -1,0 +1,8 @@
+//! Server-only helpers shared by every server function: the service from context, the caller,
+//! and the one mapping from core errors to what the page shows.
+
+mod auth;
+mod errors;
+
+pub use auth::{client_address, core, set_cookie, signed_in, signed_in_or_none};
+pub use errors::{fail, sign_in_failure};

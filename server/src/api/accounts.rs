@@ -1,0 +1,94 @@
+//! Bootstrap, sign-in and the signed-in user.
+
+use crate::error::ApiResult;
+use crate::extract::{Body, Caller, ClientAddress};
+use crate::AppState;
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::{AppendHeaders, IntoResponse};
+use axum::Json;
+use klaxon_domain::account::{AuthConfig, Bootstrapped, Me, User};
+use klaxon_domain::ErrorBody;
+use serde::{Deserialize, Serialize};
+
+#[utoipa::path(get, path = "/api/auth/config", tag = "auth", responses((status = 200, body = AuthConfig)))]
+pub async fn auth_config(State(s): State<AppState>) -> ApiResult<Json<AuthConfig>> {
+    Ok(Json(s.core.auth_config().await?))
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+pub struct BootstrapRequest {
+    username: String,
+    password: Option<String>,
+}
+
+/// Creates the first user, an administrator, and returns an API key shown once.
+#[utoipa::path(post, path = "/api/bootstrap", tag = "auth", request_body = BootstrapRequest,
+    responses((status = 201, body = Bootstrapped), (status = 409, body = ErrorBody, description = "a user already exists")))]
+pub async fn bootstrap(
+    State(s): State<AppState>,
+    Body(req): Body<BootstrapRequest>,
+) -> ApiResult<(StatusCode, Json<Bootstrapped>)> {
+    let done = s
+        .core
+        .bootstrap(&req.username, req.password.as_deref())
+        .await?;
+    Ok((StatusCode::CREATED, Json(done)))
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+pub struct LoginRequest {
+    username: String,
+    password: String,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct LoginResponse {
+    user: User,
+}
+
+/// Password sign-in; sets the `klaxon_session` cookie.
+#[utoipa::path(post, path = "/api/auth/login", tag = "auth", request_body = LoginRequest,
+    responses((status = 200, body = LoginResponse), (status = 401, body = ErrorBody),
+              (status = 429, body = ErrorBody, description = "too many failures for this username or address"),
+              (status = 403, body = ErrorBody, description = "password sign-in is turned off")))]
+pub async fn login(
+    State(s): State<AppState>,
+    ClientAddress(address): ClientAddress,
+    Body(req): Body<LoginRequest>,
+) -> ApiResult<impl IntoResponse> {
+    let started = s.core.login(&req.username, &req.password, &address).await?;
+    let cookie = s.core.session_cookie(&started.token);
+    Ok((
+        AppendHeaders([(header::SET_COOKIE, cookie)]),
+        Json(LoginResponse { user: started.user }),
+    ))
+}
+
+/// Ends the current session and clears the cookie.
+#[utoipa::path(post, path = "/api/auth/logout", tag = "auth", responses((status = 204)))]
+pub async fn logout(
+    State(s): State<AppState>,
+    Caller(actor): Caller,
+) -> ApiResult<impl IntoResponse> {
+    s.core.logout(&actor).await?;
+    Ok((
+        StatusCode::NO_CONTENT,
+        AppendHeaders([(header::SET_COOKIE, s.core.clear_session_cookie())]),
+    ))
+}
+
+/// The signed-in user, their teams and onboarding state (human accounts only).
+#[utoipa::path(get, path = "/api/me", tag = "auth", responses((status = 200, body = Me), (status = 403, body = ErrorBody)))]
+pub async fn me(State(s): State<AppState>, Caller(actor): Caller) -> ApiResult<Json<Me>> {
+    Ok(Json(s.core.me(&actor).await?))
+}
+
+#[utoipa::path(post, path = "/api/me/onboarding/dismiss", tag = "auth", responses((status = 204)))]
+pub async fn dismiss_onboarding(
+    State(s): State<AppState>,
+    Caller(actor): Caller,
+) -> ApiResult<StatusCode> {
+    s.core.dismiss_onboarding(&actor).await?;
+    Ok(StatusCode::NO_CONTENT)
+}

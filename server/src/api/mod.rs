@@ -1,0 +1,72 @@
+//! The documented REST API. Handlers parse, call one core operation, and shape the answer.
+
+mod accounts;
+mod admin;
+pub(crate) mod ops;
+mod teams;
+mod users;
+
+use crate::AppState;
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Klaxon", description = "Incident paging: Alertmanager in, ntfy pages out, a phone app for responders. Errors are `{\"error\": code, \"message\": sentence}`; timestamps are RFC 3339 UTC; durations are strings like `15m` or `1h30m`."),
+    components(schemas(klaxon_domain::ErrorBody)),
+    modifiers(&Security)
+)]
+struct ApiDoc;
+
+struct Security;
+
+impl utoipa::Modify for Security {
+    fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::security::{
+            ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme,
+        };
+        let components = doc.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "api_key",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
+        components.add_security_scheme(
+            "session",
+            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::new("klaxon_session"))),
+        );
+    }
+}
+
+/// Every REST route, with the OpenAPI document generated from the same handlers.
+pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(routes!(ops::version))
+        .routes(routes!(accounts::auth_config))
+        .routes(routes!(accounts::bootstrap))
+        .routes(routes!(accounts::login))
+        .routes(routes!(accounts::logout))
+        .routes(routes!(accounts::me))
+        .routes(routes!(accounts::dismiss_onboarding))
+        .routes(routes!(users::list_users, users::create_user))
+        .routes(routes!(users::get_user, users::delete_user))
+        .routes(routes!(users::change_password))
+        .routes(routes!(users::set_push_topic))
+        .routes(routes!(users::set_disabled))
+        .routes(routes!(users::set_admin))
+        .routes(routes!(users::list_api_keys, users::create_api_key))
+        .routes(routes!(users::delete_api_key))
+        .routes(routes!(admin::users))
+        .routes(routes!(admin::teams))
+        .routes(routes!(admin::get_settings, admin::put_settings))
+        .routes(routes!(teams::list_teams, teams::create_team))
+        .routes(routes!(
+            teams::get_team,
+            teams::rename_team,
+            teams::delete_team
+        ))
+        .routes(routes!(teams::list_members, teams::add_member))
+        .routes(routes!(teams::set_member_role, teams::remove_member))
+        .split_for_parts()
+}
+pub use ops::healthz;

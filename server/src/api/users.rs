@@ -1,0 +1,169 @@
+//! Users, their passwords, push topics and API keys.
+
+use crate::error::ApiResult;
+use crate::extract::{Body, Caller, Path, Query};
+use crate::AppState;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::Json;
+use klaxon_core::accounts::NewUser;
+use klaxon_domain::account::{ApiKeyInfo, NewApiKey, User};
+use klaxon_domain::ErrorBody;
+use serde::Deserialize;
+
+#[derive(Deserialize, utoipa::IntoParams)]
+pub struct UserQuery {
+    /// Exact username to look up.
+    username: Option<String>,
+}
+
+/// The roster: every user, open to any authenticated caller.
+#[utoipa::path(get, path = "/api/users", tag = "users", params(UserQuery), responses((status = 200, body = Vec<User>)))]
+pub async fn list_users(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Query(q): Query<UserQuery>,
+) -> ApiResult<Json<Vec<User>>> {
+    Ok(Json(s.core.list_users(&a, q.username.as_deref()).await?))
+}
+
+/// Creates a user (administrator, human only).
+#[utoipa::path(post, path = "/api/users", tag = "users", request_body = NewUser,
+    responses((status = 201, body = User), (status = 409, body = ErrorBody, description = "username taken")))]
+pub async fn create_user(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Body(new): Body<NewUser>,
+) -> ApiResult<(StatusCode, Json<User>)> {
+    Ok((
+        StatusCode::CREATED,
+        Json(s.core.create_user(&a, new).await?),
+    ))
+}
+
+#[utoipa::path(get, path = "/api/users/{id}", tag = "users", responses((status = 200, body = User), (status = 404, body = ErrorBody)))]
+pub async fn get_user(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path(id): Path<i64>,
+) -> ApiResult<Json<User>> {
+    Ok(Json(s.core.get_user(&a, id).await?))
+}
+
+/// Deletes a user (administrator, human only); never oneself or the last administrator (409).
+#[utoipa::path(delete, path = "/api/users/{id}", tag = "users", responses((status = 204), (status = 409, body = ErrorBody)))]
+pub async fn delete_user(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path(id): Path<i64>,
+) -> ApiResult<StatusCode> {
+    s.core.delete_user(&a, id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+pub struct PasswordChange {
+    password: String,
+    /// Required when changing one's own password.
+    current_password: Option<String>,
+}
+
+/// Sets a password (self or administrator). Ends the user's other sessions.
+#[utoipa::path(put, path = "/api/users/{id}/password", tag = "users", request_body = PasswordChange, responses((status = 204), (status = 400, body = ErrorBody)))]
+pub async fn change_password(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path(id): Path<i64>,
+    Body(b): Body<PasswordChange>,
+) -> ApiResult<StatusCode> {
+    s.core
+        .change_password(&a, id, &b.password, b.current_password.as_deref())
+        .await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+pub struct PushTopic {
+    /// ntfy topic; empty clears it.
+    push_topic: String,
+}
+
+#[utoipa::path(put, path = "/api/users/{id}/push-topic", tag = "users", request_body = PushTopic, responses((status = 200, body = User)))]
+pub async fn set_push_topic(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path(id): Path<i64>,
+    Body(b): Body<PushTopic>,
+) -> ApiResult<Json<User>> {
+    Ok(Json(s.core.set_push_topic(&a, id, &b.push_topic).await?))
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+pub struct Disabled {
+    disabled: bool,
+}
+
+/// Disables or re-enables a user (administrator). Disabling ends every session at once.
+#[utoipa::path(put, path = "/api/users/{id}/disabled", tag = "users", request_body = Disabled, responses((status = 200, body = User), (status = 409, body = ErrorBody)))]
+pub async fn set_disabled(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path(id): Path<i64>,
+    Body(b): Body<Disabled>,
+) -> ApiResult<Json<User>> {
+    Ok(Json(s.core.set_disabled(&a, id, b.disabled).await?))
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+pub struct Admin {
+    is_admin: bool,
+}
+
+/// Grants or revokes the administrator flag (administrator, human only).
+#[utoipa::path(put, path = "/api/users/{id}/admin", tag = "users", request_body = Admin, responses((status = 200, body = User), (status = 409, body = ErrorBody)))]
+pub async fn set_admin(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path(id): Path<i64>,
+    Body(b): Body<Admin>,
+) -> ApiResult<Json<User>> {
+    Ok(Json(s.core.set_admin(&a, id, b.is_admin).await?))
+}
+
+#[utoipa::path(get, path = "/api/users/{id}/api-keys", tag = "users", responses((status = 200, body = Vec<ApiKeyInfo>)))]
+pub async fn list_api_keys(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path(id): Path<i64>,
+) -> ApiResult<Json<Vec<ApiKeyInfo>>> {
+    Ok(Json(s.core.list_api_keys(&a, id).await?))
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+pub struct KeyName {
+    name: String,
+}
+
+/// Mints an API key (self or administrator); the raw key is in this answer only.
+#[utoipa::path(post, path = "/api/users/{id}/api-keys", tag = "users", request_body = KeyName, responses((status = 201, body = NewApiKey)))]
+pub async fn create_api_key(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path(id): Path<i64>,
+    Body(b): Body<KeyName>,
+) -> ApiResult<(StatusCode, Json<NewApiKey>)> {
+    Ok((
+        StatusCode::CREATED,
+        Json(s.core.create_api_key(&a, id, &b.name).await?),
+    ))
+}
+
+#[utoipa::path(delete, path = "/api/users/{id}/api-keys/{key_id}", tag = "users", responses((status = 204), (status = 404, body = ErrorBody)))]
+pub async fn delete_api_key(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path((id, key_id)): Path<(i64, i64)>,
+) -> ApiResult<StatusCode> {
+    s.core.delete_api_key(&a, id, key_id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}

@@ -1,0 +1,191 @@
+//! The `klaxon` command line. Every `KLAXON_*` environment variable is also a flag.
+
+use clap::{Args, Parser, Subcommand};
+use klaxon_core::{Config, Core, Db, SystemClock};
+use klaxon_domain::settings::{self, validate_seed};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+#[derive(Parser)]
+#[command(
+    name = "klaxon",
+    version,
+    about = "Klaxon: incident paging for Prometheus Alertmanager, with ntfy pages and a phone app."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the server: API, webhook intake, web UI and background loops.
+    Serve(ServeArgs),
+    /// Apply database migrations and exit.
+    Migrate(DbArgs),
+    /// Print the version and the commit it was built from.
+    Version,
+}
+
+#[derive(Args)]
+struct DbArgs {
+    /// Database URL; `postgres://…` selects PostgreSQL. Default: SQLite file klaxon.db in the data dir.
+    #[arg(long, env = "KLAXON_DATABASE_URL", hide_env_values = true)]
+    database_url: Option<String>,
+    /// Directory for the SQLite database.
+    #[arg(long, env = "KLAXON_DATA_DIR", default_value = "./data")]
+    data_dir: PathBuf,
+}
+
+#[derive(Args)]
+struct ServeArgs {
+    #[command(flatten)]
+    db: DbArgs,
+    /// Listen address.
+    #[arg(long, env = "KLAXON_ADDR", default_value = "127.0.0.1:8080")]
+    addr: SocketAddr,
+    /// Public base URL: links in pages, and the session cookie is Secure when it is https.
+    /// Default: http://{addr}.
+    #[arg(long, env = "KLAXON_PUBLIC_URL")]
+    public_url: Option<String>,
+    /// `false` turns password sign-in off (refused unless single sign-on is configured).
+    #[arg(long, env = "KLAXON_PASSWORD_LOGIN", default_value_t = true, action = clap::ArgAction::Set)]
+    password_login: bool,
+    /// Seed for the `signup_mode` setting (first start only): invite_only or open.
+    #[arg(long, env = "KLAXON_SIGNUP_MODE")]
+    signup_mode: Option<String>,
+    /// Seed for the stale window (first start only), e.g. 6h.
+    #[arg(long, env = "KLAXON_STALE_AFTER")]
+    stale_after: Option<String>,
+    /// Seed for the archive window (first start only), e.g. 7d.
+    #[arg(long, env = "KLAXON_ARCHIVE_AFTER")]
+    archive_after: Option<String>,
+    /// Seed for the reminder interval (first start only), e.g. 30m.
+    #[arg(long, env = "KLAXON_NOTIFY_REPEAT_INTERVAL")]
+    notify_repeat_interval: Option<String>,
+    /// ntfy server URL, e.g. https://ntfy.sh.
+    #[arg(long, env = "KLAXON_NTFY_URL")]
+    ntfy_url: Option<String>,
+    /// ntfy access token (tk_…).
+    #[arg(long, env = "KLAXON_NTFY_TOKEN", hide_env_values = true)]
+    ntfy_token: Option<String>,
+    /// Log filter, e.g. info or klaxon=debug.
+    #[arg(long, env = "KLAXON_LOG", default_value = "info")]
+    log: String,
+    /// Log format: text or json.
+    #[arg(long, env = "KLAXON_LOG_FORMAT", default_value = "text", value_parser = ["text", "json"])]
+    log_format: String,
+}
+
+impl ServeArgs {
+    /// Validates the start-time configuration; a bad value stops the start with a clear sentence.
+    fn config(&self) -> Result<Config, String> {
+        let mut seeds = Vec::new();
+        for (key, value) in [
+            (settings::SIGNUP_MODE, &self.signup_mode),
+            (settings::STALE_AFTER, &self.stale_after),
+            (settings::ARCHIVE_AFTER, &self.archive_after),
+            (
+                settings::NOTIFY_REPEAT_INTERVAL,
+                &self.notify_repeat_interval,
+            ),
+        ] {
+            if let Some(v) = value {
+                validate_seed(key, v)?;
+                seeds.push((key, v.clone()));
+            }
+        }
+        let oidc_configured = false;
+        if !self.password_login && !oidc_configured {
+            return Err("KLAXON_PASSWORD_LOGIN=false needs single sign-on to be configured".into());
+        }
+        let public_url = self
+            .public_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{}", self.addr));
+        if !(public_url.starts_with("http://") || public_url.starts_with("https://")) {
+            return Err("KLAXON_PUBLIC_URL must start with http:// or https://".into());
+        }
+        Ok(Config {
+            public_url: public_url.trim_end_matches('/').to_string(),
+            password_login: self.password_login,
+            oidc_configured,
+            ntfy_configured: self.ntfy_url.is_some(),
+            ntfy_token_configured: self.ntfy_token.is_some(),
+            setting_seeds: seeds,
+        })
+    }
+}
+
+fn init_tracing(filter: &str, format: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_new(filter).unwrap_or_else(|_| "info".into());
+    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    if format == "json" {
+        builder.json().init();
+    } else {
+        builder.init();
+    }
+}
+
+pub async fn run() -> Result<(), String> {
+    match Cli::parse().command {
+        Command::Version => {
+            let v = crate::api::ops::VERSION;
+            println!("klaxon {} ({})", v.version, v.commit);
+            Ok(())
+        }
+        Command::Migrate(db) => {
+            let db = Db::connect(db.database_url.as_deref(), &db.data_dir)
+                .await
+                .map_err(|e| e.to_string())?;
+            db.migrate().await.map_err(|e| format!("{e:?}"))?;
+            println!("migrations applied");
+            Ok(())
+        }
+        Command::Serve(args) => serve(args).await,
+    }
+}
+
+async fn serve(args: ServeArgs) -> Result<(), String> {
+    init_tracing(&args.log, &args.log_format);
+    let config = args.config()?;
+    let db = Db::connect(args.db.database_url.as_deref(), &args.db.data_dir)
+        .await
+        .map_err(|e| format!("cannot open the database: {e:?}"))?;
+    let public_url = config.public_url.clone();
+    let core = Core::start(db, Arc::new(SystemClock), config)
+        .await
+        .map_err(|e| format!("cannot start: {e:?}"))?;
+    let listener = tokio::net::TcpListener::bind(args.addr)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", args.addr))?;
+    tracing::info!(addr = %args.addr, %public_url, "Klaxon is listening");
+    println!(
+        "Klaxon is listening on http://{} (public URL {public_url})",
+        args.addr
+    );
+    axum::serve(
+        listener,
+        crate::app(core).into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown())
+    .await
+    .map_err(|e| e.to_string())
+}
+
+async fn shutdown() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
+            s.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+}

@@ -1,0 +1,82 @@
+//! The phone UI: Leptos pages rendered on the server, its server functions, and the fallback
+//! that decides between an API 404, a site file, and the app's entry page.
+
+use crate::{assets, AppState};
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Json, Router};
+use klaxon_app::{shell, App};
+use leptos::prelude::provide_context;
+use leptos_axum::{
+    generate_route_list, handle_server_fns_with_context, LeptosRoutes, ResponseOptions,
+};
+
+/// Content-Security-Policy of the HTML pages: nothing from any other origin; inline scripts
+/// only with the per-response nonce Leptos puts on its hydration script.
+fn page_csp(nonce: &str) -> String {
+    format!(
+        "default-src 'self'; script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; \
+         img-src 'self' data:; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'self'; \
+         form-action 'self'; frame-ancestors 'none'; manifest-src 'self'"
+    )
+}
+
+/// What every page render and server function call gets: the service, and a nonce with its CSP.
+fn context(state: &AppState) -> impl Fn() + Clone + Send + Sync + 'static {
+    let core = state.core.clone();
+    move || {
+        provide_context(core.clone());
+        leptos::nonce::provide_nonce();
+        let nonce = leptos::nonce::use_nonce();
+        if let (Some(res), Some(nonce)) = (leptos::prelude::use_context::<ResponseOptions>(), nonce)
+        {
+            if let Ok(v) = HeaderValue::from_str(&page_csp(&nonce.to_string())) {
+                res.insert_header(header::CONTENT_SECURITY_POLICY, v);
+            }
+        }
+    }
+}
+
+pub fn router(state: &AppState) -> Router<AppState> {
+    let options = state.leptos.clone();
+    let ctx = context(state);
+    let server_fns = {
+        let ctx = ctx.clone();
+        move |req: Request| {
+            let ctx = ctx.clone();
+            async move { handle_server_fns_with_context(ctx, req).await }
+        }
+    };
+    Router::new()
+        .route("/rpc/{*name}", post(server_fns.clone()).get(server_fns))
+        .leptos_routes_with_context(state, generate_route_list(App), ctx, move || {
+            shell(options.clone())
+        })
+        .fallback(fallback)
+}
+
+/// Unknown `/api/` paths get a JSON 404; paths with a file extension are site files; every
+/// other path is the app's entry page, so deep links survive a reload.
+async fn fallback(State(state): State<AppState>, req: Request) -> Response {
+    let path = req.uri().path().to_string();
+    if path == "/api" || path.starts_with("/api/") {
+        let body = klaxon_domain::ErrorBody {
+            error: klaxon_domain::ErrorCode::NotFound,
+            message: format!("no API endpoint at {path}"),
+        };
+        return (StatusCode::NOT_FOUND, Json(body)).into_response();
+    }
+    let last = path.rsplit('/').next().unwrap_or("");
+    if last.contains('.') {
+        return assets::serve(&path, req.headers())
+            .unwrap_or_else(|| (StatusCode::NOT_FOUND, Body::from("not found")).into_response());
+    }
+    let options = state.leptos.clone();
+    let handler = leptos_axum::render_app_to_stream_with_context(context(&state), move || {
+        shell(options.clone())
+    });
+    handler(req).await.into_response()
+}

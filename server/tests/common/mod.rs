@@ -1,0 +1,306 @@
+//! The test harness: the real router served over loopback HTTP, on a fresh SQLite file or a
+//! fresh PostgreSQL schema (when `KLAXON_TEST_DATABASE_URL` is set), with a manual clock.
+#![allow(dead_code)]
+
+use klaxon_core::{Config, Core, Db, ManualClock};
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+/// 2026-11-22T00:00:00Z: tests start from a fixed, known instant.
+pub const T0: i64 = 1_795_305_600;
+
+/// Runs a test body once on SQLite and once on PostgreSQL.
+#[macro_export]
+macro_rules! both {
+    ($name:ident, |$app:ident| $body:block) => {
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+            #[tokio::test]
+            async fn sqlite() {
+                let $app = $crate::common::TestApp::spawn($crate::common::Backend::Sqlite).await;
+                $body
+            }
+            #[tokio::test]
+            async fn postgres() {
+                let Some($app) = $crate::common::TestApp::spawn_postgres().await else {
+                    eprintln!("KLAXON_TEST_DATABASE_URL is not set: PostgreSQL case skipped");
+                    return;
+                };
+                $body
+            }
+        }
+    };
+}
+
+pub enum Backend {
+    Sqlite,
+    Postgres(String),
+}
+
+pub struct TestApp {
+    pub url: String,
+    pub core: Core,
+    pub clock: Arc<ManualClock>,
+    pub client: reqwest::Client,
+    /// Where the database lives, so a test can start a second server on it.
+    pub database_url: String,
+    _dir: tempfile::TempDir,
+}
+
+/// A response: status, headers and the body parsed as JSON (Null when it is not JSON).
+pub struct Res {
+    pub status: StatusCode,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Value,
+    pub text: String,
+}
+
+impl Res {
+    /// Asserts the status and returns the body.
+    #[track_caller]
+    pub fn expect(self, status: u16) -> Value {
+        assert_eq!(
+            self.status.as_u16(),
+            status,
+            "unexpected status; body: {}",
+            self.text
+        );
+        self.body
+    }
+
+    /// Asserts an error answer in the contract's shape with the given status and code.
+    #[track_caller]
+    pub fn expect_error(self, status: u16, code: &str) -> String {
+        assert_eq!(
+            self.status.as_u16(),
+            status,
+            "unexpected status; body: {}",
+            self.text
+        );
+        assert_eq!(self.body["error"], code, "error code; body: {}", self.text);
+        let message = self.body["message"].as_str().expect("message is a string");
+        assert!(!message.is_empty());
+        message.to_string()
+    }
+
+    pub fn cookie(&self) -> Option<String> {
+        self.headers
+            .get_all("set-cookie")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .find(|c| c.starts_with("klaxon_session="))
+            .map(str::to_string)
+    }
+}
+
+/// How a request authenticates.
+#[derive(Clone)]
+pub enum Auth {
+    None,
+    Key(String),
+    /// The `klaxon_session` cookie value (the token).
+    Cookie(String),
+}
+
+impl TestApp {
+    pub async fn spawn(backend: Backend) -> TestApp {
+        Self::spawn_with(backend, Config::default()).await
+    }
+
+    pub async fn spawn_postgres() -> Option<TestApp> {
+        Some(Self::spawn(Backend::Postgres(postgres_schema().await?)).await)
+    }
+
+    pub async fn spawn_with(backend: Backend, config: Config) -> TestApp {
+        let dir = tempfile::tempdir().unwrap();
+        let database_url = match backend {
+            Backend::Sqlite => format!(
+                "sqlite://{}?mode=rwc",
+                dir.path().join("klaxon.db").display()
+            ),
+            Backend::Postgres(url) => url,
+        };
+        Self::spawn_on(dir, database_url, config).await
+    }
+
+    /// Another server on the same database and clock start, as a restart or second replica.
+    pub async fn spawn_on(dir: tempfile::TempDir, database_url: String, config: Config) -> TestApp {
+        let _ = tracing_subscriber::fmt()
+            .with_test_writer()
+            .with_env_filter("warn")
+            .try_init();
+        let clock = Arc::new(ManualClock::new(T0));
+        let db = Db::connect(Some(&database_url), dir.path())
+            .await
+            .expect("database");
+        let core = Core::start(db, clock.clone(), config)
+            .await
+            .expect("core starts");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let router = klaxon_server::app(core.clone());
+        tokio::spawn(async move {
+            axum::serve(
+                listener,
+                router.into_make_service_with_connect_info::<SocketAddr>(),
+            )
+            .await
+            .unwrap();
+        });
+        TestApp {
+            url: format!("http://{addr}"),
+            core,
+            clock,
+            client: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .unwrap(),
+            database_url,
+            _dir: dir,
+        }
+    }
+
+    pub async fn send(&self, method: Method, path: &str, auth: &Auth, body: Option<Value>) -> Res {
+        let mut req = self.client.request(method, format!("{}{}", self.url, path));
+        req = match auth {
+            Auth::None => req,
+            Auth::Key(k) => req.bearer_auth(k),
+            Auth::Cookie(c) => req.header("cookie", format!("klaxon_session={c}")),
+        };
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        into_res(req.send().await.expect("request sent")).await
+    }
+
+    pub async fn get(&self, path: &str, auth: &Auth) -> Res {
+        self.send(Method::GET, path, auth, None).await
+    }
+    pub async fn post(&self, path: &str, auth: &Auth, body: Value) -> Res {
+        self.send(Method::POST, path, auth, Some(body)).await
+    }
+    pub async fn put(&self, path: &str, auth: &Auth, body: Value) -> Res {
+        self.send(Method::PUT, path, auth, Some(body)).await
+    }
+    pub async fn delete(&self, path: &str, auth: &Auth) -> Res {
+        self.send(Method::DELETE, path, auth, None).await
+    }
+
+    /// Raw request for hostile inputs: any body bytes, any headers.
+    pub async fn raw(
+        &self,
+        method: Method,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Vec<u8>,
+    ) -> Res {
+        let mut req = self
+            .client
+            .request(method, format!("{}{}", self.url, path))
+            .body(body);
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        into_res(req.send().await.expect("request sent")).await
+    }
+
+    /// Bootstraps `admin` and returns its API key.
+    pub async fn bootstrap(&self) -> Auth {
+        let b = self
+            .post(
+                "/api/bootstrap",
+                &Auth::None,
+                json!({"username": "admin", "password": "admin password"}),
+            )
+            .await
+            .expect(201);
+        Auth::Key(b["api_key"].as_str().unwrap().to_string())
+    }
+
+    /// Creates a user with a password (as `admin`) and returns (id, an API key of theirs).
+    pub async fn user(&self, admin: &Auth, name: &str) -> (i64, Auth) {
+        let u = self
+            .post(
+                "/api/users",
+                admin,
+                json!({"username": name, "password": format!("{name} password")}),
+            )
+            .await
+            .expect(201);
+        let id = u["id"].as_i64().unwrap();
+        let k = self
+            .post(
+                &format!("/api/users/{id}/api-keys"),
+                admin,
+                json!({"name": "test"}),
+            )
+            .await
+            .expect(201);
+        (id, Auth::Key(k["key"].as_str().unwrap().to_string()))
+    }
+
+    /// Signs in with a password and returns the session cookie's token.
+    pub async fn login(&self, name: &str, password: &str) -> Auth {
+        let r = self
+            .post(
+                "/api/auth/login",
+                &Auth::None,
+                json!({"username": name, "password": password}),
+            )
+            .await;
+        let cookie = r.cookie().unwrap_or_default();
+        r.expect(200);
+        let token = cookie
+            .trim_start_matches("klaxon_session=")
+            .split(';')
+            .next()
+            .unwrap()
+            .to_string();
+        Auth::Cookie(token)
+    }
+
+    /// Creates a team as `owner` and returns its id.
+    pub async fn team(&self, owner: &Auth, name: &str) -> i64 {
+        self.post("/api/teams", owner, json!({"name": name}))
+            .await
+            .expect(201)["id"]
+            .as_i64()
+            .unwrap()
+    }
+}
+
+async fn into_res(r: reqwest::Response) -> Res {
+    let status = r.status();
+    let headers = r.headers().clone();
+    let text = r.text().await.unwrap_or_default();
+    let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+    Res {
+        status,
+        headers,
+        body,
+        text,
+    }
+}
+
+/// A fresh schema in the PostgreSQL database named by `KLAXON_TEST_DATABASE_URL`, and a URL
+/// whose connections use it, so every test starts from an empty database.
+async fn postgres_schema() -> Option<String> {
+    let base = std::env::var("KLAXON_TEST_DATABASE_URL")
+        .ok()
+        .filter(|u| !u.is_empty())?;
+    sqlx::any::install_default_drivers();
+    let schema = format!("t_{}", rand::random::<u64>());
+    let pool = sqlx::AnyPool::connect(&base)
+        .await
+        .expect("KLAXON_TEST_DATABASE_URL reachable");
+    sqlx::query(&format!("CREATE SCHEMA {schema}"))
+        .execute(&pool)
+        .await
+        .unwrap();
+    pool.close().await;
+    let sep = if base.contains('?') { '&' } else { '?' };
+    Some(format!("{base}{sep}options=-c%20search_path%3D{schema}"))
+}

@@ -1,0 +1,175 @@
+//! HTTP basics: health, version, OpenAPI, 404s, the UI entry page, body limits and hostile bodies.
+
+mod common;
+use common::*;
+use reqwest::Method;
+use serde_json::json;
+
+both!(health_and_version, |app| {
+    let h = app.get("/healthz", &Auth::None).await.expect(200);
+    assert_eq!(h["status"], "ok");
+    let v = app.get("/api/version", &Auth::None).await.expect(200);
+    assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
+    assert!(v["commit"].is_string() && v["min_replicas_version"].is_string());
+});
+
+both!(healthz_reports_a_dead_database, |app| {
+    app.core.db.pool.close().await;
+    let r = app.get("/healthz", &Auth::None).await;
+    r.expect_error(503, "unavailable");
+});
+
+both!(openapi_document_lists_the_handlers, |app| {
+    let doc = app.get("/api/openapi.json", &Auth::None).await.expect(200);
+    assert!(doc["openapi"].as_str().unwrap().starts_with("3.1"));
+    let paths = doc["paths"].as_object().unwrap();
+    for p in [
+        "/api/auth/login",
+        "/api/bootstrap",
+        "/api/me",
+        "/api/users/{id}/api-keys",
+        "/api/teams/{team_id}/members",
+        "/api/admin/settings",
+    ] {
+        assert!(
+            paths.contains_key(p),
+            "{p} missing from the OpenAPI document"
+        );
+    }
+    assert!(doc["paths"]["/api/teams"]["post"].is_object());
+});
+
+both!(unknown_api_paths_are_json_404, |app| {
+    for p in ["/api/nope", "/api/teams/1/nope/2", "/api"] {
+        app.get(p, &Auth::None).await.expect_error(404, "not_found");
+    }
+    let r = app
+        .send(Method::POST, "/api/nope", &Auth::None, Some(json!({})))
+        .await;
+    assert_eq!(r.status.as_u16(), 404);
+});
+
+both!(deep_links_get_the_entry_page, |app| {
+    for p in [
+        "/",
+        "/teams/42",
+        "/incidents/7",
+        "/login",
+        "/some/unknown/page",
+    ] {
+        let r = app.get(p, &Auth::None).await;
+        // Unknown pages are still the app (its "Not found" view), with a 404 status.
+        assert!(
+            r.status.is_success() || r.status.is_redirection() || r.status == 404,
+            "{p}: {}",
+            r.status
+        );
+        if !r.status.is_redirection() {
+            assert!(r.text.contains("<html"), "{p} is not the app page");
+            let csp = r.headers["content-security-policy"].to_str().unwrap();
+            assert!(
+                csp.contains("default-src 'self'") && !csp.contains("http"),
+                "{csp}"
+            );
+        } else {
+            let to = r.headers["location"].to_str().unwrap();
+            assert!(to.starts_with("/login"), "{p} redirected to {to}");
+        }
+    }
+    // A path with a file extension is a site file or a 404, never the page.
+    let r = app.get("/no-such-file.js", &Auth::None).await;
+    assert_eq!(r.status.as_u16(), 404);
+});
+
+both!(site_files_have_etags_and_answer_304, |app| {
+    let path = "/pkg/klaxon.css";
+    let r = app.get(path, &Auth::None).await;
+    assert_eq!(
+        r.status.as_u16(),
+        200,
+        "{path} missing: build the site first (scripts/test.sh does)"
+    );
+    let etag = r.headers["etag"].to_str().unwrap().to_string();
+    assert!(etag.starts_with('"') && etag.len() > 10);
+    assert!(r.headers["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .contains("default-src 'none'"));
+    let again = app
+        .raw(Method::GET, path, &[("if-none-match", &etag)], vec![])
+        .await;
+    assert_eq!(again.status.as_u16(), 304);
+    let stale = app
+        .raw(Method::GET, path, &[("if-none-match", "\"other\"")], vec![])
+        .await;
+    assert_eq!(stale.status.as_u16(), 200);
+});
+
+both!(oversized_bodies_are_413, |app| {
+    let big = format!(
+        "{{\"username\":\"{}\",\"password\":\"x\"}}",
+        "a".repeat(300 * 1024)
+    );
+    let r = app
+        .raw(
+            Method::POST,
+            "/api/auth/login",
+            &[("content-type", "application/json")],
+            big.into_bytes(),
+        )
+        .await;
+    r.expect_error(413, "payload_too_large");
+});
+
+both!(hostile_bodies_get_clear_400s_and_change_nothing, |app| {
+    let ct = [("content-type", "application/json")];
+    for (body, hint) in [
+        (&b"{not json"[..], "not valid JSON"),
+        (&b"{\"username\": 5, \"password\": \"x\"}"[..], "username"),
+        (&b"{\"password\": \"long enough\"}"[..], "username"),
+        (&b"[]"[..], ""),
+        (&b"\xff\xfe"[..], ""),
+    ] {
+        let r = app
+            .raw(Method::POST, "/api/bootstrap", &ct, body.to_vec())
+            .await;
+        let msg = r.expect_error(400, "invalid");
+        assert!(msg.contains(hint), "{msg:?} should mention {hint:?}");
+    }
+    let r = app
+        .raw(Method::POST, "/api/bootstrap", &[], b"{}".to_vec())
+        .await;
+    r.expect_error(400, "invalid");
+    let long = "x".repeat(10_000);
+    app.post(
+        "/api/bootstrap",
+        &Auth::None,
+        json!({"username": long, "password": "long enough"}),
+    )
+    .await
+    .expect_error(400, "invalid");
+    app.post(
+        "/api/bootstrap",
+        &Auth::None,
+        json!({"username": "ok", "password": "short"}),
+    )
+    .await
+    .expect_error(400, "invalid");
+    // Nothing was written: bootstrapping still works afterwards.
+    assert!(
+        app.get("/api/auth/config", &Auth::None).await.expect(200)["needs_bootstrap"]
+            .as_bool()
+            .unwrap()
+    );
+    let admin = app.bootstrap().await;
+    for p in [
+        "/api/users/abc",
+        "/api/users/99999999999999999999",
+        "/api/teams/1.5",
+    ] {
+        app.get(p, &admin).await.expect_error(400, "invalid");
+    }
+    app.get("/api/users/424242", &admin)
+        .await
+        .expect_error(404, "not_found");
+});
