@@ -1,4 +1,4 @@
-# Shared by run.sh, test.sh and .ci/run (source it). Sets ROOT, TARGET_DIR, PATH and KLAXON_SITE_DIR.
+# Shared by run.sh, test.sh and .ci/run (source it). Sets ROOT, TARGET_DIR, PATH and KLAXON_SITE_DIR (the site folder).
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # wasm-opt must be npm's binaryen, found before any other on PATH.
 export PATH="$ROOT/end2end/node_modules/.bin:$HOME/.cargo/bin:$PATH"
@@ -7,12 +7,9 @@ if [ -n "${CARGO_TARGET_DIR:-}" ]; then
 fi
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 
-# cargo-leptos writes the site (wasm, JS, CSS, public/) to site-root, which it resolves against the
-# workspace root even when CARGO_TARGET_DIR points elsewhere. The server embeds that folder at compile
-# time, so tell it the absolute path. It must exist before the server crate compiles at all.
-site_root="${LEPTOS_SITE_ROOT:-target/site}"
-case "$site_root" in /*) ;; *) site_root="$ROOT/$site_root" ;; esac
-export KLAXON_SITE_DIR="$site_root"
+# cargo-leptos writes the site (wasm, JS, CSS, public/) to <workspace>/target/site even when
+# CARGO_TARGET_DIR points elsewhere; the server embeds that folder (server/src/assets.rs).
+KLAXON_SITE_DIR="$ROOT/target/site"
 mkdir -p "$KLAXON_SITE_DIR"
 
 # Release build. cargo-leptos builds the wasm and the server in parallel, but the server embeds the site
