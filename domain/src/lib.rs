@@ -2,6 +2,7 @@
 //! server and the phone UI agree on every wire shape and validation rule.
 
 pub mod account;
+pub mod alerting;
 pub mod duration;
 pub mod error;
 pub mod settings;

@@ -20,8 +20,8 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run the server: API, webhook intake, web UI and background loops.
-    Serve(ServeArgs),
+    /// Run the server: API, web UI and background work.
+    Serve(Box<ServeArgs>),
     /// Apply database migrations and exit.
     Migrate(DbArgs),
     /// Print the version and the commit it was built from.
@@ -143,7 +143,7 @@ pub async fn run() -> Result<(), String> {
             println!("migrations applied");
             Ok(())
         }
-        Command::Serve(args) => serve(args).await,
+        Command::Serve(args) => serve(*args).await,
     }
 }
 

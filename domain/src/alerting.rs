@@ -1,0 +1,344 @@
+//! Alerts and incidents: severities, states, the Alertmanager webhook payload, the ingestion
+//! decision for one alert, and the incident signature.
+
+use crate::Timestamp;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Lowest to highest. Taken from the alert label `severity`; anything else counts as warning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum Severity {
+    Info,
+    Warning,
+    Critical,
+}
+
+impl Severity {
+    pub fn from_label(label: Option<&str>) -> Severity {
+        match label.map(|s| s.trim().to_ascii_lowercase()).as_deref() {
+            Some("info") => Severity::Info,
+            Some("critical") => Severity::Critical,
+            _ => Severity::Warning,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Critical => "critical",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Severity> {
+        match s {
+            "info" => Some(Severity::Info),
+            "warning" => Some(Severity::Warning),
+            "critical" => Some(Severity::Critical),
+            _ => None,
+        }
+    }
+    /// ntfy priority of a page at this severity.
+    pub fn ntfy_priority(self) -> u8 {
+        match self {
+            Severity::Info => 3,
+            Severity::Warning => 4,
+            Severity::Critical => 5,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum AlertStatus {
+    Firing,
+    Resolved,
+}
+
+impl AlertStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AlertStatus::Firing => "firing",
+            AlertStatus::Resolved => "resolved",
+        }
+    }
+    pub fn parse(s: &str) -> Option<AlertStatus> {
+        match s {
+            "firing" => Some(AlertStatus::Firing),
+            "resolved" => Some(AlertStatus::Resolved),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum IncidentState {
+    Triggered,
+    Acknowledged,
+    Resolved,
+}
+
+impl IncidentState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IncidentState::Triggered => "triggered",
+            IncidentState::Acknowledged => "acknowledged",
+            IncidentState::Resolved => "resolved",
+        }
+    }
+    pub fn parse(s: &str) -> Option<IncidentState> {
+        match s {
+            "triggered" => Some(IncidentState::Triggered),
+            "acknowledged" => Some(IncidentState::Acknowledged),
+            "resolved" => Some(IncidentState::Resolved),
+            _ => None,
+        }
+    }
+    pub fn is_open(self) -> bool {
+        self != IncidentState::Resolved
+    }
+}
+
+// ---- the Alertmanager webhook payload (version 4) --------------------------------------------
+
+/// Tolerant of unknown and missing optional fields: Alertmanager versions differ.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WebhookPayload {
+    pub version: Option<String>,
+    pub group_key: Option<String>,
+    pub status: Option<String>,
+    pub receiver: Option<String>,
+    pub group_labels: BTreeMap<String, String>,
+    pub common_labels: BTreeMap<String, String>,
+    pub external_url: Option<String>,
+    pub truncated_alerts: u64,
+    pub alerts: Vec<WebhookAlert>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WebhookAlert {
+    pub status: Option<String>,
+    pub labels: BTreeMap<String, String>,
+    pub annotations: BTreeMap<String, String>,
+    pub starts_at: Option<String>,
+    pub ends_at: Option<String>,
+    #[serde(rename = "generatorURL")]
+    pub generator_url: Option<String>,
+    pub fingerprint: Option<String>,
+}
+
+/// One alert of a payload after validation: everything ingestion needs, nothing optional.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IncomingAlert {
+    pub fingerprint: String,
+    pub status: AlertStatus,
+    pub labels: BTreeMap<String, String>,
+    pub annotations: BTreeMap<String, String>,
+    pub starts_at: i64,
+    /// `None` for the sender's zero time (year 0001), meaning still firing.
+    pub ends_at: Option<i64>,
+}
+
+/// Limits that keep one alert's stored size sane; an alert past them is ignored, not stored.
+pub const MAX_LABELS: usize = 128;
+pub const MAX_LABEL_BYTES: usize = 16 * 1024;
+pub const MAX_FINGERPRINT: usize = 128;
+/// Timestamps outside 1970..=9999 are not real alert times.
+const MAX_TIME: i64 = 253_402_300_799;
+
+impl WebhookAlert {
+    /// Validates one alert. `Err` names why it is unusable; the payload's other alerts still count.
+    pub fn validate(&self) -> Result<IncomingAlert, String> {
+        let fingerprint = self.fingerprint.as_deref().unwrap_or("").trim();
+        if fingerprint.is_empty() || fingerprint.len() > MAX_FINGERPRINT {
+            return Err("fingerprint missing or too long".into());
+        }
+        let status = self
+            .status
+            .as_deref()
+            .and_then(AlertStatus::parse)
+            .ok_or("status must be firing or resolved")?;
+        if self.labels.len() > MAX_LABELS || self.annotations.len() > MAX_LABELS {
+            return Err("too many labels or annotations".into());
+        }
+        let size: usize = self.labels.iter().chain(&self.annotations).map(|(k, v)| k.len() + v.len()).sum();
+        if size > MAX_LABEL_BYTES {
+            return Err("labels and annotations too large".into());
+        }
+        let starts_at = self
+            .starts_at
+            .as_deref()
+            .and_then(Timestamp::parse)
+            .map(|t| t.0)
+            .filter(|t| (0..=MAX_TIME).contains(t))
+            .ok_or("startsAt missing or not a real time")?;
+        let ends_at = match self.ends_at.as_deref().map(Timestamp::parse) {
+            None => None,
+            Some(None) => return Err("endsAt is not an RFC 3339 time".into()),
+            // Year 0001 (and anything before 1970) is the sender's "not ended".
+            Some(Some(t)) if t.0 <= 0 => None,
+            Some(Some(t)) if t.0 > MAX_TIME => return Err("endsAt is not a real time".into()),
+            Some(Some(t)) => Some(t.0),
+        };
+        Ok(IncomingAlert {
+            fingerprint: fingerprint.to_string(),
+            status,
+            labels: self.labels.clone(),
+            annotations: self.annotations.clone(),
+            starts_at,
+            ends_at,
+        })
+    }
+}
+
+// ---- what one incoming alert does to the stored one ------------------------------------------
+
+/// The stored alert's state that decides what an incoming copy means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoredAlert {
+    pub status: AlertStatus,
+    pub starts_at: i64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ingest {
+    /// An older instance of the alert (a retried notification): dropped, nothing changes.
+    Discard,
+    /// Same occurrence, same status: refresh received_at, labels and annotations.
+    Refresh,
+    /// Transition into firing: a new occurrence, which opens an incident.
+    Fire,
+    /// Firing to resolved (the sender resolved it).
+    Resolve,
+    /// First sight of an already-resolved alert: stored, opens nothing.
+    StoreResolved,
+}
+
+/// The seed's alert transition table for one incoming alert.
+pub fn ingest(stored: Option<StoredAlert>, incoming: AlertStatus, starts_at: i64) -> Ingest {
+    use AlertStatus::*;
+    let Some(s) = stored else {
+        return match incoming {
+            Firing => Ingest::Fire,
+            Resolved => Ingest::StoreResolved,
+        };
+    };
+    if starts_at < s.starts_at {
+        return Ingest::Discard;
+    }
+    let newer = starts_at > s.starts_at;
+    match (s.status, incoming) {
+        (Firing, Firing) if newer => Ingest::Fire,
+        (Firing, Firing) => Ingest::Refresh,
+        (Firing, Resolved) => Ingest::Resolve,
+        (Resolved, Firing) if newer => Ingest::Fire,
+        // A late retry of the firing notification after the resolve: must not resurrect it.
+        (Resolved, Firing) => Ingest::Discard,
+        (Resolved, Resolved) => Ingest::Refresh,
+    }
+}
+
+// ---- signature ---------------------------------------------------------------------------------
+
+/// Labels that say where something ran, not what is broken; left out of signatures so the same
+/// failure on another machine or pod matches earlier incidents.
+pub const LOCATION_LABELS: &[&str] = &[
+    "instance", "pod", "pod_name", "container", "container_name", "node", "nodename", "host", "hostname",
+    "machine", "ip", "address", "endpoint", "exported_instance", "exported_pod", "replica",
+    "prometheus_replica", "uid", "container_id", "image", "image_id",
+];
+
+/// `alertname{label="value",…}` over the group labels minus location labels, sorted by name.
+pub fn signature(alertname: &str, group_labels: &BTreeMap<String, String>) -> String {
+    let parts: Vec<String> = group_labels
+        .iter()
+        .filter(|(k, _)| k.as_str() != "alertname" && !LOCATION_LABELS.contains(&k.as_str()))
+        .map(|(k, v)| format!("{k}={v:?}"))
+        .collect();
+    format!("{alertname}{{{}}}", parts.join(","))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use AlertStatus::*;
+
+    fn stored(status: AlertStatus, starts_at: i64) -> Option<StoredAlert> {
+        Some(StoredAlert { status, starts_at })
+    }
+
+    #[test]
+    fn alert_transition_table() {
+        assert_eq!(ingest(None, Firing, 10), Ingest::Fire);
+        assert_eq!(ingest(None, Resolved, 10), Ingest::StoreResolved);
+        assert_eq!(ingest(stored(Firing, 10), Firing, 10), Ingest::Refresh);
+        assert_eq!(ingest(stored(Firing, 10), Firing, 11), Ingest::Fire);
+        assert_eq!(ingest(stored(Firing, 10), Firing, 9), Ingest::Discard);
+        assert_eq!(ingest(stored(Firing, 10), Resolved, 10), Ingest::Resolve);
+        assert_eq!(ingest(stored(Firing, 10), Resolved, 9), Ingest::Discard);
+        assert_eq!(ingest(stored(Resolved, 10), Firing, 10), Ingest::Discard);
+        assert_eq!(ingest(stored(Resolved, 10), Firing, 11), Ingest::Fire);
+        assert_eq!(ingest(stored(Resolved, 10), Resolved, 10), Ingest::Refresh);
+        assert_eq!(ingest(stored(Resolved, 10), Firing, 9), Ingest::Discard);
+    }
+
+    #[test]
+    fn severity_from_label() {
+        assert_eq!(Severity::from_label(Some("critical")), Severity::Critical);
+        assert_eq!(Severity::from_label(Some("CRITICAL ")), Severity::Critical);
+        assert_eq!(Severity::from_label(Some("info")), Severity::Info);
+        assert_eq!(Severity::from_label(Some("page")), Severity::Warning);
+        assert_eq!(Severity::from_label(None), Severity::Warning);
+        assert!(Severity::Critical > Severity::Warning && Severity::Warning > Severity::Info);
+    }
+
+    #[test]
+    fn signature_drops_where_it_ran() {
+        let mut g = BTreeMap::new();
+        g.insert("alertname".to_string(), "HighErrorRate".to_string());
+        g.insert("service".to_string(), "checkout".to_string());
+        g.insert("instance".to_string(), "web-1:8080".to_string());
+        g.insert("pod".to_string(), "web-7d9".to_string());
+        assert_eq!(signature("HighErrorRate", &g), "HighErrorRate{service=\"checkout\"}");
+        g.insert("instance".to_string(), "web-2:8080".to_string());
+        assert_eq!(signature("HighErrorRate", &g), "HighErrorRate{service=\"checkout\"}");
+    }
+
+    #[test]
+    fn parses_a_real_alertmanager_payload() {
+        let text = include_str!("../tests/fixtures/alertmanager-webhook.json");
+        let p: WebhookPayload = serde_json::from_str(text).unwrap();
+        assert_eq!(p.group_key.as_deref(), Some("{}:{alertname=\"HighErrorRate\", service=\"checkout\"}"));
+        let a = p.alerts[0].validate().unwrap();
+        assert_eq!(a.status, Firing);
+        assert_eq!(a.ends_at, None, "year 0001 means still firing");
+        assert_eq!(a.fingerprint, "f7ca8b2ae37f4b50");
+        assert_eq!(Timestamp(a.starts_at).to_rfc3339(), "2026-11-22T01:23:49Z");
+        let text = include_str!("../tests/fixtures/alertmanager-webhook-resolved.json");
+        let p: WebhookPayload = serde_json::from_str(text).unwrap();
+        let a = p.alerts[0].validate().unwrap();
+        assert_eq!(a.status, Resolved);
+        assert_eq!(a.ends_at.map(|t| Timestamp(t).to_rfc3339()).as_deref(), Some("2026-11-22T01:23:53Z"));
+    }
+
+    #[test]
+    fn tolerates_missing_and_unknown_fields_but_rejects_garbage_alerts() {
+        let p: WebhookPayload = serde_json::from_str(r#"{"alerts":[{"status":"firing","fingerprint":"a","startsAt":"2026-01-01T00:00:00Z","extra":1}],"new":true}"#).unwrap();
+        assert!(p.alerts[0].validate().is_ok());
+        for bad in [
+            r#"{"status":"firing","startsAt":"2026-01-01T00:00:00Z"}"#,
+            r#"{"status":"burning","fingerprint":"a","startsAt":"2026-01-01T00:00:00Z"}"#,
+            r#"{"status":"firing","fingerprint":"a","startsAt":"yesterday"}"#,
+            r#"{"status":"firing","fingerprint":"a","startsAt":"99999-01-01T00:00:00Z"}"#,
+            r#"{"status":"firing","fingerprint":"a","startsAt":"2026-01-01T00:00:00Z","endsAt":"soon"}"#,
+        ] {
+            let a: WebhookAlert = serde_json::from_str(bad).unwrap_or_default();
+            assert!(a.validate().is_err(), "{bad}");
+        }
+    }
+}
