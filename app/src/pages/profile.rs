@@ -83,6 +83,9 @@ fn ApiKeys() -> impl IntoView {
             <ActionForm action=create attr:class="stack">
                 <label for="key-name">"Key name"</label>
                 <input id="key-name" name="name" type="text" required placeholder="laptop" />
+                <p class="hint" hidden=move || hydrated.get()>
+                    "Creating a key needs the page to finish loading."
+                </p>
                 <ActionError action=create />
                 // The new key is shown only in this page's memory; a plain form post would
                 // reload the page and lose it, so creating waits for the page to be interactive.
