@@ -166,7 +166,12 @@ impl WebhookAlert {
         if self.labels.len() > MAX_LABELS || self.annotations.len() > MAX_LABELS {
             return Err("too many labels or annotations".into());
         }
-        let size: usize = self.labels.iter().chain(&self.annotations).map(|(k, v)| k.len() + v.len()).sum();
+        let size: usize = self
+            .labels
+            .iter()
+            .chain(&self.annotations)
+            .map(|(k, v)| k.len() + v.len())
+            .sum();
         if size > MAX_LABEL_BYTES {
             return Err("labels and annotations too large".into());
         }
@@ -248,9 +253,27 @@ pub fn ingest(stored: Option<StoredAlert>, incoming: AlertStatus, starts_at: i64
 /// Labels that say where something ran, not what is broken; left out of signatures so the same
 /// failure on another machine or pod matches earlier incidents.
 pub const LOCATION_LABELS: &[&str] = &[
-    "instance", "pod", "pod_name", "container", "container_name", "node", "nodename", "host", "hostname",
-    "machine", "ip", "address", "endpoint", "exported_instance", "exported_pod", "replica",
-    "prometheus_replica", "uid", "container_id", "image", "image_id",
+    "instance",
+    "pod",
+    "pod_name",
+    "container",
+    "container_name",
+    "node",
+    "nodename",
+    "host",
+    "hostname",
+    "machine",
+    "ip",
+    "address",
+    "endpoint",
+    "exported_instance",
+    "exported_pod",
+    "replica",
+    "prometheus_replica",
+    "uid",
+    "container_id",
+    "image",
+    "image_id",
 ];
 
 /// `alertname{label="value",…}` over the group labels minus location labels, sorted by name.
@@ -304,16 +327,25 @@ mod tests {
         g.insert("service".to_string(), "checkout".to_string());
         g.insert("instance".to_string(), "web-1:8080".to_string());
         g.insert("pod".to_string(), "web-7d9".to_string());
-        assert_eq!(signature("HighErrorRate", &g), "HighErrorRate{service=\"checkout\"}");
+        assert_eq!(
+            signature("HighErrorRate", &g),
+            "HighErrorRate{service=\"checkout\"}"
+        );
         g.insert("instance".to_string(), "web-2:8080".to_string());
-        assert_eq!(signature("HighErrorRate", &g), "HighErrorRate{service=\"checkout\"}");
+        assert_eq!(
+            signature("HighErrorRate", &g),
+            "HighErrorRate{service=\"checkout\"}"
+        );
     }
 
     #[test]
     fn parses_a_real_alertmanager_payload() {
         let text = include_str!("../tests/fixtures/alertmanager-webhook.json");
         let p: WebhookPayload = serde_json::from_str(text).unwrap();
-        assert_eq!(p.group_key.as_deref(), Some("{}:{alertname=\"HighErrorRate\", service=\"checkout\"}"));
+        assert_eq!(
+            p.group_key.as_deref(),
+            Some("{}:{alertname=\"HighErrorRate\", service=\"checkout\"}")
+        );
         let a = p.alerts[0].validate().unwrap();
         assert_eq!(a.status, Firing);
         assert_eq!(a.ends_at, None, "year 0001 means still firing");
@@ -323,7 +355,10 @@ mod tests {
         let p: WebhookPayload = serde_json::from_str(text).unwrap();
         let a = p.alerts[0].validate().unwrap();
         assert_eq!(a.status, Resolved);
-        assert_eq!(a.ends_at.map(|t| Timestamp(t).to_rfc3339()).as_deref(), Some("2026-11-22T01:23:53Z"));
+        assert_eq!(
+            a.ends_at.map(|t| Timestamp(t).to_rfc3339()).as_deref(),
+            Some("2026-11-22T01:23:53Z")
+        );
     }
 
     #[test]
