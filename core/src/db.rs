@@ -7,6 +7,9 @@ use sqlx::{AnyPool, Executor};
 use std::path::Path;
 use std::time::Duration;
 
+/// A transaction on either backend.
+pub type Tx = sqlx::Transaction<'static, sqlx::Any>;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
     Sqlite,
@@ -82,7 +85,7 @@ impl Db {
     /// Starts a write transaction. On SQLite it takes the write lock up front (`BEGIN
     /// IMMEDIATE`): a deferred transaction that reads and then writes cannot wait for a
     /// concurrent writer and fails with "database is locked" instead.
-    pub async fn begin(&self) -> Result<sqlx::Transaction<'static, sqlx::Any>> {
+    pub async fn begin(&self) -> Result<Tx> {
         Ok(match self.backend {
             Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
             Backend::Postgres => self.pool.begin().await?,

@@ -24,6 +24,9 @@ pub enum Error {
     PushFailed(String),
     #[error("the database is not answering")]
     Unavailable,
+    /// A transaction lost a race (deadlock, serialization failure, SQLite busy): safe to retry.
+    #[error("the database is busy; try again")]
+    Busy,
     /// The detail is logged, never shown to the caller.
     #[error("internal error")]
     Internal(String),
@@ -40,7 +43,7 @@ impl Error {
             Error::PayloadTooLarge => ErrorCode::PayloadTooLarge,
             Error::RateLimited { .. } => ErrorCode::RateLimited,
             Error::PushFailed(_) => ErrorCode::PushFailed,
-            Error::Unavailable => ErrorCode::Unavailable,
+            Error::Unavailable | Error::Busy => ErrorCode::Unavailable,
             Error::Internal(_) => ErrorCode::Internal,
         }
     }
@@ -70,6 +73,15 @@ impl From<sqlx::Error> for Error {
     fn from(e: sqlx::Error) -> Self {
         match e {
             sqlx::Error::RowNotFound => Error::NotFound,
+            // PostgreSQL deadlock / serialization failure; SQLite busy or locked.
+            sqlx::Error::Database(ref d)
+                if matches!(
+                    d.code().as_deref(),
+                    Some("40P01" | "40001" | "5" | "6" | "517")
+                ) =>
+            {
+                Error::Busy
+            }
             sqlx::Error::PoolTimedOut | sqlx::Error::Io(_) | sqlx::Error::PoolClosed => {
                 tracing::warn!(error = %e, "database unavailable");
                 Error::Unavailable

@@ -9,8 +9,13 @@ pub mod clock;
 pub mod credentials;
 pub mod db;
 pub mod error;
+pub mod incidents;
+pub mod intake;
+pub mod integrations;
+pub mod schedule;
 pub mod secrets;
 pub mod settings;
+pub mod sweeper;
 pub mod teams;
 mod throttle;
 

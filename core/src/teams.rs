@@ -126,20 +126,23 @@ impl Core {
     /// Every team with its size, for administrators.
     pub async fn admin_list_teams(&self, actor: &Actor) -> Result<Vec<TeamSummary>> {
         crate::authz::require_admin(actor)?;
-        let rows: Vec<(i64, String, String, i64, i64)> = sqlx::query_as(
+        let rows: Vec<(i64, String, String, i64, i64, i64)> = sqlx::query_as(
             "SELECT t.id, t.name, t.display_name, t.created_at, \
-             (SELECT COUNT(*) FROM team_members m WHERE m.team_id = t.id) \
+             (SELECT COUNT(*) FROM team_members m WHERE m.team_id = t.id), \
+             (SELECT COUNT(*) FROM incidents i WHERE i.team_id = t.id AND i.state <> 'resolved') \
              FROM teams t ORDER BY t.name",
         )
         .fetch_all(&self.db.pool)
         .await?;
         Ok(rows
             .into_iter()
-            .map(|(id, name, display_name, created, members)| TeamSummary {
-                team: team((id, name, display_name, created)),
-                member_count: members,
-                open_incidents: 0,
-            })
+            .map(
+                |(id, name, display_name, created, members, open)| TeamSummary {
+                    team: team((id, name, display_name, created)),
+                    member_count: members,
+                    open_incidents: open,
+                },
+            )
             .collect())
     }
 

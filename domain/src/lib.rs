@@ -5,6 +5,7 @@ pub mod account;
 pub mod alerting;
 pub mod duration;
 pub mod error;
+pub mod incident;
 pub mod settings;
 pub mod team;
 pub mod timestamp;

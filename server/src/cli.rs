@@ -157,6 +157,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let core = Core::start(db, Arc::new(SystemClock), config)
         .await
         .map_err(|e| format!("cannot start: {e:?}"))?;
+    crate::loops::spawn(core.clone());
     let listener = tokio::net::TcpListener::bind(args.addr)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", args.addr))?;

@@ -6,6 +6,7 @@ mod assets;
 pub mod cli;
 pub mod error;
 pub mod extract;
+pub mod loops;
 mod web;
 
 use axum::extract::{DefaultBodyLimit, FromRef};
@@ -49,10 +50,13 @@ pub fn app(core: Core) -> Router {
         core,
         leptos: leptos_options(),
     };
-    let (api, openapi) = api::router();
+    let (api, mut openapi) = api::router();
+    let (intake, intake_doc) = api::intake_router();
+    openapi.merge(intake_doc);
     let openapi = std::sync::Arc::new(openapi);
     Router::new()
         .merge(api)
+        .merge(intake)
         .route(
             "/api/openapi.json",
             get(move || {

@@ -2,7 +2,11 @@
 
 mod accounts;
 mod admin;
+mod incidents;
+pub(crate) mod intake;
+mod integrations;
 pub(crate) mod ops;
+mod schedule;
 mod teams;
 mod users;
 
@@ -38,6 +42,17 @@ impl utoipa::Modify for Security {
     }
 }
 
+/// Webhook intake, with its own body limit (Alertmanager groups can be large).
+pub fn intake_router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
+    OpenApiRouter::new()
+        .routes(routes!(intake::webhook))
+        .routes(routes!(intake::legacy_webhook))
+        .layer(axum::extract::DefaultBodyLimit::max(
+            intake::WEBHOOK_BODY_LIMIT,
+        ))
+        .split_for_parts()
+}
+
 /// Every REST route, with the OpenAPI document generated from the same handlers.
 pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
@@ -67,6 +82,27 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         ))
         .routes(routes!(teams::list_members, teams::add_member))
         .routes(routes!(teams::set_member_role, teams::remove_member))
+        .routes(routes!(integrations::list, integrations::create))
+        .routes(routes!(integrations::rename, integrations::revoke))
+        .routes(routes!(incidents::list))
+        .routes(routes!(incidents::get))
+        .routes(routes!(incidents::similar))
+        .routes(routes!(incidents::acknowledge))
+        .routes(routes!(incidents::resolve))
+        .routes(routes!(incidents::snooze))
+        .routes(routes!(incidents::unsnooze))
+        .routes(routes!(incidents::assign))
+        .routes(routes!(incidents::archive))
+        .routes(routes!(incidents::unarchive))
+        .routes(routes!(incidents::add_note))
+        .routes(routes!(incidents::pin_note))
+        .routes(routes!(incidents::stats))
+        .routes(routes!(incidents::list_alerts))
+        .routes(routes!(incidents::get_alert))
+        .routes(routes!(schedule::list, schedule::create))
+        .routes(routes!(schedule::delete))
+        .routes(routes!(schedule::current))
+        .routes(routes!(schedule::ics))
         .split_for_parts()
 }
 pub use ops::healthz;

@@ -304,3 +304,111 @@ async fn postgres_schema() -> Option<String> {
     let sep = if base.contains('?') { '&' } else { '?' };
     Some(format!("{base}{sep}options=-c%20search_path%3D{schema}"))
 }
+
+/// A minimal Alertmanager webhook payload (version 4) for tests.
+pub struct Payload {
+    pub group_key: String,
+    pub alerts: Vec<Value>,
+    pub truncated: u64,
+}
+
+impl Payload {
+    pub fn new(group_key: &str) -> Payload {
+        Payload {
+            group_key: group_key.into(),
+            alerts: vec![],
+            truncated: 0,
+        }
+    }
+
+    /// Adds an alert; `starts` and `ends` are offsets in seconds from T0 (`ends: None` = still firing).
+    pub fn alert(
+        mut self,
+        fingerprint: &str,
+        status: &str,
+        starts: i64,
+        ends: Option<i64>,
+        labels: Value,
+    ) -> Payload {
+        let time = |t: i64| klaxon_domain::Timestamp(T0 + t).to_rfc3339();
+        let mut labels = labels;
+        if labels.get("alertname").is_none() {
+            labels["alertname"] = json!("HighErrorRate");
+        }
+        self.alerts.push(json!({
+            "status": status,
+            "labels": labels,
+            "annotations": {"summary": "Error rate above 5%"},
+            "startsAt": time(starts),
+            "endsAt": ends.map(time).unwrap_or_else(|| "0001-01-01T00:00:00Z".into()),
+            "generatorURL": "http://prometheus/graph",
+            "fingerprint": fingerprint,
+        }));
+        self
+    }
+
+    pub fn json(&self) -> Value {
+        let firing = self.alerts.iter().any(|a| a["status"] == "firing");
+        json!({
+            "version": "4",
+            "groupKey": self.group_key,
+            "status": if firing { "firing" } else { "resolved" },
+            "receiver": "klaxon",
+            "groupLabels": {"alertname": "HighErrorRate", "service": "checkout"},
+            "commonLabels": {},
+            "commonAnnotations": {},
+            "externalURL": "http://alertmanager:9093",
+            "truncatedAlerts": self.truncated,
+            "alerts": self.alerts,
+        })
+    }
+}
+
+impl TestApp {
+    /// Creates an integration in the team and returns its raw key.
+    pub async fn integration(&self, owner: &Auth, team_id: i64) -> String {
+        let i = self
+            .post(
+                &format!("/api/teams/{team_id}/integrations"),
+                owner,
+                json!({"name": "prometheus"}),
+            )
+            .await
+            .expect(201);
+        i["key"].as_str().unwrap().to_string()
+    }
+
+    pub async fn webhook(&self, key: &str, payload: &Payload) -> Res {
+        self.post(
+            &format!("/api/alertmanager/webhook/{key}"),
+            &Auth::None,
+            payload.json(),
+        )
+        .await
+    }
+
+    /// Incidents of a team, newest first (archived ones included).
+    pub async fn incidents(&self, auth: &Auth, team_id: i64) -> Vec<Value> {
+        let v = self
+            .get(
+                &format!("/api/incidents?team_id={team_id}&archived=true"),
+                auth,
+            )
+            .await
+            .expect(200);
+        v.as_array().unwrap().clone()
+    }
+
+    pub async fn alert_by_fingerprint(&self, auth: &Auth, fingerprint: &str) -> Value {
+        let all = self
+            .get("/api/alerts?archived=true&limit=1000", auth)
+            .await
+            .expect(200);
+        all.as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["fingerprint"] == fingerprint)
+            .cloned()
+            .expect("alert stored")
+    }
+}

@@ -1,0 +1,296 @@
+//! What people do to incidents: acknowledge, snooze, assign, annotate, resolve, archive.
+//! Any member of the incident's team may do each of these.
+
+use super::lifecycle::timeline;
+use crate::db::Tx;
+use crate::{Actor, Core, Error, Result};
+use klaxon_domain::alerting::IncidentState;
+use klaxon_domain::incident::Incident;
+use klaxon_domain::Duration;
+
+/// Snoozes last between one minute and one week.
+pub const SNOOZE_MIN: Duration = Duration::minutes(1);
+pub const SNOOZE_MAX: Duration = Duration::days(7);
+pub const MAX_NOTE: usize = 10_000;
+
+fn note_text(text: &str) -> Result<String> {
+    let t = text.trim();
+    if t.is_empty() || t.chars().count() > MAX_NOTE {
+        return Err(Error::Invalid(format!(
+            "text must be 1 to {MAX_NOTE} characters"
+        )));
+    }
+    Ok(t.to_string())
+}
+
+fn resolved_conflict() -> Error {
+    Error::Conflict("the incident is already resolved".into())
+}
+
+impl Core {
+    /// Loads the incident (404 outside the caller's teams) and opens a transaction.
+    async fn act(&self, actor: &Actor, id: i64) -> Result<(Incident, Tx)> {
+        let incident = self.incident(actor, id).await?;
+        Ok((incident, self.db.begin().await?))
+    }
+
+    async fn finish(&self, tx: Tx, id: i64) -> Result<Incident> {
+        tx.commit().await?;
+        self.incident_row(id).await
+    }
+
+    /// Acknowledging an acknowledged incident changes nothing; a resolved one is a 409.
+    pub async fn acknowledge(&self, actor: &Actor, id: i64) -> Result<Incident> {
+        let (_, mut tx) = self.act(actor, id).await?;
+        self.acknowledge_in(&mut tx, id, actor.user_id).await?;
+        self.finish(tx, id).await
+    }
+
+    /// The acknowledge shared by the API and push tokens: triggered → acknowledged, once.
+    pub(crate) async fn acknowledge_in(&self, tx: &mut Tx, id: i64, user_id: i64) -> Result<()> {
+        let now = self.now();
+        let done = sqlx::query("UPDATE incidents SET state = 'acknowledged', acknowledged_by = $1, acknowledged_at = $2 WHERE id = $3 AND state = 'triggered'")
+            .bind(user_id)
+            .bind(now)
+            .bind(id)
+            .execute(&mut **tx)
+            .await?;
+        if done.rows_affected() == 1 {
+            timeline(tx, id, now, "acknowledged", Some(user_id), "acknowledged").await?;
+            return Ok(());
+        }
+        let (state,): (String,) = sqlx::query_as("SELECT state FROM incidents WHERE id = $1")
+            .bind(id)
+            .fetch_one(&mut **tx)
+            .await?;
+        if state == IncidentState::Resolved.as_str() {
+            return Err(resolved_conflict());
+        }
+        Ok(())
+    }
+
+    /// Manual resolve is terminal; an optional resolution becomes the resolution note.
+    pub async fn resolve(
+        &self,
+        actor: &Actor,
+        id: i64,
+        resolution: Option<&str>,
+    ) -> Result<Incident> {
+        let resolution = resolution
+            .filter(|r| !r.trim().is_empty())
+            .map(note_text)
+            .transpose()?;
+        let (_, mut tx) = self.act(actor, id).await?;
+        let now = self.now();
+        let done = sqlx::query("UPDATE incidents SET state = 'resolved', resolved_at = $1 WHERE id = $2 AND state <> 'resolved'")
+            .bind(now)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        if done.rows_affected() == 0 {
+            return Err(resolved_conflict());
+        }
+        timeline(
+            &mut tx,
+            id,
+            now,
+            "resolved",
+            Some(actor.user_id),
+            "resolved by hand",
+        )
+        .await?;
+        if let Some(text) = resolution {
+            self.insert_note(&mut tx, id, actor.user_id, &text, true)
+                .await?;
+        }
+        self.finish(tx, id).await
+    }
+
+    pub async fn snooze(&self, actor: &Actor, id: i64, duration: Duration) -> Result<Incident> {
+        if duration < SNOOZE_MIN || duration > SNOOZE_MAX {
+            return Err(Error::Invalid(format!(
+                "duration must be between {SNOOZE_MIN} and {SNOOZE_MAX}"
+            )));
+        }
+        let (incident, mut tx) = self.act(actor, id).await?;
+        if !incident.state.is_open() {
+            return Err(resolved_conflict());
+        }
+        let now = self.now();
+        sqlx::query("UPDATE incidents SET snoozed_until = $1 WHERE id = $2")
+            .bind(now + duration.as_secs())
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        timeline(
+            &mut tx,
+            id,
+            now,
+            "snoozed",
+            Some(actor.user_id),
+            &format!("snoozed for {duration}"),
+        )
+        .await?;
+        self.finish(tx, id).await
+    }
+
+    pub async fn unsnooze(&self, actor: &Actor, id: i64) -> Result<Incident> {
+        let (_, mut tx) = self.act(actor, id).await?;
+        let done = sqlx::query(
+            "UPDATE incidents SET snoozed_until = NULL WHERE id = $1 AND snoozed_until IS NOT NULL",
+        )
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+        if done.rows_affected() == 1 {
+            timeline(
+                &mut tx,
+                id,
+                self.now(),
+                "unsnoozed",
+                Some(actor.user_id),
+                "snooze ended",
+            )
+            .await?;
+        }
+        self.finish(tx, id).await
+    }
+
+    /// Assigns to a member of the incident's team.
+    pub async fn assign(&self, actor: &Actor, id: i64, user_id: i64) -> Result<Incident> {
+        let (incident, mut tx) = self.act(actor, id).await?;
+        let member: Option<(String,)> = sqlx::query_as(
+            "SELECT u.username FROM team_members m JOIN users u ON u.id = m.user_id WHERE m.team_id = $1 AND m.user_id = $2",
+        )
+        .bind(incident.team_id)
+        .bind(user_id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let (name,) = member
+            .ok_or_else(|| Error::Invalid("user_id: not a member of the incident's team".into()))?;
+        sqlx::query("UPDATE incidents SET assignee_id = $1 WHERE id = $2")
+            .bind(user_id)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        timeline(
+            &mut tx,
+            id,
+            self.now(),
+            "assigned",
+            Some(actor.user_id),
+            &format!("assigned to {name}"),
+        )
+        .await?;
+        self.finish(tx, id).await
+    }
+
+    pub async fn add_note(
+        &self,
+        actor: &Actor,
+        id: i64,
+        text: &str,
+        resolution: bool,
+    ) -> Result<Incident> {
+        let text = note_text(text)?;
+        let (_, mut tx) = self.act(actor, id).await?;
+        self.insert_note(&mut tx, id, actor.user_id, &text, resolution)
+            .await?;
+        self.finish(tx, id).await
+    }
+
+    async fn insert_note(
+        &self,
+        tx: &mut Tx,
+        id: i64,
+        author: i64,
+        text: &str,
+        resolution: bool,
+    ) -> Result<i64> {
+        if resolution {
+            sqlx::query("UPDATE incident_notes SET resolution = 0 WHERE incident_id = $1")
+                .bind(id)
+                .execute(&mut **tx)
+                .await?;
+        }
+        let now = self.now();
+        let (note,): (i64,) = sqlx::query_as(
+            "INSERT INTO incident_notes (incident_id, author_id, text, resolution, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id",
+        )
+        .bind(id)
+        .bind(author)
+        .bind(text)
+        .bind(resolution as i64)
+        .bind(now)
+        .fetch_one(&mut **tx)
+        .await?;
+        let what = if resolution {
+            "resolution note"
+        } else {
+            "note"
+        };
+        let preview: String = text.chars().take(200).collect();
+        timeline(
+            tx,
+            id,
+            now,
+            "note",
+            Some(author),
+            &format!("{what}: {preview}"),
+        )
+        .await?;
+        Ok(note)
+    }
+
+    /// Marks one of the incident's notes as the resolution note (the only one).
+    pub async fn pin_resolution_note(
+        &self,
+        actor: &Actor,
+        id: i64,
+        note_id: i64,
+    ) -> Result<Incident> {
+        let (_, mut tx) = self.act(actor, id).await?;
+        let exists: Option<(i64,)> =
+            sqlx::query_as("SELECT id FROM incident_notes WHERE id = $1 AND incident_id = $2")
+                .bind(note_id)
+                .bind(id)
+                .fetch_optional(&mut *tx)
+                .await?;
+        exists.ok_or_else(|| Error::Invalid("note_id: no such note on this incident".into()))?;
+        sqlx::query("UPDATE incident_notes SET resolution = CASE WHEN id = $1 THEN 1 ELSE 0 END WHERE incident_id = $2")
+            .bind(note_id)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        timeline(
+            &mut tx,
+            id,
+            self.now(),
+            "note",
+            Some(actor.user_id),
+            "pinned the resolution note",
+        )
+        .await?;
+        self.finish(tx, id).await
+    }
+
+    pub async fn set_archived(&self, actor: &Actor, id: i64, archived: bool) -> Result<Incident> {
+        let (_, mut tx) = self.act(actor, id).await?;
+        let now = self.now();
+        let sql = if archived {
+            "UPDATE incidents SET archived_at = $1 WHERE id = $2 AND archived_at IS NULL"
+        } else {
+            "UPDATE incidents SET archived_at = NULL WHERE id = $2 AND archived_at IS NOT NULL AND $1 = $1"
+        };
+        let done = sqlx::query(sql)
+            .bind(now)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        if done.rows_affected() == 1 {
+            let kind = if archived { "archived" } else { "unarchived" };
+            timeline(&mut tx, id, now, kind, Some(actor.user_id), kind).await?;
+        }
+        self.finish(tx, id).await
+    }
+}

@@ -1,0 +1,165 @@
+//! What happens to incidents inside another operation's transaction: opening or joining one
+//! for a firing alert, raising severity, the cascade resolve, and timeline entries.
+
+use crate::db::Tx;
+use crate::Result;
+use klaxon_domain::alerting::{signature, IncomingAlert, Severity};
+use klaxon_domain::incident::utc_date;
+use std::collections::BTreeMap;
+
+/// The sender's grouping of a payload: its group key and group labels.
+pub struct Group<'a> {
+    pub key: &'a str,
+    pub labels: &'a BTreeMap<String, String>,
+}
+
+pub async fn timeline(
+    tx: &mut Tx,
+    incident_id: i64,
+    at: i64,
+    kind: &str,
+    actor_id: Option<i64>,
+    text: &str,
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO timeline (incident_id, at, kind, actor_id, text) VALUES ($1, $2, $3, $4, $5)",
+    )
+    .bind(incident_id)
+    .bind(at)
+    .bind(kind)
+    .bind(actor_id)
+    .bind(text)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+fn title(alert: &IncomingAlert) -> String {
+    let name = alert
+        .labels
+        .get("alertname")
+        .map(String::as_str)
+        .unwrap_or("alert");
+    let summary = alert
+        .annotations
+        .get("summary")
+        .or_else(|| alert.annotations.get("description"));
+    let t = match summary {
+        Some(s) if !s.trim().is_empty() => format!("{name}: {}", s.trim()),
+        _ => name.to_string(),
+    };
+    t.chars().take(200).collect()
+}
+
+/// The open incident of this group, or a new one. A unique index allows one open incident per
+/// (team, group key), so concurrent deliveries of the same group converge on one incident.
+/// Returns (incident id, whether this call opened it).
+pub async fn open_or_join(
+    tx: &mut Tx,
+    team_id: i64,
+    group: &Group<'_>,
+    alert: &IncomingAlert,
+    now: i64,
+) -> Result<(i64, bool)> {
+    for _ in 0..3 {
+        let open: Option<(i64,)> = sqlx::query_as("SELECT id FROM incidents WHERE team_id = $1 AND group_key = $2 AND state <> 'resolved'")
+            .bind(team_id)
+            .bind(group.key)
+            .fetch_optional(&mut **tx)
+            .await?;
+        if let Some((id,)) = open {
+            raise_severity(
+                tx,
+                id,
+                Severity::from_label(alert.labels.get("severity").map(String::as_str)),
+            )
+            .await?;
+            return Ok((id, false));
+        }
+        let alertname = alert
+            .labels
+            .get("alertname")
+            .map(String::as_str)
+            .unwrap_or("alert");
+        let labels = if group.labels.is_empty() {
+            &alert.labels
+        } else {
+            group.labels
+        };
+        let holder: Option<(i64,)> =
+            sqlx::query_as("SELECT user_id FROM schedule WHERE team_id = $1 AND date = $2")
+                .bind(team_id)
+                .bind(utc_date(now))
+                .fetch_optional(&mut **tx)
+                .await?;
+        let created: Option<(i64,)> = sqlx::query_as(
+            "INSERT INTO incidents (team_id, title, state, severity, group_key, signature, assignee_id, created_at) \
+             VALUES ($1, $2, 'triggered', $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING id",
+        )
+        .bind(team_id)
+        .bind(title(alert))
+        .bind(Severity::from_label(alert.labels.get("severity").map(String::as_str)).as_str())
+        .bind(group.key)
+        .bind(signature(alertname, labels))
+        .bind(holder.map(|h| h.0))
+        .bind(now)
+        .fetch_optional(&mut **tx)
+        .await?;
+        if let Some((id,)) = created {
+            timeline(tx, id, now, "opened", None, &title(alert)).await?;
+            if let Some((user_id,)) = holder {
+                let (name,): (String,) = sqlx::query_as("SELECT username FROM users WHERE id = $1")
+                    .bind(user_id)
+                    .fetch_one(&mut **tx)
+                    .await?;
+                timeline(
+                    tx,
+                    id,
+                    now,
+                    "assigned",
+                    None,
+                    &format!("assigned to {name}, on call today"),
+                )
+                .await?;
+            }
+            return Ok((id, true));
+        }
+        // Another transaction opened it between our look and our insert: join that one.
+    }
+    Err(crate::Error::Busy)
+}
+
+/// Severity is the high-water mark of the incident's alerts: it only rises.
+pub async fn raise_severity(tx: &mut Tx, incident_id: i64, severity: Severity) -> Result<()> {
+    let lower: &[&str] = match severity {
+        Severity::Critical => &["info", "warning"],
+        Severity::Warning => &["info"],
+        Severity::Info => &[],
+    };
+    for l in lower {
+        sqlx::query("UPDATE incidents SET severity = $1 WHERE id = $2 AND severity = $3")
+            .bind(severity.as_str())
+            .bind(incident_id)
+            .bind(*l)
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(())
+}
+
+/// Resolves the incident when every alert under it has stopped firing. Returns true when it did.
+pub async fn cascade(tx: &mut Tx, incident_id: i64, now: i64, why: &str) -> Result<bool> {
+    let done = sqlx::query(
+        "UPDATE incidents SET state = 'resolved', resolved_at = $1 WHERE id = $2 AND state <> 'resolved' \
+         AND NOT EXISTS (SELECT 1 FROM alerts WHERE incident_id = $2 AND status = 'firing')",
+    )
+    .bind(now)
+    .bind(incident_id)
+    .execute(&mut **tx)
+    .await?;
+    if done.rows_affected() == 1 {
+        timeline(tx, incident_id, now, "resolved", None, why).await?;
+        return Ok(true);
+    }
+    Ok(false)
+}

@@ -1,0 +1,5 @@
+//! Incidents: the unit of human work.
+
+pub mod actions;
+pub mod lifecycle;
+pub mod reads;

@@ -1,0 +1,401 @@
+//! Reading incidents and alerts. Everything is filtered to the caller's teams.
+
+use crate::{Actor, Core, Error, Result};
+use klaxon_domain::alerting::{AlertStatus, IncidentState, Severity};
+use klaxon_domain::incident::{
+    Alert, Incident, IncidentDetail, IncidentStats, Note, SimilarIncident, TimelineEntry,
+};
+use klaxon_domain::Timestamp;
+use serde::Deserialize;
+
+pub const DEFAULT_LIMIT: i64 = 100;
+pub const MAX_LIMIT: i64 = 1000;
+
+pub(crate) const INCIDENT_COLUMNS: &str = "i.id, i.team_id, i.title, i.state, i.severity, i.group_key, i.signature, \
+     i.assignee_id, (SELECT username FROM users WHERE id = i.assignee_id) AS assignee, \
+     (SELECT username FROM users WHERE id = i.acknowledged_by) AS acknowledged_by, i.acknowledged_at, i.snoozed_until, i.resolved_at, \
+     i.archived_at, i.created_at";
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct IncidentRow {
+    id: i64,
+    team_id: i64,
+    title: String,
+    state: String,
+    severity: String,
+    group_key: String,
+    signature: String,
+    assignee_id: Option<i64>,
+    assignee: Option<String>,
+    acknowledged_by: Option<String>,
+    acknowledged_at: Option<i64>,
+    snoozed_until: Option<i64>,
+    resolved_at: Option<i64>,
+    archived_at: Option<i64>,
+    created_at: i64,
+}
+
+impl From<IncidentRow> for Incident {
+    fn from(r: IncidentRow) -> Incident {
+        Incident {
+            id: r.id,
+            team_id: r.team_id,
+            title: r.title,
+            state: IncidentState::parse(&r.state).unwrap_or(IncidentState::Triggered),
+            severity: Severity::parse(&r.severity).unwrap_or(Severity::Warning),
+            group_key: r.group_key,
+            signature: r.signature,
+            assignee_id: r.assignee_id,
+            assignee: r.assignee,
+            acknowledged_by: r.acknowledged_by,
+            acknowledged_at: r.acknowledged_at.map(Timestamp),
+            snoozed_until: r.snoozed_until.map(Timestamp),
+            resolved_at: r.resolved_at.map(Timestamp),
+            archived: r.archived_at.is_some(),
+            created_at: Timestamp(r.created_at),
+        }
+    }
+}
+
+const ALERT_COLUMNS: &str =
+    "id, team_id, fingerprint, status, labels, annotations, starts_at, ends_at, received_at, \
+     resolution_source, archived_at, incident_id, integration_id";
+
+type AlertRow = (
+    i64,
+    i64,
+    String,
+    String,
+    String,
+    String,
+    i64,
+    Option<i64>,
+    i64,
+    Option<String>,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+);
+
+fn alert(r: AlertRow) -> Alert {
+    Alert {
+        id: r.0,
+        team_id: r.1,
+        fingerprint: r.2,
+        status: AlertStatus::parse(&r.3).unwrap_or(AlertStatus::Resolved),
+        labels: serde_json::from_str(&r.4).unwrap_or_default(),
+        annotations: serde_json::from_str(&r.5).unwrap_or_default(),
+        starts_at: Timestamp(r.6),
+        ends_at: r.7.map(Timestamp),
+        received_at: Timestamp(r.8),
+        resolution_source: r.9,
+        archived_at: r.10.map(Timestamp),
+        incident_id: r.11,
+        integration_id: r.12,
+    }
+}
+
+/// `GET /api/incidents` filters.
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+pub struct IncidentFilter {
+    pub team_id: Option<i64>,
+    /// triggered, acknowledged, resolved, or `open` for both unresolved states.
+    pub state: Option<String>,
+    pub assignee_id: Option<i64>,
+    /// Archived incidents are hidden unless this is true.
+    #[serde(default)]
+    pub archived: bool,
+    pub limit: Option<i64>,
+    /// Only incidents with a smaller id (paging).
+    pub before: Option<i64>,
+}
+
+/// `GET /api/alerts` filters.
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+pub struct AlertFilter {
+    pub team: Option<i64>,
+    pub status: Option<String>,
+    /// Alert name (the `alertname` label).
+    pub name: Option<String>,
+    /// Started at or after (RFC 3339).
+    pub from: Option<String>,
+    /// Started before (RFC 3339).
+    pub to: Option<String>,
+    pub limit: Option<i64>,
+    pub before: Option<i64>,
+    #[serde(default)]
+    pub archived: bool,
+}
+
+fn limit(l: Option<i64>) -> Result<i64> {
+    match l {
+        None => Ok(DEFAULT_LIMIT),
+        Some(n) if (1..=MAX_LIMIT).contains(&n) => Ok(n),
+        Some(_) => Err(Error::Invalid(format!(
+            "limit must be between 1 and {MAX_LIMIT}"
+        ))),
+    }
+}
+
+fn time_param(name: &str, v: &Option<String>) -> Result<Option<i64>> {
+    v.as_deref()
+        .map(|s| {
+            Timestamp::parse(s)
+                .map(|t| t.0)
+                .ok_or_else(|| Error::Invalid(format!("{name} must be an RFC 3339 time")))
+        })
+        .transpose()
+}
+
+impl Core {
+    /// Team ids to read: the one asked for (which the caller must be able to see), or all of theirs.
+    pub(crate) async fn readable_teams(
+        &self,
+        actor: &Actor,
+        team: Option<i64>,
+    ) -> Result<Vec<i64>> {
+        if let Some(t) = team {
+            self.require_team_member(actor, t).await?;
+            return Ok(vec![t]);
+        }
+        Ok(self
+            .list_teams(actor, None)
+            .await?
+            .into_iter()
+            .map(|t| t.id)
+            .collect())
+    }
+
+    pub(crate) async fn incident_row(&self, id: i64) -> Result<Incident> {
+        let row: IncidentRow = sqlx::query_as(&format!(
+            "SELECT {INCIDENT_COLUMNS} FROM incidents i WHERE i.id = $1"
+        ))
+        .bind(id)
+        .fetch_optional(&self.db.pool)
+        .await?
+        .ok_or(Error::NotFound)?;
+        Ok(row.into())
+    }
+
+    /// The incident, after checking the caller may see its team (404 otherwise).
+    pub async fn incident(&self, actor: &Actor, id: i64) -> Result<Incident> {
+        let incident = self.incident_row(id).await?;
+        self.require_team_member(actor, incident.team_id).await?;
+        Ok(incident)
+    }
+
+    pub async fn incident_detail(&self, actor: &Actor, id: i64) -> Result<IncidentDetail> {
+        let incident = self.incident(actor, id).await?;
+        let alerts: Vec<AlertRow> = sqlx::query_as(&format!(
+            "SELECT {ALERT_COLUMNS} FROM alerts WHERE incident_id = $1 ORDER BY id"
+        ))
+        .bind(id)
+        .fetch_all(&self.db.pool)
+        .await?;
+        let timeline: Vec<(i64, i64, String, Option<String>, String)> = sqlx::query_as(
+            "SELECT t.id, t.at, t.kind, (SELECT username FROM users WHERE id = t.actor_id), t.text FROM timeline t \
+             WHERE t.incident_id = $1 ORDER BY t.id",
+        )
+        .bind(id)
+        .fetch_all(&self.db.pool)
+        .await?;
+        Ok(IncidentDetail {
+            incident,
+            alerts: alerts.into_iter().map(alert).collect(),
+            notes: self.notes(id).await?,
+            timeline: timeline
+                .into_iter()
+                .map(|(id, at, kind, actor, text)| TimelineEntry {
+                    id,
+                    at: Timestamp(at),
+                    kind,
+                    actor,
+                    text,
+                })
+                .collect(),
+        })
+    }
+
+    pub(crate) async fn notes(&self, incident_id: i64) -> Result<Vec<Note>> {
+        let rows: Vec<(i64, Option<String>, String, i64, i64)> = sqlx::query_as(
+            "SELECT n.id, (SELECT username FROM users WHERE id = n.author_id), n.text, n.resolution, n.created_at \
+             FROM incident_notes n WHERE n.incident_id = $1 ORDER BY n.id",
+        )
+        .bind(incident_id)
+        .fetch_all(&self.db.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, author, text, resolution, at)| Note {
+                id,
+                author,
+                text,
+                resolution: resolution != 0,
+                created_at: Timestamp(at),
+            })
+            .collect())
+    }
+
+    pub async fn list_incidents(&self, actor: &Actor, f: &IncidentFilter) -> Result<Vec<Incident>> {
+        let teams = self.readable_teams(actor, f.team_id).await?;
+        let limit = limit(f.limit)?;
+        let state = match f.state.as_deref() {
+            None | Some("") => None,
+            Some("open") => Some("open"),
+            Some(s) => Some(
+                IncidentState::parse(s)
+                    .ok_or_else(|| {
+                        Error::Invalid(
+                            "state must be triggered, acknowledged, resolved or open".into(),
+                        )
+                    })?
+                    .as_str(),
+            ),
+        };
+        if teams.is_empty() {
+            return Ok(vec![]);
+        }
+        // Team ids are integers from the database, so inlining them is safe.
+        let team_list = teams
+            .iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
+        let sql = format!(
+            "SELECT {INCIDENT_COLUMNS} FROM incidents i WHERE i.team_id IN ({team_list}) \
+             AND ($1 IS NULL OR i.state = $1 OR ($1 = 'open' AND i.state <> 'resolved')) \
+             AND ($2 IS NULL OR i.assignee_id = $2) AND ($3 = 1 OR i.archived_at IS NULL) \
+             AND ($4 IS NULL OR i.id < $4) ORDER BY i.id DESC LIMIT $5"
+        );
+        let rows: Vec<IncidentRow> = sqlx::query_as(&sql)
+            .bind(state)
+            .bind(f.assignee_id)
+            .bind(f.archived as i64)
+            .bind(f.before)
+            .bind(limit)
+            .fetch_all(&self.db.pool)
+            .await?;
+        Ok(rows.into_iter().map(Incident::from).collect())
+    }
+
+    pub async fn list_alerts(&self, actor: &Actor, f: &AlertFilter) -> Result<Vec<Alert>> {
+        let teams = self.readable_teams(actor, f.team).await?;
+        let limit = limit(f.limit)?;
+        let status = f
+            .status
+            .as_deref()
+            .filter(|s| !s.is_empty())
+            .map(|s| {
+                AlertStatus::parse(s)
+                    .map(|s| s.as_str())
+                    .ok_or_else(|| Error::Invalid("status must be firing or resolved".into()))
+            })
+            .transpose()?;
+        let (from, to) = (time_param("from", &f.from)?, time_param("to", &f.to)?);
+        if teams.is_empty() {
+            return Ok(vec![]);
+        }
+        let team_list = teams
+            .iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
+        let sql = format!(
+            "SELECT {ALERT_COLUMNS} FROM alerts WHERE team_id IN ({team_list}) AND ($1 IS NULL OR status = $1) \
+             AND ($2 IS NULL OR alertname = $2) AND ($3 IS NULL OR starts_at >= $3) AND ($4 IS NULL OR starts_at < $4) \
+             AND ($5 = 1 OR archived_at IS NULL) AND ($6 IS NULL OR id < $6) ORDER BY id DESC LIMIT $7"
+        );
+        let rows: Vec<AlertRow> = sqlx::query_as(&sql)
+            .bind(status)
+            .bind(f.name.as_deref())
+            .bind(from)
+            .bind(to)
+            .bind(f.archived as i64)
+            .bind(f.before)
+            .bind(limit)
+            .fetch_all(&self.db.pool)
+            .await?;
+        Ok(rows.into_iter().map(alert).collect())
+    }
+
+    pub async fn get_alert(&self, actor: &Actor, id: i64) -> Result<Alert> {
+        let row: AlertRow =
+            sqlx::query_as(&format!("SELECT {ALERT_COLUMNS} FROM alerts WHERE id = $1"))
+                .bind(id)
+                .fetch_optional(&self.db.pool)
+                .await?
+                .ok_or(Error::NotFound)?;
+        self.require_team_member(actor, row.1).await?;
+        Ok(alert(row))
+    }
+
+    /// Resolved incidents of the same team and signature that have notes; ones with a
+    /// resolution note first, then the newest.
+    pub async fn similar_incidents(&self, actor: &Actor, id: i64) -> Result<Vec<SimilarIncident>> {
+        let incident = self.incident(actor, id).await?;
+        let rows: Vec<IncidentRow> = sqlx::query_as(&format!(
+            "SELECT {INCIDENT_COLUMNS} FROM incidents i WHERE i.team_id = $1 AND i.signature = $2 AND i.id <> $3 \
+             AND i.state = 'resolved' AND EXISTS (SELECT 1 FROM incident_notes n WHERE n.incident_id = i.id) \
+             ORDER BY (SELECT MAX(n.resolution) FROM incident_notes n WHERE n.incident_id = i.id) DESC, i.id DESC LIMIT 20"
+        ))
+        .bind(incident.team_id)
+        .bind(&incident.signature)
+        .bind(id)
+        .fetch_all(&self.db.pool)
+        .await?;
+        let mut out = Vec::with_capacity(rows.len());
+        for r in rows {
+            let incident = Incident::from(r);
+            let notes = self.notes(incident.id).await?;
+            out.push(SimilarIncident { incident, notes });
+        }
+        Ok(out)
+    }
+
+    /// Mean time to acknowledge and to resolve over incidents opened in [from, to).
+    pub async fn incident_stats(
+        &self,
+        actor: &Actor,
+        team: Option<i64>,
+        from: Option<String>,
+        to: Option<String>,
+    ) -> Result<IncidentStats> {
+        let teams = self.readable_teams(actor, team).await?;
+        let (from, to) = (time_param("from", &from)?, time_param("to", &to)?);
+        if teams.is_empty() {
+            return Ok(IncidentStats {
+                mtta_seconds: None,
+                mttr_seconds: None,
+                opened: 0,
+                acknowledged: 0,
+                resolved: 0,
+            });
+        }
+        let team_list = teams
+            .iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
+        // SUM over BIGINT is NUMERIC on PostgreSQL; cast back so one decoder serves both.
+        let sql = format!(
+            "SELECT COUNT(*), \
+             COUNT(acknowledged_at), CAST(SUM(acknowledged_at - created_at) AS BIGINT), \
+             COUNT(resolved_at), CAST(SUM(resolved_at - created_at) AS BIGINT) \
+             FROM incidents WHERE team_id IN ({team_list}) AND ($1 IS NULL OR created_at >= $1) AND ($2 IS NULL OR created_at < $2)"
+        );
+        let (opened, acked, ack_sum, resolved, res_sum): (i64, i64, Option<i64>, i64, Option<i64>) =
+            sqlx::query_as(&sql)
+                .bind(from)
+                .bind(to)
+                .fetch_one(&self.db.pool)
+                .await?;
+        let mean = |sum: Option<i64>, n: i64| sum.filter(|_| n > 0).map(|s| s / n);
+        Ok(IncidentStats {
+            mtta_seconds: mean(ack_sum, acked),
+            mttr_seconds: mean(res_sum, resolved),
+            opened,
+            acknowledged: acked,
+            resolved,
+        })
+    }
+}

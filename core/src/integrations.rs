@@ -1,0 +1,140 @@
+//! Integrations: the keys alert senders post with. A key both authorises posting and routes
+//! the alerts to its team; it is shown once and stored hashed.
+
+use crate::secrets::{hash_token, looks_like_token, new_token};
+use crate::{Actor, Core, Error, Result};
+use klaxon_domain::incident::{Integration, IntegrationStatus, NewIntegration};
+use klaxon_domain::{validate, Timestamp};
+
+pub const KINDS: &[&str] = &["alertmanager"];
+
+type Row = (i64, i64, String, String, i64, Option<i64>, Option<i64>, i64);
+
+const SELECT: &str =
+    "SELECT i.id, i.team_id, i.name, i.kind, i.created_at, i.last_webhook_at, i.last_alert_at, \
+     (SELECT COUNT(*) FROM alerts a WHERE a.integration_id = i.id AND a.received_at > $2) \
+     FROM integrations i";
+
+impl Core {
+    fn integration(&self, r: Row) -> Integration {
+        Integration {
+            id: r.0,
+            team_id: r.1,
+            name: r.2,
+            kind: r.3,
+            status: IntegrationStatus::derive(r.5, self.now()),
+            created_at: Timestamp(r.4),
+            last_webhook_at: r.5.map(Timestamp),
+            last_alert_at: r.6.map(Timestamp),
+            alerts_24h: r.7,
+        }
+    }
+
+    pub fn webhook_url(&self, key: &str) -> String {
+        format!("{}/api/alertmanager/webhook/{key}", self.config.public_url)
+    }
+
+    pub async fn create_integration(
+        &self,
+        actor: &Actor,
+        team_id: i64,
+        name: &str,
+        kind: &str,
+    ) -> Result<NewIntegration> {
+        self.require_team_owner(actor, team_id).await?;
+        let name = validate::label("name", name).map_err(Error::Invalid)?;
+        if !KINDS.contains(&kind) {
+            return Err(Error::Invalid(format!(
+                "kind must be one of: {}",
+                KINDS.join(", ")
+            )));
+        }
+        let key = new_token();
+        let (id,): (i64,) = sqlx::query_as(
+            "INSERT INTO integrations (team_id, name, kind, key_hash, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id",
+        )
+        .bind(team_id)
+        .bind(&name)
+        .bind(kind)
+        .bind(hash_token(&key))
+        .bind(self.now())
+        .fetch_one(&self.db.pool)
+        .await?;
+        let integration = self.get_integration(team_id, id).await?;
+        Ok(NewIntegration {
+            integration,
+            webhook_url: self.webhook_url(&key),
+            key,
+        })
+    }
+
+    async fn get_integration(&self, team_id: i64, id: i64) -> Result<Integration> {
+        let row: Row = sqlx::query_as(&format!("{SELECT} WHERE i.team_id = $1 AND i.id = $3"))
+            .bind(team_id)
+            .bind(self.now() - 86_400)
+            .bind(id)
+            .fetch_optional(&self.db.pool)
+            .await?
+            .ok_or(Error::NotFound)?;
+        Ok(self.integration(row))
+    }
+
+    pub async fn list_integrations(&self, actor: &Actor, team_id: i64) -> Result<Vec<Integration>> {
+        self.require_team_member(actor, team_id).await?;
+        let rows: Vec<Row> =
+            sqlx::query_as(&format!("{SELECT} WHERE i.team_id = $1 ORDER BY i.id DESC"))
+                .bind(team_id)
+                .bind(self.now() - 86_400)
+                .fetch_all(&self.db.pool)
+                .await?;
+        Ok(rows.into_iter().map(|r| self.integration(r)).collect())
+    }
+
+    /// Renames; the key is never touched.
+    pub async fn rename_integration(
+        &self,
+        actor: &Actor,
+        team_id: i64,
+        id: i64,
+        name: &str,
+    ) -> Result<Integration> {
+        self.require_team_owner(actor, team_id).await?;
+        let name = validate::label("name", name).map_err(Error::Invalid)?;
+        let done = sqlx::query("UPDATE integrations SET name = $1 WHERE id = $2 AND team_id = $3")
+            .bind(name)
+            .bind(id)
+            .bind(team_id)
+            .execute(&self.db.pool)
+            .await?;
+        if done.rows_affected() == 0 {
+            return Err(Error::NotFound);
+        }
+        self.get_integration(team_id, id).await
+    }
+
+    /// Revokes the key. Its alerts stay, unattributed (the foreign key sets them to null).
+    pub async fn revoke_integration(&self, actor: &Actor, team_id: i64, id: i64) -> Result<()> {
+        self.require_team_owner(actor, team_id).await?;
+        let done = sqlx::query("DELETE FROM integrations WHERE id = $1 AND team_id = $2")
+            .bind(id)
+            .bind(team_id)
+            .execute(&self.db.pool)
+            .await?;
+        if done.rows_affected() == 0 {
+            return Err(Error::NotFound);
+        }
+        Ok(())
+    }
+
+    /// (integration id, team id) of a raw key; 401 for an unknown or revoked key.
+    pub(crate) async fn integration_by_key(&self, key: &str) -> Result<(i64, i64)> {
+        if !looks_like_token(key) {
+            return Err(Error::Unauthorized);
+        }
+        sqlx::query_as("SELECT id, team_id FROM integrations WHERE key_hash = $1")
+            .bind(hash_token(key))
+            .fetch_optional(&self.db.pool)
+            .await?
+            .ok_or(Error::Unauthorized)
+    }
+}

@@ -1,0 +1,214 @@
+//! The on-call schedule: one member of a team per UTC date.
+
+use crate::{Actor, Core, Error, Result};
+use klaxon_domain::incident::{parse_date, utc_date, ScheduleEntry};
+use serde::Serialize;
+
+/// At most a year of dates in one request.
+pub const MAX_DATES: usize = 366;
+
+/// `GET /api/schedule/current`: who holds each of the caller's teams today.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct CurrentHolder {
+    pub team_id: i64,
+    pub team_name: String,
+    pub date: String,
+    pub user_id: i64,
+    pub username: String,
+}
+
+fn date_param(name: &str, v: Option<&str>) -> Result<Option<String>> {
+    v.filter(|s| !s.is_empty())
+        .map(|s| {
+            parse_date(s)
+                .map(|_| s.to_string())
+                .ok_or_else(|| Error::Invalid(format!("{name} must be a date YYYY-MM-DD")))
+        })
+        .transpose()
+}
+
+impl Core {
+    /// Gives `user_id` the shifts on `dates`, all or nothing: any date already taken is a 409
+    /// and nothing is stored. The user must be a member of the team; so must the caller.
+    pub async fn create_shifts(
+        &self,
+        actor: &Actor,
+        team_id: i64,
+        user_id: i64,
+        dates: &[String],
+    ) -> Result<Vec<ScheduleEntry>> {
+        self.require_team_member(actor, team_id).await?;
+        if dates.is_empty() || dates.len() > MAX_DATES {
+            return Err(Error::Invalid(format!(
+                "dates must hold 1 to {MAX_DATES} dates"
+            )));
+        }
+        let mut sorted = Vec::with_capacity(dates.len());
+        for d in dates {
+            parse_date(d).ok_or_else(|| {
+                Error::Invalid(format!("dates: \"{d}\" is not a date YYYY-MM-DD"))
+            })?;
+            sorted.push(d.clone());
+        }
+        sorted.sort();
+        sorted.dedup();
+        if sorted.len() != dates.len() {
+            return Err(Error::Invalid("dates: a date appears twice".into()));
+        }
+        let member: Option<(String,)> = sqlx::query_as(
+            "SELECT u.username FROM team_members m JOIN users u ON u.id = m.user_id WHERE m.team_id = $1 AND m.user_id = $2",
+        )
+        .bind(team_id)
+        .bind(user_id)
+        .fetch_optional(&self.db.pool)
+        .await?;
+        let (username,) = member.ok_or_else(|| {
+            Error::Invalid("user_id: a shift can only be given to a member of the team".into())
+        })?;
+        let mut tx = self.db.begin().await?;
+        for d in &sorted {
+            sqlx::query("INSERT INTO schedule (team_id, date, user_id) VALUES ($1, $2, $3)")
+                .bind(team_id)
+                .bind(d)
+                .bind(user_id)
+                .execute(&mut *tx)
+                .await
+                .map_err(Error::unique(format!(
+                    "{d} already has someone on call; nothing was stored"
+                )))?;
+        }
+        tx.commit().await?;
+        Ok(sorted
+            .into_iter()
+            .map(|date| ScheduleEntry {
+                team_id,
+                date,
+                user_id,
+                username: username.clone(),
+            })
+            .collect())
+    }
+
+    /// Shifts between `from` and `to`, both inclusive.
+    pub async fn list_shifts(
+        &self,
+        actor: &Actor,
+        team_id: i64,
+        from: Option<&str>,
+        to: Option<&str>,
+    ) -> Result<Vec<ScheduleEntry>> {
+        self.require_team_member(actor, team_id).await?;
+        let (from, to) = (date_param("from", from)?, date_param("to", to)?);
+        let rows: Vec<(String, i64, String)> = sqlx::query_as(
+            "SELECT s.date, s.user_id, u.username FROM schedule s JOIN users u ON u.id = s.user_id \
+             WHERE s.team_id = $1 AND ($2 IS NULL OR s.date >= $2) AND ($3 IS NULL OR s.date <= $3) ORDER BY s.date",
+        )
+        .bind(team_id)
+        .bind(from)
+        .bind(to)
+        .fetch_all(&self.db.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(date, user_id, username)| ScheduleEntry {
+                team_id,
+                date,
+                user_id,
+                username,
+            })
+            .collect())
+    }
+
+    pub async fn delete_shift(&self, actor: &Actor, team_id: i64, date: &str) -> Result<()> {
+        self.require_team_member(actor, team_id).await?;
+        parse_date(date).ok_or_else(|| Error::Invalid("date must be YYYY-MM-DD".into()))?;
+        let done = sqlx::query("DELETE FROM schedule WHERE team_id = $1 AND date = $2")
+            .bind(team_id)
+            .bind(date)
+            .execute(&self.db.pool)
+            .await?;
+        if done.rows_affected() == 0 {
+            return Err(Error::NotFound);
+        }
+        Ok(())
+    }
+
+    /// Today's holder (UTC date) of each of the caller's teams that has one.
+    pub async fn current_holders(&self, actor: &Actor) -> Result<Vec<CurrentHolder>> {
+        let today = utc_date(self.now());
+        let mut out = Vec::new();
+        for team in self.list_teams(actor, None).await? {
+            let row: Option<(i64, String)> = sqlx::query_as(
+                "SELECT s.user_id, u.username FROM schedule s JOIN users u ON u.id = s.user_id WHERE s.team_id = $1 AND s.date = $2",
+            )
+            .bind(team.id)
+            .bind(&today)
+            .fetch_optional(&self.db.pool)
+            .await?;
+            if let Some((user_id, username)) = row {
+                out.push(CurrentHolder {
+                    team_id: team.id,
+                    team_name: team.name,
+                    date: today.clone(),
+                    user_id,
+                    username,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// The team's schedule as an iCalendar feed of all-day events.
+    pub async fn schedule_ics(&self, actor: &Actor, team_id: i64) -> Result<String> {
+        let team = self.get_team(actor, team_id).await?;
+        let shifts = self.list_shifts(actor, team_id, None, None).await?;
+        let stamp = klaxon_domain::Timestamp(self.now())
+            .to_rfc3339()
+            .replace(['-', ':'], "");
+        let host = self
+            .config
+            .public_url
+            .trim_start_matches("https://")
+            .trim_start_matches("http://")
+            .to_string();
+        let mut out = String::from("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Klaxon//On-call schedule//EN\r\nCALSCALE:GREGORIAN\r\n");
+        out.push_str(&format!(
+            "X-WR-CALNAME:{} on call\r\n",
+            ics_text(&team.display_name)
+        ));
+        for s in shifts {
+            let start = s.date.replace('-', "");
+            let end = parse_date(&s.date)
+                .and_then(|d| d.next_day())
+                .map(|d| format!("{:04}{:02}{:02}", d.year(), d.month() as u8, d.day()))
+                .unwrap_or_else(|| start.clone());
+            out.push_str("BEGIN:VEVENT\r\n");
+            out.push_str(&format!(
+                "UID:{}-{}@{}\r\n",
+                team.id,
+                start,
+                ics_text(&host)
+            ));
+            out.push_str(&format!("DTSTAMP:{stamp}\r\n"));
+            out.push_str(&format!(
+                "DTSTART;VALUE=DATE:{start}\r\nDTEND;VALUE=DATE:{end}\r\n"
+            ));
+            out.push_str(&format!(
+                "SUMMARY:On call: {} ({})\r\n",
+                ics_text(&s.username),
+                ics_text(&team.display_name)
+            ));
+            out.push_str("END:VEVENT\r\n");
+        }
+        out.push_str("END:VCALENDAR\r\n");
+        Ok(out)
+    }
+}
+
+/// Escapes iCalendar TEXT values.
+fn ics_text(s: &str) -> String {
+    s.replace('\\', "\\\\")
+        .replace(';', "\\;")
+        .replace(',', "\\,")
+        .replace(['\r', '\n'], " ")
+}

@@ -1,0 +1,210 @@
+//! Wire shapes of integrations, alerts, incidents, notes, the timeline and the schedule.
+
+use crate::alerting::{AlertStatus, IncidentState, Severity};
+use crate::Timestamp;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum IntegrationStatus {
+    Active,
+    Quiet,
+    #[serde(rename = "Never used")]
+    NeverUsed,
+}
+
+impl IntegrationStatus {
+    /// `Active` when the key posted within the last day, `Quiet` when it posted before that.
+    pub fn derive(last_webhook_at: Option<i64>, now: i64) -> IntegrationStatus {
+        match last_webhook_at {
+            None => IntegrationStatus::NeverUsed,
+            Some(t) if now - t <= 86_400 => IntegrationStatus::Active,
+            Some(_) => IntegrationStatus::Quiet,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Integration {
+    pub id: i64,
+    pub team_id: i64,
+    pub name: String,
+    pub kind: String,
+    pub status: IntegrationStatus,
+    pub last_webhook_at: Option<Timestamp>,
+    pub last_alert_at: Option<Timestamp>,
+    pub alerts_24h: i64,
+    pub created_at: Timestamp,
+}
+
+/// A new integration: the key and the webhook URL are shown only here.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct NewIntegration {
+    #[serde(flatten)]
+    pub integration: Integration,
+    pub key: String,
+    pub webhook_url: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Alert {
+    pub id: i64,
+    pub team_id: i64,
+    pub fingerprint: String,
+    pub status: AlertStatus,
+    pub labels: BTreeMap<String, String>,
+    pub annotations: BTreeMap<String, String>,
+    pub starts_at: Timestamp,
+    pub ends_at: Option<Timestamp>,
+    pub received_at: Timestamp,
+    /// `alertmanager` when the sender resolved it, `expiry` when Klaxon did.
+    pub resolution_source: Option<String>,
+    pub archived_at: Option<Timestamp>,
+    pub incident_id: Option<i64>,
+    pub integration_id: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Incident {
+    pub id: i64,
+    pub team_id: i64,
+    pub title: String,
+    pub state: IncidentState,
+    pub severity: Severity,
+    pub group_key: String,
+    pub signature: String,
+    pub assignee_id: Option<i64>,
+    pub assignee: Option<String>,
+    pub acknowledged_by: Option<String>,
+    pub acknowledged_at: Option<Timestamp>,
+    pub snoozed_until: Option<Timestamp>,
+    pub resolved_at: Option<Timestamp>,
+    pub archived: bool,
+    pub created_at: Timestamp,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Note {
+    pub id: i64,
+    pub author: Option<String>,
+    pub text: String,
+    /// True for the note that says what fixed it.
+    pub resolution: bool,
+    pub created_at: Timestamp,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct TimelineEntry {
+    pub id: i64,
+    pub at: Timestamp,
+    /// One of the timeline kinds: opened, alert_firing, alert_resolved, assigned, acknowledged, …
+    pub kind: String,
+    pub actor: Option<String>,
+    pub text: String,
+}
+
+/// `GET /api/incidents/{id}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct IncidentDetail {
+    #[serde(flatten)]
+    pub incident: Incident,
+    pub alerts: Vec<Alert>,
+    pub notes: Vec<Note>,
+    pub timeline: Vec<TimelineEntry>,
+}
+
+/// A resolved incident like this one, with what fixed it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SimilarIncident {
+    #[serde(flatten)]
+    pub incident: Incident,
+    pub notes: Vec<Note>,
+}
+
+/// `GET /api/stats/incidents`: null, not zero, until there is data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct IncidentStats {
+    pub mtta_seconds: Option<i64>,
+    pub mttr_seconds: Option<i64>,
+    pub opened: i64,
+    pub acknowledged: i64,
+    pub resolved: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ScheduleEntry {
+    pub team_id: i64,
+    /// UTC calendar date, `YYYY-MM-DD`.
+    pub date: String,
+    pub user_id: i64,
+    pub username: String,
+}
+
+/// Parses a `YYYY-MM-DD` date (UTC); `None` for anything else, including impossible dates.
+pub fn parse_date(s: &str) -> Option<time::Date> {
+    let format = time::macros::format_description!("[year]-[month]-[day]");
+    if s.len() != 10 {
+        return None;
+    }
+    time::Date::parse(s, &format).ok()
+}
+
+/// The UTC calendar date of a Unix time, as `YYYY-MM-DD`.
+pub fn utc_date(unix: i64) -> String {
+    let d = time::OffsetDateTime::from_unix_timestamp(unix)
+        .map(|t| t.date())
+        .unwrap_or(time::Date::MIN);
+    format!("{:04}-{:02}-{:02}", d.year(), d.month() as u8, d.day())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integration_status_boundaries() {
+        assert_eq!(
+            IntegrationStatus::derive(None, 100),
+            IntegrationStatus::NeverUsed
+        );
+        assert_eq!(
+            IntegrationStatus::derive(Some(0), 86_400),
+            IntegrationStatus::Active
+        );
+        assert_eq!(
+            IntegrationStatus::derive(Some(0), 86_401),
+            IntegrationStatus::Quiet
+        );
+        assert_eq!(
+            serde_json::to_string(&IntegrationStatus::NeverUsed).unwrap(),
+            "\"Never used\""
+        );
+    }
+
+    #[test]
+    fn dates() {
+        assert!(parse_date("2026-11-22").is_some());
+        for bad in [
+            "2026-02-30",
+            "2026-1-2",
+            "22-11-2026",
+            "2026-11-22T00:00:00Z",
+            "",
+        ] {
+            assert!(parse_date(bad).is_none(), "{bad}");
+        }
+        assert_eq!(utc_date(1_795_305_600), "2026-11-22");
+        assert_eq!(utc_date(1_795_305_599), "2026-11-21");
+    }
+}

@@ -1,0 +1,73 @@
+//! Alertmanager webhook intake.
+
+use crate::error::{ApiError, ApiResult};
+use crate::extract::Path;
+use crate::AppState;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::State;
+use axum::http::{header, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use klaxon_core::intake::{IntakeOutcome, Route};
+use klaxon_core::Error;
+use klaxon_domain::alerting::WebhookPayload;
+use klaxon_domain::ErrorBody;
+
+/// Webhook bodies may be large (a group of many alerts); everything else keeps the small limit.
+pub const WEBHOOK_BODY_LIMIT: usize = 5 * 1024 * 1024;
+
+/// Parsed by hand from the bytes so a bad body gets the API's error shape whatever its
+/// content type: Alertmanager sends `application/json`, curl users often do not.
+fn parse(body: Result<Bytes, BytesRejection>) -> Result<WebhookPayload, ApiError> {
+    let body = body.map_err(|r| {
+        ApiError(if r.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+            Error::PayloadTooLarge
+        } else {
+            Error::Invalid(r.body_text())
+        })
+    })?;
+    serde_json::from_slice(&body).map_err(|e| {
+        ApiError(Error::Invalid(format!(
+            "not an Alertmanager webhook payload: {e}"
+        )))
+    })
+}
+
+/// Receives an Alertmanager webhook for the integration whose key ends the path. Idempotent.
+#[utoipa::path(post, path = "/api/alertmanager/webhook/{key}", tag = "intake",
+    request_body(content = Object, description = "Alertmanager webhook payload (version 4)"),
+    responses((status = 200, body = IntakeOutcome), (status = 401, body = ErrorBody, description = "unknown or revoked key"),
+              (status = 400, body = ErrorBody), (status = 413, body = ErrorBody)))]
+pub async fn webhook(
+    State(s): State<AppState>,
+    Path(key): Path<String>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult<Json<IntakeOutcome>> {
+    Ok(Json(s.core.intake(Route::Key(&key), parse(body)?).await?))
+}
+
+/// Deprecated key-less intake, kept for one release: routes to the oldest team.
+#[utoipa::path(post, path = "/api/alertmanager/webhook", tag = "intake",
+    request_body(content = Object, description = "Alertmanager webhook payload (version 4)"),
+    responses((status = 200, body = IntakeOutcome, description = "with a `Deprecation: true` header")))]
+pub async fn legacy_webhook(
+    State(s): State<AppState>,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let result = match parse(body) {
+        Ok(p) => s.core.intake(Route::Legacy, p).await.map_err(ApiError),
+        Err(e) => Err(e),
+    };
+    let mut res = match result {
+        Ok(outcome) => Json(outcome).into_response(),
+        Err(e) => e.into_response(),
+    };
+    res.headers_mut()
+        .insert("deprecation", HeaderValue::from_static("true"));
+    res.headers_mut().insert(
+        header::WARNING,
+        HeaderValue::from_static("299 - \"use /api/alertmanager/webhook/{key}\""),
+    );
+    res
+}

@@ -1,0 +1,77 @@
+//! Integrations of a team.
+
+use crate::error::ApiResult;
+use crate::extract::{Body, Caller, Path};
+use crate::AppState;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::Json;
+use klaxon_domain::incident::{Integration, NewIntegration};
+use klaxon_domain::ErrorBody;
+use serde::Deserialize;
+
+#[derive(Deserialize, utoipa::ToSchema)]
+pub struct IntegrationRequest {
+    name: String,
+    /// `alertmanager` (the default).
+    kind: Option<String>,
+}
+
+/// Creates an integration (team owner). The key and webhook URL are in this answer only.
+#[utoipa::path(post, path = "/api/teams/{team_id}/integrations", tag = "integrations", request_body = IntegrationRequest,
+    responses((status = 201, body = NewIntegration), (status = 403, body = ErrorBody)))]
+pub async fn create(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path(team_id): Path<i64>,
+    Body(b): Body<IntegrationRequest>,
+) -> ApiResult<(StatusCode, Json<NewIntegration>)> {
+    let kind = b.kind.as_deref().unwrap_or("alertmanager");
+    Ok((
+        StatusCode::CREATED,
+        Json(
+            s.core
+                .create_integration(&a, team_id, &b.name, kind)
+                .await?,
+        ),
+    ))
+}
+
+#[utoipa::path(get, path = "/api/teams/{team_id}/integrations", tag = "integrations", responses((status = 200, body = Vec<Integration>)))]
+pub async fn list(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path(team_id): Path<i64>,
+) -> ApiResult<Json<Vec<Integration>>> {
+    Ok(Json(s.core.list_integrations(&a, team_id).await?))
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+pub struct Rename {
+    name: String,
+}
+
+/// Renames an integration (team owner); the key is unchanged.
+#[utoipa::path(patch, path = "/api/teams/{team_id}/integrations/{integration_id}", tag = "integrations", request_body = Rename,
+    responses((status = 200, body = Integration)))]
+pub async fn rename(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path((team_id, id)): Path<(i64, i64)>,
+    Body(b): Body<Rename>,
+) -> ApiResult<Json<Integration>> {
+    Ok(Json(
+        s.core.rename_integration(&a, team_id, id, &b.name).await?,
+    ))
+}
+
+/// Revokes an integration's key (team owner). Its alerts are kept, unattributed.
+#[utoipa::path(delete, path = "/api/teams/{team_id}/integrations/{integration_id}", tag = "integrations", responses((status = 204)))]
+pub async fn revoke(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path((team_id, id)): Path<(i64, i64)>,
+) -> ApiResult<StatusCode> {
+    s.core.revoke_integration(&a, team_id, id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
