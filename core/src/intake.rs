@@ -6,10 +6,10 @@ use crate::db::Tx;
 use crate::incidents::lifecycle::{self, Group};
 use crate::{Core, Error, Result};
 use klaxon_domain::alerting::{
-    ingest, AlertStatus, IncomingAlert, Ingest, StoredAlert, WebhookPayload,
+    ingest, AlertStatus, IncomingAlert, Ingest, Severity, StoredAlert, WebhookPayload,
 };
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// How a payload arrived.
 pub enum Route<'a> {
@@ -126,54 +126,162 @@ impl Core {
                 .execute(&mut *tx)
                 .await?;
         }
-        let mut touched = BTreeSet::new();
+        let mut stored = load_stored(&mut tx, team_id, alerts.keys()).await?;
+        let mut p = Applied {
+            team_id,
+            integration_id,
+            group: Some(group),
+            now,
+            ..Applied::default()
+        };
         let mut discarded = 0;
         for alert in alerts.values() {
-            let decision = apply_alert(
-                &mut tx,
-                team_id,
-                integration_id,
-                group,
-                alert,
-                now,
-                &mut touched,
-            )
-            .await?;
-            if decision == Ingest::Discard {
+            if apply_alert(&mut tx, &mut p, alert, stored.remove(&alert.fingerprint)).await?
+                == Ingest::Discard
+            {
                 discarded += 1;
             }
         }
-        for incident in touched {
-            lifecycle::cascade(&mut tx, incident, now, "every alert stopped firing").await?;
-        }
+        p.finish(&mut tx).await?;
         tx.commit().await?;
         Ok(discarded)
     }
 }
 
+/// What one payload's transaction has done so far, summarised on the timeline once at the end.
+#[derive(Default)]
+struct Applied<'a> {
+    team_id: i64,
+    integration_id: Option<i64>,
+    group: Option<&'a Group<'a>>,
+    now: i64,
+    /// The group's open incident, looked up or opened once per payload.
+    incident: Option<i64>,
+    fired: Vec<String>,
+    severity: Option<Severity>,
+    resolved: BTreeMap<i64, Vec<String>>,
+    /// Incidents that may have nothing firing any more.
+    touched: BTreeSet<i64>,
+}
+
+impl Applied<'_> {
+    async fn group_incident(&mut self, tx: &mut Tx, alert: &IncomingAlert) -> Result<i64> {
+        if let Some(id) = self.incident {
+            return Ok(id);
+        }
+        let group = self.group.expect("set at construction");
+        let (id, _opened) =
+            lifecycle::open_or_join(tx, self.team_id, group, alert, self.now).await?;
+        self.incident = Some(id);
+        Ok(id)
+    }
+
+    async fn finish(self, tx: &mut Tx) -> Result<()> {
+        if let (Some(incident), false) = (self.incident, self.fired.is_empty()) {
+            if let Some(severity) = self.severity {
+                lifecycle::raise_severity(tx, incident, severity).await?;
+            }
+            lifecycle::timeline(
+                tx,
+                incident,
+                self.now,
+                "alert_firing",
+                None,
+                &summary("firing", &self.fired),
+            )
+            .await?;
+        }
+        for (incident, names) in &self.resolved {
+            lifecycle::timeline(
+                tx,
+                *incident,
+                self.now,
+                "alert_resolved",
+                None,
+                &summary("resolved by Alertmanager", names),
+            )
+            .await?;
+        }
+        for incident in self.touched {
+            lifecycle::cascade(tx, incident, self.now, "every alert stopped firing").await?;
+        }
+        Ok(())
+    }
+}
+
+/// "HighErrorRate (f7ca8b2a) firing", or "3 alerts firing: a (1), b (2), c (3)".
+fn summary(what: &str, names: &[String]) -> String {
+    match names {
+        [one] => format!("{one} {what}"),
+        many => {
+            let shown: Vec<&str> = many.iter().take(5).map(String::as_str).collect();
+            let more = many.len().saturating_sub(5);
+            let tail = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            format!("{} alerts {what}: {}{tail}", many.len(), shown.join(", "))
+        }
+    }
+}
+
 type StoredRow = (i64, String, i64, Option<i64>);
+
+/// The stored state of a payload's alerts, read in a few queries instead of one per alert.
+async fn load_stored<'a>(
+    tx: &mut Tx,
+    team_id: i64,
+    fingerprints: impl Iterator<Item = &'a String>,
+) -> Result<HashMap<String, StoredRow>> {
+    let fingerprints: Vec<&String> = fingerprints.collect();
+    let mut out = HashMap::with_capacity(fingerprints.len());
+    for chunk in fingerprints.chunks(500) {
+        let marks: Vec<String> = (0..chunk.len()).map(|i| format!("${}", i + 2)).collect();
+        let sql = format!(
+            "SELECT fingerprint, id, status, starts_at, incident_id FROM alerts WHERE team_id = $1 AND fingerprint IN ({})",
+            marks.join(",")
+        );
+        let mut q =
+            sqlx::query_as::<_, (String, i64, String, i64, Option<i64>)>(&sql).bind(team_id);
+        for f in chunk {
+            q = q.bind(f.as_str());
+        }
+        for (f, id, status, starts, incident) in q.fetch_all(&mut **tx).await? {
+            out.insert(f, (id, status, starts, incident));
+        }
+    }
+    Ok(out)
+}
 
 /// Applies one alert under the seed's transition table. Every write is conditional on the row
 /// still being what was read, so a concurrent delivery makes us re-read, never double-apply.
 async fn apply_alert(
     tx: &mut Tx,
-    team_id: i64,
-    integration_id: Option<i64>,
-    group: &Group<'_>,
+    p: &mut Applied<'_>,
     a: &IncomingAlert,
-    now: i64,
-    touched: &mut BTreeSet<i64>,
+    mut stored: Option<StoredRow>,
 ) -> Result<Ingest> {
     let labels = serde_json::to_string(&a.labels).unwrap_or_default();
     let annotations = serde_json::to_string(&a.annotations).unwrap_or_default();
     let alertname = a.labels.get("alertname").cloned().unwrap_or_default();
-    for _ in 0..5 {
-        let stored: Option<StoredRow> =
-            sqlx::query_as("SELECT id, status, starts_at, incident_id FROM alerts WHERE team_id = $1 AND fingerprint = $2")
-                .bind(team_id)
+    let (status, ends_at, source) = match a.status {
+        AlertStatus::Firing => ("firing", a.ends_at, None),
+        AlertStatus::Resolved => (
+            "resolved",
+            Some(a.ends_at.unwrap_or(p.now)),
+            Some("alertmanager"),
+        ),
+    };
+    for attempt in 0..5 {
+        if attempt > 0 {
+            // Lost a race with a concurrent delivery: read the row as it is now.
+            stored = sqlx::query_as("SELECT id, status, starts_at, incident_id FROM alerts WHERE team_id = $1 AND fingerprint = $2")
+                .bind(p.team_id)
                 .bind(&a.fingerprint)
                 .fetch_optional(&mut **tx)
                 .await?;
+        }
         let previous = stored
             .as_ref()
             .map(|(_, status, starts_at, _)| StoredAlert {
@@ -181,105 +289,85 @@ async fn apply_alert(
                 starts_at: *starts_at,
             });
         let decision = ingest(previous, a.status, a.starts_at);
-        let (status, ends_at, source) = match a.status {
-            AlertStatus::Firing => ("firing", a.ends_at, None),
-            AlertStatus::Resolved => (
-                "resolved",
-                Some(a.ends_at.unwrap_or(now)),
-                Some("alertmanager"),
-            ),
+        if decision == Ingest::Discard {
+            return Ok(decision);
+        }
+        let previous_incident = stored.as_ref().and_then(|s| s.3);
+        // A new occurrence belongs to the group's incident; otherwise the alert keeps its own.
+        let incident = match decision {
+            Ingest::Fire => Some(p.group_incident(tx, a).await?),
+            _ => previous_incident,
         };
-        let alert_id = match (decision, &stored) {
-            (Ingest::Discard, _) => return Ok(decision),
-            (_, None) => {
+        let written = match &stored {
+            None => {
                 let inserted: Option<(i64,)> = sqlx::query_as(
                     "INSERT INTO alerts (team_id, fingerprint, status, labels, annotations, starts_at, ends_at, received_at, \
-                     resolution_source, integration_id, alertname) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) \
+                     resolution_source, integration_id, alertname, incident_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
                      ON CONFLICT DO NOTHING RETURNING id",
                 )
-                .bind(team_id)
+                .bind(p.team_id)
                 .bind(&a.fingerprint)
                 .bind(status)
                 .bind(&labels)
                 .bind(&annotations)
                 .bind(a.starts_at)
                 .bind(ends_at)
-                .bind(now)
+                .bind(p.now)
                 .bind(source)
-                .bind(integration_id)
+                .bind(p.integration_id)
                 .bind(&alertname)
+                .bind(incident)
                 .fetch_optional(&mut **tx)
                 .await?;
-                match inserted {
-                    Some((id,)) => id,
-                    None => continue, // a concurrent delivery inserted it first: decide again
-                }
+                inserted.is_some()
             }
-            (_, Some((id, old_status, old_starts, _))) => {
-                // Firing again clears the archive mark; a refresh of a firing alert keeps its
-                // resolution fields empty; the last sender wins on integration_id.
+            Some((id, old_status, old_starts, _)) => {
+                // Firing again clears the archive mark; the last sender wins on integration_id.
                 let done = sqlx::query(
                     "UPDATE alerts SET status = $1, labels = $2, annotations = $3, starts_at = $4, ends_at = $5, \
                      received_at = $6, resolution_source = $7, integration_id = COALESCE($8, integration_id), alertname = $9, \
-                     archived_at = CASE WHEN $1 = 'firing' THEN NULL ELSE archived_at END \
-                     WHERE id = $10 AND status = $11 AND starts_at = $12",
+                     incident_id = $10, archived_at = CASE WHEN $1 = 'firing' THEN NULL ELSE archived_at END \
+                     WHERE id = $11 AND status = $12 AND starts_at = $13",
                 )
                 .bind(status)
                 .bind(&labels)
                 .bind(&annotations)
                 .bind(a.starts_at)
                 .bind(ends_at)
-                .bind(now)
+                .bind(p.now)
                 .bind(source)
-                .bind(integration_id)
+                .bind(p.integration_id)
                 .bind(&alertname)
+                .bind(incident)
                 .bind(id)
                 .bind(old_status)
                 .bind(old_starts)
                 .execute(&mut **tx)
                 .await?;
-                if done.rows_affected() == 0 {
-                    continue;
-                }
-                *id
+                done.rows_affected() == 1
             }
         };
-        let previous_incident = stored.as_ref().and_then(|s| s.3);
+        if !written {
+            continue;
+        }
+        let name = format!(
+            "{alertname} ({})",
+            a.fingerprint.chars().take(8).collect::<String>()
+        );
         match decision {
             Ingest::Fire => {
-                let (incident, _opened) =
-                    lifecycle::open_or_join(tx, team_id, group, a, now).await?;
-                sqlx::query("UPDATE alerts SET incident_id = $1 WHERE id = $2")
-                    .bind(incident)
-                    .bind(alert_id)
-                    .execute(&mut **tx)
-                    .await?;
-                lifecycle::timeline(
-                    tx,
-                    incident,
-                    now,
-                    "alert_firing",
-                    None,
-                    &format!("{alertname} firing ({})", a.fingerprint),
-                )
-                .await?;
+                p.fired.push(name);
+                let severity = Severity::from_label(a.labels.get("severity").map(String::as_str));
+                p.severity = p.severity.max(Some(severity));
                 // An alert that moved on from an older incident may leave it with nothing firing.
-                if let Some(old) = previous_incident.filter(|old| *old != incident) {
-                    touched.insert(old);
+                if let Some(old) = previous_incident.filter(|old| Some(*old) != incident) {
+                    p.touched.insert(old);
                 }
             }
             Ingest::Resolve => {
                 if let Some(incident) = previous_incident {
-                    lifecycle::timeline(
-                        tx,
-                        incident,
-                        now,
-                        "alert_resolved",
-                        None,
-                        &format!("{alertname} resolved by Alertmanager"),
-                    )
-                    .await?;
-                    touched.insert(incident);
+                    p.resolved.entry(incident).or_default().push(name);
+                    p.touched.insert(incident);
                 }
             }
             Ingest::Refresh | Ingest::StoreResolved | Ingest::Discard => {}

@@ -1,0 +1,159 @@
+//! The on-call schedule: all-or-nothing creation, members only, current holders, iCalendar.
+
+mod common;
+use common::*;
+use serde_json::json;
+
+both!(shifts_are_all_or_nothing_and_for_members_only, |app| {
+    let admin = app.bootstrap().await;
+    let (bob_id, bob) = app.user(&admin, "bob").await;
+    let (carol_id, carol) = app.user(&admin, "carol").await;
+    let (dave_id, _) = app.user(&admin, "dave").await;
+    let team = app.team(&bob, "web").await;
+    app.post(
+        &format!("/api/teams/{team}/members"),
+        &bob,
+        json!({"user_id": carol_id}),
+    )
+    .await
+    .expect(201);
+    let path = format!("/api/teams/{team}/schedule");
+    let made = app
+        .post(
+            &path,
+            &bob,
+            json!({"user_id": bob_id, "dates": ["2026-11-23", "2026-11-22"]}),
+        )
+        .await
+        .expect(201);
+    assert_eq!(made[0]["date"], "2026-11-22");
+    // One date taken: the whole request is refused and nothing is stored.
+    app.post(
+        &path,
+        &carol,
+        json!({"user_id": carol_id, "dates": ["2026-11-24", "2026-11-23"]}),
+    )
+    .await
+    .expect_error(409, "conflict");
+    assert_eq!(
+        app.get(&path, &bob)
+            .await
+            .expect(200)
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    app.post(
+        &path,
+        &bob,
+        json!({"user_id": dave_id, "dates": ["2026-11-25"]}),
+    )
+    .await
+    .expect_error(400, "invalid");
+    for bad in [
+        json!({"user_id": bob_id, "dates": []}),
+        json!({"user_id": bob_id, "dates": ["2026-02-30"]}),
+        json!({"user_id": bob_id, "dates": ["tomorrow"]}),
+        json!({"user_id": bob_id, "dates": ["2026-12-01", "2026-12-01"]}),
+    ] {
+        app.post(&path, &bob, bad)
+            .await
+            .expect_error(400, "invalid");
+    }
+    app.post(
+        &path,
+        &carol,
+        json!({"user_id": carol_id, "dates": ["2026-11-24"]}),
+    )
+    .await
+    .expect(201);
+    let ranged = app
+        .get(&format!("{path}?from=2026-11-23&to=2026-11-24"), &bob)
+        .await
+        .expect(200);
+    let dates: Vec<&str> = ranged
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["date"].as_str().unwrap())
+        .collect();
+    assert_eq!(dates, ["2026-11-23", "2026-11-24"]);
+    app.get(&format!("{path}?from=23/11/2026"), &bob)
+        .await
+        .expect_error(400, "invalid");
+    app.delete(&format!("{path}/2026-11-24"), &carol)
+        .await
+        .expect(204);
+    app.delete(&format!("{path}/2026-11-24"), &carol)
+        .await
+        .expect_error(404, "not_found");
+    // Outsiders see nothing.
+    let (_, eve) = app.user(&admin, "eve").await;
+    app.get(&path, &eve).await.expect_error(404, "not_found");
+    app.post(
+        &path,
+        &eve,
+        json!({"user_id": bob_id, "dates": ["2026-12-24"]}),
+    )
+    .await
+    .expect_error(404, "not_found");
+});
+
+both!(current_holder_per_team_and_the_calendar_feed, |app| {
+    let admin = app.bootstrap().await;
+    let (bob_id, bob) = app.user(&admin, "bob").await;
+    let web = app.team(&bob, "web").await;
+    let db = app.team(&bob, "db").await;
+    app.post(
+        &format!("/api/teams/{web}/schedule"),
+        &bob,
+        json!({"user_id": bob_id, "dates": ["2026-11-22", "2026-11-23"]}),
+    )
+    .await
+    .expect(201);
+    app.post(
+        &format!("/api/teams/{db}/schedule"),
+        &bob,
+        json!({"user_id": bob_id, "dates": ["2026-11-23"]}),
+    )
+    .await
+    .expect(201);
+    let now = app.get("/api/schedule/current", &bob).await.expect(200);
+    assert_eq!(
+        now.as_array().unwrap().len(),
+        1,
+        "only teams with a holder today"
+    );
+    assert_eq!(
+        (now[0]["team_id"].as_i64(), now[0]["username"].as_str()),
+        (Some(web), Some("bob"))
+    );
+    app.clock.advance(86_400);
+    assert_eq!(
+        app.get("/api/schedule/current", &bob)
+            .await
+            .expect(200)
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    let r = app
+        .get(&format!("/api/teams/{web}/schedule.ics"), &bob)
+        .await;
+    assert!(r.headers["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/calendar"));
+    assert_eq!(r.status.as_u16(), 200);
+    assert!(r.text.starts_with("BEGIN:VCALENDAR\r\n") && r.text.ends_with("END:VCALENDAR\r\n"));
+    assert_eq!(r.text.matches("BEGIN:VEVENT").count(), 2);
+    assert!(r
+        .text
+        .contains("DTSTART;VALUE=DATE:20261122\r\nDTEND;VALUE=DATE:20261123"));
+    assert!(r.text.contains("SUMMARY:On call: bob (web)"));
+    app.get(&format!("/api/teams/{web}/schedule.ics"), &Auth::None)
+        .await
+        .expect_error(401, "unauthorized");
+});
