@@ -2,8 +2,9 @@
 
 use crate::components::layout::{NotFoundShell, SignedInShell};
 use crate::pages::{
-    admin::AdminPage, home::HomePage, login::LoginPage, profile::ProfilePage,
-    schedule::SchedulePage, signup::SignupPage, teams::TeamPage, teams::TeamsPage,
+    admin::AdminPage, home::HomePage, incident::IncidentPage, login::LoginPage,
+    profile::ProfilePage, schedule::SchedulePage, signup::SignupPage, teams::TeamPage,
+    teams::TeamsPage,
 };
 use leptos::config::LeptosOptions;
 use leptos::prelude::*;
@@ -68,6 +69,7 @@ pub fn App() -> impl IntoView {
                     // byte is sent, so deep links survive the trip through sign-in.
                     <ParentRoute path=path!("") view=SignedInShell ssr=SsrMode::Async>
                         <Route path=path!("") view=HomePage />
+                        <Route path=path!("incidents/:id") view=IncidentPage />
                         <Route path=path!("schedule") view=SchedulePage />
                         <Route path=path!("teams") view=TeamsPage />
                         <Route path=path!("teams/:id") view=TeamPage />

@@ -113,19 +113,6 @@ impl Core {
     ) -> Result<usize> {
         let now = self.now();
         let mut tx = self.db.begin().await?;
-        if let Some(id) = integration_id {
-            // The last webhook time moves on every payload, the last alert time only with a usable alert.
-            let sql = if alerts.is_empty() {
-                "UPDATE integrations SET last_webhook_at = $1 WHERE id = $2"
-            } else {
-                "UPDATE integrations SET last_webhook_at = $1, last_alert_at = $1 WHERE id = $2"
-            };
-            sqlx::query(sql)
-                .bind(now)
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
-        }
         let mut stored = load_stored(&mut tx, team_id, alerts.keys()).await?;
         let mut p = Applied {
             team_id,
@@ -143,6 +130,21 @@ impl Core {
             }
         }
         p.finish(&mut tx).await?;
+        // Last, because its row lock is held until commit: taken first, it would serialize
+        // every payload of one integration on PostgreSQL.
+        if let Some(id) = integration_id {
+            // The last webhook time moves on every payload, the last alert time only with a usable alert.
+            let sql = if alerts.is_empty() {
+                "UPDATE integrations SET last_webhook_at = $1 WHERE id = $2"
+            } else {
+                "UPDATE integrations SET last_webhook_at = $1, last_alert_at = $1 WHERE id = $2"
+            };
+            sqlx::query(sql)
+                .bind(now)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+        }
         tx.commit().await?;
         Ok(discarded)
     }

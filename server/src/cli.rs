@@ -26,6 +26,15 @@ enum Command {
     Migrate(DbArgs),
     /// Print the version and the commit it was built from.
     Version,
+    /// Measure the service on throwaway databases.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// Webhook intake over loopback HTTP, against the database's own rate for the same writes.
+    Intake(crate::bench::IntakeArgs),
 }
 
 #[derive(Args)]
@@ -144,6 +153,7 @@ pub async fn run() -> Result<(), String> {
             Ok(())
         }
         Command::Serve(args) => serve(*args).await,
+        Command::Bench(BenchCommand::Intake(args)) => crate::bench::intake(args).await,
     }
 }
 

@@ -2,6 +2,9 @@
 //! core operation as the signed-in caller and returns the result.
 
 pub mod account;
+pub mod incidents;
+pub mod integrations;
+pub mod schedule;
 pub mod session;
 pub mod teams;
 

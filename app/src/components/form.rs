@@ -33,3 +33,13 @@ where
         </p>
     }
 }
+
+/// True while the action's last attempt failed: keeps the part of the page holding its form
+/// open, so the error is seen next to the control, also after a form post without JavaScript.
+pub fn failed<T>(action: ServerAction<T>) -> bool
+where
+    T: leptos::server_fn::ServerFn<Error = ServerFnError> + Clone + Send + Sync + 'static,
+    T::Output: Clone + Send + Sync + 'static,
+{
+    action.value().with(|v| matches!(v, Some(Err(_))))
+}

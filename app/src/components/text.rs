@@ -11,6 +11,33 @@ pub fn when(t: Timestamp) -> String {
     }
 }
 
+/// A span of time the way people say it on a phone: `45 s`, `12 min`, `3 h 5 min`, `2 days`.
+pub fn span(seconds: i64) -> String {
+    let s = seconds.max(0);
+    match s {
+        0..=59 => format!("{s} s"),
+        60..=3_599 => format!("{} min", s / 60),
+        3_600..=86_399 => match (s / 3_600, s % 3_600 / 60) {
+            (h, 0) => format!("{h} h"),
+            (h, m) => format!("{h} h {m} min"),
+        },
+        _ => match s / 86_400 {
+            1 => "1 day".to_string(),
+            d => format!("{d} days"),
+        },
+    }
+}
+
+/// How long before `now` something happened: `just now`, `12 min ago`.
+pub fn ago(now: Timestamp, t: Timestamp) -> String {
+    let s = now.0 - t.0;
+    if s < 60 {
+        "just now".to_string()
+    } else {
+        format!("{} ago", span(s))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -18,5 +45,18 @@ mod tests {
     #[test]
     fn formats_minutes_in_utc() {
         assert_eq!(when(Timestamp(1_700_000_000)), "2023-11-14 22:13 UTC");
+    }
+
+    #[test]
+    fn spans_read_naturally() {
+        assert_eq!(span(-5), "0 s");
+        assert_eq!(span(59), "59 s");
+        assert_eq!(span(12 * 60 + 30), "12 min");
+        assert_eq!(span(3_600), "1 h");
+        assert_eq!(span(3 * 3_600 + 5 * 60), "3 h 5 min");
+        assert_eq!(span(86_400), "1 day");
+        assert_eq!(span(3 * 86_400 + 7), "3 days");
+        assert_eq!(ago(Timestamp(100), Timestamp(70)), "just now");
+        assert_eq!(ago(Timestamp(1_000), Timestamp(280)), "12 min ago");
     }
 }

@@ -5,6 +5,7 @@ use crate::api::session::current_user;
 use crate::api::teams::CreateTeam;
 use crate::components::form::ActionError;
 use crate::components::team_list::TeamList;
+use crate::pages::incidents::IncidentList;
 use leptos::prelude::*;
 use leptos_meta::Title;
 
@@ -16,10 +17,7 @@ pub fn HomePage() -> impl IntoView {
 
     view! {
         <Title text="Incidents" />
-        <section aria-labelledby="incidents-title">
-            <h1 id="incidents-title">"Incidents"</h1>
-            <p class="empty">"No open incidents."</p>
-        </section>
+        <IncidentList />
         <section aria-labelledby="teams-title">
             <h2 id="teams-title">"My teams"</h2>
             <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>

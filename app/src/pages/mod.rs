@@ -2,9 +2,13 @@
 
 pub mod admin;
 pub mod home;
+pub mod incident;
+pub mod incidents;
 pub mod login;
 pub mod not_found;
 pub mod profile;
 pub mod schedule;
 pub mod signup;
+pub mod team_integrations;
+pub mod team_schedule;
 pub mod teams;

@@ -3,8 +3,12 @@
 use crate::api::error_text;
 use crate::api::session::current_user;
 use crate::api::teams::{get_team, list_members, CreateTeam};
+use crate::components::layout::use_session_user;
 use crate::components::team_list::TeamList;
 use crate::pages::home::CreateTeamForm;
+use crate::pages::team_integrations::Integrations;
+use crate::pages::team_schedule::TeamSchedule;
+use klaxon_domain::team::Role;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
@@ -36,6 +40,22 @@ pub fn TeamPage() -> impl IntoView {
     let id = move || params.with(|p| p.get("id").and_then(|v| v.parse::<i64>().ok()).unwrap_or(0));
     let team = Resource::new(id, get_team);
     let members = Resource::new(id, list_members);
+    let session = use_session_user();
+    let me = Signal::derive(move || session.get().and_then(Result::ok).flatten());
+    let my_id = Signal::derive(move || me.with(|m| m.as_ref().map(|m| m.user.id)));
+    // Only decides which forms to offer; core checks the right again on every change.
+    let is_owner = Signal::derive(move || {
+        let team = id();
+        me.with(|m| {
+            m.as_ref().is_some_and(|m| {
+                m.user.is_admin
+                    || m.teams
+                        .iter()
+                        .any(|t| t.id == team && t.role == Role::Owner)
+            })
+        })
+    });
+    let team_id = Signal::derive(id);
 
     view! {
         <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
@@ -82,5 +102,7 @@ pub fn TeamPage() -> impl IntoView {
                 })}
             </Suspense>
         </section>
+        <Integrations team_id is_owner />
+        <TeamSchedule team_id members me=my_id />
     }
 }

@@ -131,19 +131,19 @@ pub async fn open_or_join(
 
 /// Severity is the high-water mark of the incident's alerts: it only rises.
 pub async fn raise_severity(tx: &mut Tx, incident_id: i64, severity: Severity) -> Result<()> {
-    let lower: &[&str] = match severity {
-        Severity::Critical => &["info", "warning"],
-        Severity::Warning => &["info"],
-        Severity::Info => &[],
+    let lower = match severity {
+        Severity::Critical => "('info', 'warning')",
+        Severity::Warning => "('info')",
+        Severity::Info => return Ok(()),
     };
-    for l in lower {
-        sqlx::query("UPDATE incidents SET severity = $1 WHERE id = $2 AND severity = $3")
-            .bind(severity.as_str())
-            .bind(incident_id)
-            .bind(*l)
-            .execute(&mut **tx)
-            .await?;
-    }
+    // `lower` is one of two fixed lists, never input.
+    sqlx::query(&format!(
+        "UPDATE incidents SET severity = $1 WHERE id = $2 AND severity IN {lower}"
+    ))
+    .bind(severity.as_str())
+    .bind(incident_id)
+    .execute(&mut **tx)
+    .await?;
     Ok(())
 }
 

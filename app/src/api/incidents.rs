@@ -1,0 +1,175 @@
+//! Incidents: the list, one incident with everything needed to work it, and the actions on it.
+
+use klaxon_domain::account::MyTeam;
+use klaxon_domain::incident::{Incident, IncidentDetail, SimilarIncident};
+use klaxon_domain::team::Member;
+use klaxon_domain::Timestamp;
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// The incident list as the home page shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IncidentBoard {
+    /// The server's clock when the list was read: ages are measured from it.
+    pub now: Timestamp,
+    pub me: i64,
+    pub teams: Vec<MyTeam>,
+    /// Triggered first, then acknowledged; the most severe and then the newest first in each.
+    pub open: Vec<Incident>,
+    /// The most recently resolved, newest first.
+    pub resolved: Vec<Incident>,
+}
+
+/// How many resolved incidents the home page lists under the open ones.
+pub const RECENTLY_RESOLVED: i64 = 10;
+
+#[server(prefix = "/rpc")]
+pub async fn get_incident_board() -> Result<IncidentBoard, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    use klaxon_core::incidents::reads::IncidentFilter;
+    let (core, actor) = signed_in().await?;
+    let me = core.me(&actor).await.map_err(fail)?;
+    let mut open = core
+        .list_incidents(
+            &actor,
+            &IncidentFilter {
+                state: Some("open".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .map_err(fail)?;
+    open.sort_by_key(|i| {
+        (
+            i.state != klaxon_domain::alerting::IncidentState::Triggered,
+            std::cmp::Reverse(i.severity),
+            std::cmp::Reverse(i.id),
+        )
+    });
+    let resolved = core
+        .list_incidents(
+            &actor,
+            &IncidentFilter {
+                state: Some("resolved".into()),
+                limit: Some(RECENTLY_RESOLVED),
+                ..Default::default()
+            },
+        )
+        .await
+        .map_err(fail)?;
+    Ok(IncidentBoard {
+        now: Timestamp(core.now()),
+        me: me.user.id,
+        teams: me.teams,
+        open,
+        resolved,
+    })
+}
+
+/// One incident with what the incident page needs around it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IncidentPageData {
+    pub now: Timestamp,
+    pub me: i64,
+    pub team_name: String,
+    pub detail: IncidentDetail,
+    pub similar: Vec<SimilarIncident>,
+    /// Who it can be assigned to.
+    pub members: Vec<Member>,
+}
+
+#[server(prefix = "/rpc")]
+pub async fn incident_page(id: i64) -> Result<IncidentPageData, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    let detail = core.incident_detail(&actor, id).await.map_err(fail)?;
+    let team_id = detail.incident.team_id;
+    let similar = core.similar_incidents(&actor, id).await.map_err(fail)?;
+    let members = core.list_members(&actor, team_id).await.map_err(fail)?;
+    let team_name = core
+        .get_team(&actor, team_id)
+        .await
+        .map(|t| t.display_name)
+        .map_err(fail)?;
+    Ok(IncidentPageData {
+        now: Timestamp(core.now()),
+        me: actor.user_id,
+        team_name,
+        detail,
+        similar,
+        members,
+    })
+}
+
+#[server(prefix = "/rpc")]
+pub async fn acknowledge(id: i64) -> Result<Incident, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.acknowledge(&actor, id).await.map_err(fail)
+}
+
+/// Resolves; a non-empty `resolution` is kept as the note saying what fixed it.
+#[server(prefix = "/rpc")]
+pub async fn resolve(id: i64, resolution: Option<String>) -> Result<Incident, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.resolve(&actor, id, resolution.as_deref())
+        .await
+        .map_err(fail)
+}
+
+/// `duration` as written by people: `30m`, `1h`, `4h`.
+#[server(prefix = "/rpc")]
+pub async fn snooze(id: i64, duration: String) -> Result<Incident, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    let duration = duration
+        .trim()
+        .parse::<klaxon_domain::Duration>()
+        .map_err(|_| ServerFnError::new("Choose how long to snooze, such as 30m, 1h or 4h."))?;
+    core.snooze(&actor, id, duration).await.map_err(fail)
+}
+
+#[server(prefix = "/rpc")]
+pub async fn unsnooze(id: i64) -> Result<Incident, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.unsnooze(&actor, id).await.map_err(fail)
+}
+
+#[server(prefix = "/rpc")]
+pub async fn assign(id: i64, user_id: i64) -> Result<Incident, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.assign(&actor, id, user_id).await.map_err(fail)
+}
+
+/// `resolution` is a checkbox: present (any value) when ticked.
+#[server(prefix = "/rpc")]
+pub async fn add_note(
+    id: i64,
+    text: String,
+    resolution: Option<String>,
+) -> Result<Incident, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.add_note(&actor, id, &text, resolution.is_some())
+        .await
+        .map_err(fail)
+}
+
+#[server(prefix = "/rpc")]
+pub async fn pin_resolution_note(id: i64, note_id: i64) -> Result<Incident, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.pin_resolution_note(&actor, id, note_id)
+        .await
+        .map_err(fail)
+}
+
+#[server(prefix = "/rpc")]
+pub async fn set_archived(id: i64, archived: bool) -> Result<Incident, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.set_archived(&actor, id, archived).await.map_err(fail)
+}

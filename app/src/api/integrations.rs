@@ -1,0 +1,46 @@
+//! A team's integrations: the keys Alertmanager posts with.
+
+use klaxon_domain::incident::{Integration, NewIntegration};
+use leptos::prelude::*;
+
+#[server(prefix = "/rpc")]
+pub async fn list_integrations(team_id: i64) -> Result<Vec<Integration>, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.list_integrations(&actor, team_id).await.map_err(fail)
+}
+
+/// Returns the webhook URL with its key: the only time either is ever shown.
+#[server(prefix = "/rpc")]
+pub async fn create_integration(
+    team_id: i64,
+    name: String,
+) -> Result<NewIntegration, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.create_integration(&actor, team_id, &name, "alertmanager")
+        .await
+        .map_err(fail)
+}
+
+#[server(prefix = "/rpc")]
+pub async fn rename_integration(
+    team_id: i64,
+    id: i64,
+    name: String,
+) -> Result<Integration, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.rename_integration(&actor, team_id, id, &name)
+        .await
+        .map_err(fail)
+}
+
+#[server(prefix = "/rpc")]
+pub async fn revoke_integration(team_id: i64, id: i64) -> Result<(), ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.revoke_integration(&actor, team_id, id)
+        .await
+        .map_err(fail)
+}

@@ -1,0 +1,248 @@
+//! The schedule as a month calendar, and the UTC date arithmetic behind it. Dates are
+//! `YYYY-MM-DD` strings and months `YYYY-MM`, as on the wire.
+
+use klaxon_domain::incident::{parse_date, ScheduleEntry};
+use leptos::prelude::*;
+use std::collections::BTreeMap;
+use time::{Date, Month};
+
+/// The most dates one request may give (core's own limit).
+pub const MAX_SPAN: usize = 366;
+
+pub fn format_date(d: Date) -> String {
+    format!("{:04}-{:02}-{:02}", d.year(), d.month() as u8, d.day())
+}
+
+fn first_of(month: &str) -> Option<Date> {
+    if month.len() != 7 {
+        return None;
+    }
+    parse_date(&format!("{month}-01"))
+}
+
+/// `YYYY-MM` of a date.
+pub fn this_month(date: &str) -> String {
+    date.get(0..7).unwrap_or_default().to_string()
+}
+
+/// First and last date of a month, or `None` when `month` is not `YYYY-MM`.
+pub fn month_range(month: &str) -> Option<(String, String)> {
+    let first = first_of(month)?;
+    let last = next_month_first(first)?.previous_day()?;
+    Some((format_date(first), format_date(last)))
+}
+
+fn next_month_first(first: Date) -> Option<Date> {
+    let (y, m) = match first.month() {
+        Month::December => (first.year() + 1, Month::January),
+        m => (first.year(), m.next()),
+    };
+    Date::from_calendar_date(y, m, 1).ok()
+}
+
+/// The month `delta` months away (`-1` or `1`); the same month if that is out of range.
+pub fn add_months(month: &str, delta: i32) -> String {
+    let Some(first) = first_of(month) else {
+        return month.to_string();
+    };
+    let index = first.year() * 12 + (first.month() as i32 - 1) + delta;
+    let (y, m) = (index.div_euclid(12), index.rem_euclid(12) + 1);
+    format!("{y:04}-{m:02}")
+}
+
+/// "November 2026".
+pub fn month_title(month: &str) -> String {
+    match first_of(month) {
+        Some(d) => format!("{} {}", d.month(), d.year()),
+        None => month.to_string(),
+    }
+}
+
+/// "Sun 22 Nov".
+pub fn short_day(date: &str) -> String {
+    match parse_date(date) {
+        Some(d) => {
+            let wd = d.weekday().to_string();
+            let mon = d.month().to_string();
+            format!("{} {} {}", &wd[..3], d.day(), &mon[..3])
+        }
+        None => date.to_string(),
+    }
+}
+
+/// `count` consecutive dates starting at `first`.
+pub fn days_from(first: &str, count: usize) -> Vec<String> {
+    let mut out = Vec::with_capacity(count);
+    let mut d = parse_date(first);
+    while let (Some(day), true) = (d, out.len() < count) {
+        out.push(format_date(day));
+        d = day.next_day();
+    }
+    out
+}
+
+/// Every date from `first` through `last`, as a sentence when that is not a usable range.
+pub fn date_span(first: &str, last: &str) -> Result<Vec<String>, String> {
+    let start = parse_date(first).ok_or("Choose the first day.")?;
+    let end = parse_date(last).ok_or("The last day is not a date.")?;
+    if end < start {
+        return Err("The last day must not be before the first.".into());
+    }
+    let days = (end - start).whole_days() as usize + 1;
+    if days > MAX_SPAN {
+        return Err(format!("Give at most {MAX_SPAN} days at once."));
+    }
+    Ok(days_from(first, days))
+}
+
+/// The month as weeks from Monday to Sunday; `None` pads the days of other months.
+pub fn weeks(month: &str) -> Vec<[Option<String>; 7]> {
+    let Some(first) = first_of(month) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut week: [Option<String>; 7] = Default::default();
+    let mut col = first.weekday().number_days_from_monday() as usize;
+    let mut d = Some(first);
+    while let Some(day) = d.filter(|day| day.month() == first.month()) {
+        week[col] = Some(format_date(day));
+        col += 1;
+        if col == 7 {
+            out.push(std::mem::take(&mut week));
+            col = 0;
+        }
+        d = day.next_day();
+    }
+    if col > 0 {
+        out.push(week);
+    }
+    out
+}
+
+/// One of six tints that tell people apart; the name is always written too.
+pub fn person_class(user_id: i64) -> String {
+    format!("person person-{}", user_id.rem_euclid(6))
+}
+
+/// A month of shifts: each day with its holder, and who has how many days.
+#[component]
+pub fn MonthCalendar(month: String, today: String, shifts: Vec<ScheduleEntry>) -> impl IntoView {
+    let by_date: BTreeMap<String, ScheduleEntry> =
+        shifts.iter().map(|s| (s.date.clone(), s.clone())).collect();
+    let mut people: BTreeMap<(String, i64), usize> = BTreeMap::new();
+    for s in &shifts {
+        *people.entry((s.username.clone(), s.user_id)).or_default() += 1;
+    }
+    let title = month_title(&month);
+    let rows = weeks(&month)
+        .into_iter()
+        .map(|week| {
+            let cells = week
+                .into_iter()
+                .map(|day| match day {
+                    None => view! { <td class="pad"></td> }.into_any(),
+                    Some(date) => {
+                        let n = date.get(8..10).unwrap_or_default().trim_start_matches('0').to_string();
+                        let holder = by_date.get(&date).cloned();
+                        let class = match (&holder, date == today) {
+                            (Some(h), true) => format!("{} today", person_class(h.user_id)),
+                            (Some(h), false) => person_class(h.user_id),
+                            (None, true) => "today".to_string(),
+                            (None, false) => String::new(),
+                        };
+                        let label = match &holder {
+                            Some(h) => format!("{}: {}", short_day(&date), h.username),
+                            None => format!("{}: nobody", short_day(&date)),
+                        };
+                        view! {
+                            <td class=class aria-label=label>
+                                <span class="day" aria-hidden="true">{n}</span>
+                                <span class="holder" aria-hidden="true">{holder.map(|h| h.username)}</span>
+                            </td>
+                        }
+                        .into_any()
+                    }
+                })
+                .collect_view();
+            view! { <tr>{cells}</tr> }
+        })
+        .collect_view();
+    view! {
+        <table class="calendar">
+            <caption class="sr-only">{format!("On call in {title}")}</caption>
+            <thead>
+                <tr>
+                    {["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+                        .into_iter()
+                        .map(|d| view! { <th scope="col" abbr=d>{d.chars().next().unwrap_or(' ').to_string()}</th> })
+                        .collect_view()}
+                </tr>
+            </thead>
+            <tbody>{rows}</tbody>
+        </table>
+        {if people.is_empty() {
+            view! { <p class="empty">"Nobody is on call this month."</p> }.into_any()
+        } else {
+            view! {
+                <ul class="legend" aria-label="Days per person">
+                    {people
+                        .into_iter()
+                        .map(|((name, id), days)| view! {
+                            <li class=person_class(id)>
+                                <span class="swatch" aria-hidden="true"></span>
+                                {format!("{name}: {days} {}", if days == 1 { "day" } else { "days" })}
+                            </li>
+                        })
+                        .collect_view()}
+                </ul>
+            }
+            .into_any()
+        }}
+    }
+    .into_any()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn months() {
+        assert_eq!(
+            month_range("2026-02"),
+            Some(("2026-02-01".into(), "2026-02-28".into()))
+        );
+        assert_eq!(
+            month_range("2024-12"),
+            Some(("2024-12-01".into(), "2024-12-31".into()))
+        );
+        assert_eq!(month_range("2026-13"), None);
+        assert_eq!(month_range("2026-1"), None);
+        assert_eq!(add_months("2026-01", -1), "2025-12");
+        assert_eq!(add_months("2026-12", 1), "2027-01");
+        assert_eq!(month_title("2026-11"), "November 2026");
+        assert_eq!(short_day("2026-11-22"), "Sun 22 Nov");
+    }
+
+    #[test]
+    fn weeks_start_on_monday() {
+        // 1 November 2026 is a Sunday.
+        let w = weeks("2026-11");
+        assert_eq!(w.len(), 6);
+        assert_eq!(w[0][6].as_deref(), Some("2026-11-01"));
+        assert!(w[0][0].is_none());
+        assert_eq!(w[5][0].as_deref(), Some("2026-11-30"));
+    }
+
+    #[test]
+    fn spans() {
+        assert_eq!(
+            date_span("2026-12-30", "2027-01-02").unwrap(),
+            vec!["2026-12-30", "2026-12-31", "2027-01-01", "2027-01-02"]
+        );
+        assert_eq!(date_span("2026-11-22", "2026-11-22").unwrap().len(), 1);
+        assert!(date_span("2026-11-22", "2026-11-21").is_err());
+        assert!(date_span("", "").is_err());
+        assert_eq!(days_from("2026-11-22", 14).len(), 14);
+    }
+}

@@ -1,0 +1,117 @@
+//! The incident list: open incidents first (triggered, then acknowledged), then the recently
+//! resolved. Refreshes itself every few seconds once the page is interactive.
+
+use crate::api::error_text;
+use crate::api::incidents::{get_incident_board, IncidentBoard};
+use crate::components::poll::{use_poll, Freshness};
+use crate::components::severity::IncidentBadges;
+use crate::components::text::ago;
+use klaxon_domain::incident::Incident;
+use klaxon_domain::Timestamp;
+use leptos::prelude::*;
+
+/// Seconds between refreshes.
+const POLL_SECONDS: u64 = 10;
+
+#[component]
+pub fn IncidentList() -> impl IntoView {
+    let poll = use_poll(POLL_SECONDS);
+    let board = Resource::new(move || poll.round(), |_| get_incident_board());
+    // What the page showed last, kept on screen while a refresh fails.
+    let last = RwSignal::new(None::<IncidentBoard>);
+
+    view! {
+        <section aria-labelledby="incidents-title">
+            <div class="title-row">
+                <h1 id="incidents-title">"Incidents"</h1>
+                <Freshness poll />
+            </div>
+            <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match board.await {
+                        Ok(b) => {
+                            poll.loaded();
+                            last.set(Some(b.clone()));
+                            view! { <Board board=b /> }.into_any()
+                        }
+                        Err(e) => {
+                            poll.failed();
+                            match last.get_untracked() {
+                                Some(b) => view! { <Board board=b /> }.into_any(),
+                                None => view! { <p class="error" role="alert">{error_text(&e)}</p> }.into_any(),
+                            }
+                        }
+                    }
+                })}
+            </Transition>
+        </section>
+    }
+    .into_any()
+}
+
+#[component]
+fn Board(board: IncidentBoard) -> impl IntoView {
+    let IncidentBoard {
+        now,
+        me,
+        teams,
+        open,
+        resolved,
+    } = board;
+    let team_name = move |id: i64| {
+        teams
+            .iter()
+            .find(|t| t.id == id)
+            .map(|t| t.display_name.clone())
+            .unwrap_or_else(|| format!("Team {id}"))
+    };
+    let rows = |list: Vec<Incident>| {
+        list.into_iter()
+            .map(|i| {
+                let team = team_name(i.team_id);
+                view! { <IncidentRow incident=i team now me /> }
+            })
+            .collect_view()
+    };
+    let open_view = if open.is_empty() {
+        view! { <p class="empty">"No open incidents."</p> }.into_any()
+    } else {
+        view! { <ul class="list incidents" aria-label="Open incidents">{rows(open)}</ul> }
+            .into_any()
+    };
+    let resolved_view = (!resolved.is_empty()).then(|| {
+        view! {
+            <h2 id="resolved-title">"Recently resolved"</h2>
+            <ul class="list incidents" aria-labelledby="resolved-title">{rows(resolved)}</ul>
+        }
+    });
+    view! { {open_view} {resolved_view} }
+}
+
+#[component]
+fn IncidentRow(incident: Incident, team: String, now: Timestamp, me: i64) -> impl IntoView {
+    let mine = incident.assignee_id == Some(me);
+    let who = match (&incident.assignee, mine) {
+        (_, true) => "assigned to you".to_string(),
+        (Some(name), false) => name.clone(),
+        (None, false) => "unassigned".to_string(),
+    };
+    let class = format!(
+        "incident sev-edge-{}{}",
+        incident.severity.as_str(),
+        if mine { " mine" } else { "" }
+    );
+    let meta = format!("{team} · {} · {who}", ago(now, incident.created_at));
+    view! {
+        <li class=class>
+            <a class="row" href=format!("/incidents/{}", incident.id)>
+                <span class="row-main">
+                    <IncidentBadges incident=incident.clone() now />
+                    <strong class="incident-title">{incident.title.clone()}</strong>
+                    <span class="meta">{meta}</span>
+                </span>
+            </a>
+        </li>
+    }
+    .into_any()
+}

@@ -1,0 +1,155 @@
+//! A team's integrations: where Alertmanager sends alerts. Owners add, rename and revoke them.
+
+use crate::api::error_text;
+use crate::api::integrations::{
+    list_integrations, CreateIntegration, RenameIntegration, RevokeIntegration,
+};
+use crate::app::use_hydrated;
+use crate::components::form::{failed, ActionDone, ActionError};
+use crate::components::secret::ShownOnce;
+use crate::components::text::when;
+use klaxon_domain::incident::{Integration, IntegrationStatus, NewIntegration};
+use leptos::prelude::*;
+
+#[component]
+pub fn Integrations(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoView {
+    let create = ServerAction::<CreateIntegration>::new();
+    let rename = ServerAction::<RenameIntegration>::new();
+    let revoke = ServerAction::<RevokeIntegration>::new();
+    let list = Resource::new(
+        move || {
+            (
+                team_id.get(),
+                create.version().get() + rename.version().get() + revoke.version().get(),
+            )
+        },
+        |(team, _)| list_integrations(team),
+    );
+    let hydrated = use_hydrated();
+    let created = move || create.value().get().and_then(Result::ok);
+
+    view! {
+        <section class="card" aria-labelledby="integrations-title">
+            <h2 id="integrations-title">"Integrations"</h2>
+            <p class="hint">"Each integration is a webhook URL that Alertmanager posts this team's alerts to."</p>
+            {move || created().map(|new| view! { <NewWebhook new /> })}
+            <details class="inner" hidden=move || !is_owner.get() open=move || failed(create)>
+                <summary>"Add an integration"</summary>
+                <ActionForm action=create attr:class="stack">
+                    <input type="hidden" name="team_id" value=move || team_id.get() />
+                    <label for="integration-name">"Integration name"</label>
+                    <input id="integration-name" name="name" type="text" required placeholder="prod-alertmanager" />
+                    <p class="hint" hidden=move || hydrated.get()>
+                        "Adding an integration needs the page to finish loading."
+                    </p>
+                    <ActionError action=create />
+                    // The URL is shown only in this page's memory; a plain form post would
+                    // reload the page and lose it, so adding waits for the page to be interactive.
+                    <button type="submit" class="primary" disabled=move || !hydrated.get() || create.pending().get()>
+                        "Create integration"
+                    </button>
+                </ActionForm>
+            </details>
+            <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match list.await {
+                        Ok(items) if items.is_empty() => view! { <p class="empty">"No integrations yet."</p> }.into_any(),
+                        Ok(items) => view! {
+                            <ul class="list integrations">
+                                {items
+                                    .into_iter()
+                                    .map(|i| view! { <IntegrationRow integration=i is_owner rename revoke /> })
+                                    .collect_view()}
+                            </ul>
+                        }
+                        .into_any(),
+                        Err(e) => view! { <p class="error" role="alert">{error_text(&e)}</p> }.into_any(),
+                    }
+                })}
+            </Transition>
+            <ActionError action=rename />
+            <ActionError action=revoke />
+            <ActionDone action=revoke text="Revoked: that URL no longer accepts alerts." />
+        </section>
+    }
+    .into_any()
+}
+
+/// The new webhook URL, once, with how to use it.
+#[component]
+fn NewWebhook(new: NewIntegration) -> impl IntoView {
+    let snippet = format!(
+        "receivers:\n  - name: klaxon\n    webhook_configs:\n      - url: {}\n        send_resolved: true",
+        new.webhook_url
+    );
+    view! {
+        <ShownOnce id="new-webhook-url" label=format!("Webhook URL of “{}”", new.integration.name) value=new.webhook_url.clone()>
+            <p class="hint">
+                "Put it in Alertmanager's configuration as the url of a receiver's webhook_configs, then route alerts to that receiver:"
+            </p>
+            <pre class="command">{snippet}</pre>
+        </ShownOnce>
+    }
+    .into_any()
+}
+
+#[component]
+fn IntegrationRow(
+    integration: Integration,
+    is_owner: Signal<bool>,
+    rename: ServerAction<RenameIntegration>,
+    revoke: ServerAction<RevokeIntegration>,
+) -> impl IntoView {
+    let i = integration;
+    let status = match i.status {
+        IntegrationStatus::Active => ("active", "active"),
+        IntegrationStatus::Quiet => ("quiet", "quiet"),
+        IntegrationStatus::NeverUsed => ("never", "never used"),
+    };
+    let last = i
+        .last_alert_at
+        .map(|t| format!("last alert {}", when(t)))
+        .unwrap_or_else(|| "no alerts yet".to_string());
+    let count = match i.alerts_24h {
+        1 => "1 alert in 24 h".to_string(),
+        n => format!("{n} alerts in 24 h"),
+    };
+    let field = format!("rename-{}", i.id);
+    let (change_text, revoke_text) = (
+        format!("Change {}", i.name),
+        format!("Yes, revoke {}", i.name),
+    );
+    view! {
+        <li class="integration">
+            <div class="row">
+                <span class="row-main">
+                    <strong>{i.name.clone()}</strong>
+                    <span class="meta">{format!("{} · {last} · {count}", i.kind)}</span>
+                </span>
+                <span class=format!("chip status-{}", status.0)>{status.1}</span>
+            </div>
+            <details class="row-tools" hidden=move || !is_owner.get()>
+                <summary>{change_text}</summary>
+                <ActionForm action=rename attr:class="stack">
+                    <input type="hidden" name="team_id" value=i.team_id />
+                    <input type="hidden" name="id" value=i.id />
+                    <label for=field.clone()>"New name"</label>
+                    <div class="with-button">
+                        <input id=field name="name" type="text" required value=i.name.clone() />
+                        <button type="submit" class="secondary">"Rename"</button>
+                    </div>
+                </ActionForm>
+                <details class="confirm">
+                    <summary>"Revoke…"</summary>
+                    <ActionForm action=revoke attr:class="stack">
+                        <input type="hidden" name="team_id" value=i.team_id />
+                        <input type="hidden" name="id" value=i.id />
+                        <p class="hint">"Revoking is immediate: Alertmanager posting to this URL gets 401 until you give it a new one."</p>
+                        <button type="submit" class="danger wide">{revoke_text}</button>
+                    </ActionForm>
+                </details>
+            </details>
+        </li>
+    }
+    .into_any()
+}

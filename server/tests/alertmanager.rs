@@ -1,0 +1,177 @@
+//! End to end with the real Prometheus Alertmanager: an alert posted to Alertmanager reaches
+//! Klaxon through its webhook, opens one incident, and its resolution resolves the incident.
+
+mod common;
+use serde_json::{json, Value};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+const ALERTMANAGER: &str = "/usr/bin/prometheus-alertmanager";
+
+/// A running Alertmanager, killed when dropped so a failed test leaves nothing behind.
+struct Alertmanager {
+    child: Child,
+    url: String,
+    dir: tempfile::TempDir,
+}
+
+impl Drop for Alertmanager {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Alertmanager {
+    /// Starts Alertmanager routing every alert to `webhook` and waits until it is ready.
+    async fn start(webhook: &str) -> Alertmanager {
+        assert!(
+            Path::new(ALERTMANAGER).exists(),
+            "{ALERTMANAGER} is missing: run scripts/setup.sh to install prometheus-alertmanager"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let config = format!(
+            "route:\n  receiver: klaxon\n  group_by: ['alertname', 'service']\n  group_wait: 1s\n  \
+             group_interval: 2s\n  repeat_interval: 1h\nreceivers:\n  - name: klaxon\n    webhook_configs:\n      \
+             - url: '{webhook}'\n        send_resolved: true\n"
+        );
+        std::fs::write(dir.path().join("am.yml"), config).unwrap();
+        // A free port: bind, read it, release it for Alertmanager.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let log = std::fs::File::create(dir.path().join("am.log")).unwrap();
+        let child = Command::new(ALERTMANAGER)
+            .arg(format!(
+                "--config.file={}",
+                dir.path().join("am.yml").display()
+            ))
+            .arg(format!(
+                "--storage.path={}",
+                dir.path().join("data").display()
+            ))
+            .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+            // Empty: clustering off, so nothing else binds a port.
+            .arg("--cluster.listen-address=")
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("Alertmanager starts");
+        let am = Alertmanager {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+            dir,
+        };
+        let client = reqwest::Client::new();
+        for _ in 0..100 {
+            if let Ok(r) = client.get(format!("{}/-/ready", am.url)).send().await {
+                if r.status() == 200 {
+                    return am;
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("Alertmanager not ready after 10 s; its log:\n{}", am.log());
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("am.log")).unwrap_or_default()
+    }
+
+    async fn post_alerts(&self, alerts: Value) {
+        let r = reqwest::Client::new()
+            .post(format!("{}/api/v2/alerts", self.url))
+            .json(&alerts)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(
+            r.status(),
+            200,
+            "Alertmanager refused: {:?}",
+            r.text().await
+        );
+    }
+}
+
+fn rfc3339_now() -> String {
+    time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap()
+}
+
+/// Polls `check` every 200 ms for up to 30 s (Alertmanager delivers on its own schedule).
+async fn eventually<T, F, Fut>(am: &Alertmanager, what: &str, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    for _ in 0..150 {
+        if let Some(v) = check().await {
+            return v;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    panic!(
+        "{what}: not seen within 30 s; Alertmanager log:\n{}",
+        am.log()
+    );
+}
+
+both!(
+    an_alert_through_alertmanager_opens_and_resolves_one_incident,
+    |app| {
+        let admin = app.bootstrap().await;
+        let team = app.team(&admin, "web").await;
+        let key = app.integration(&admin, team).await;
+        // The integration's webhook_url follows the public URL; the test server listens elsewhere.
+        let am = Alertmanager::start(&format!("{}/api/alertmanager/webhook/{key}", app.url)).await;
+
+        let starts_at = rfc3339_now();
+        let alert = |ends_at: Option<String>| {
+            let mut a = json!({
+                "labels": {"alertname": "DiskFull", "service": "storage", "severity": "critical",
+                           "instance": "db-1:9100"},
+                "annotations": {"summary": "Disk 95% full"},
+                "startsAt": starts_at,
+            });
+            if let Some(e) = ends_at {
+                a["endsAt"] = json!(e);
+            }
+            json!([a])
+        };
+        am.post_alerts(alert(None)).await;
+
+        let incident = eventually(&am, "a triggered incident", || async {
+            let list = app.incidents(&admin, team).await;
+            list.into_iter().find(|i| i["state"] == "triggered")
+        })
+        .await;
+        assert_eq!(incident["title"], "DiskFull: Disk 95% full");
+        assert_eq!(incident["severity"], "critical");
+        let id = incident["id"].as_i64().unwrap();
+
+        am.post_alerts(alert(Some(rfc3339_now()))).await;
+        let detail = eventually(&am, "the incident resolved", || async {
+            let d = app
+                .get(&format!("/api/incidents/{id}"), &admin)
+                .await
+                .expect(200);
+            (d["state"] == "resolved").then_some(d)
+        })
+        .await;
+        let alerts = detail["alerts"].as_array().unwrap();
+        assert_eq!(alerts.len(), 1, "one alert: {alerts:?}");
+        assert_eq!(alerts[0]["status"], "resolved");
+        assert_eq!(alerts[0]["resolution_source"], "alertmanager");
+        assert_eq!(alerts[0]["labels"]["instance"], "db-1:9100");
+        assert_eq!(
+            app.incidents(&admin, team).await.len(),
+            1,
+            "exactly one incident opened"
+        );
+    }
+);
