@@ -56,7 +56,15 @@ impl Db {
                 })
             });
         } else {
-            options = options.max_connections(16);
+            // Plan each execution with its parameters: a generic plan cached while a table was
+            // small can keep scanning it after it grows (without autovacuum it never heals).
+            options = options.max_connections(16).after_connect(|conn, _| {
+                Box::pin(async move {
+                    conn.execute("SET plan_cache_mode = force_custom_plan")
+                        .await?;
+                    Ok(())
+                })
+            });
         }
         let pool = options.connect(&url).await?;
         if backend == Backend::Sqlite {
