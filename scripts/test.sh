@@ -17,8 +17,8 @@ finish() {
   fi
 }
 trap finish EXIT
-begin() { step="$1"; echo; echo "==> $1"; }
-ok() { done_steps+=("$step"); }
+begin() { step="$1"; step_start=$SECONDS; echo; echo "==> $1"; }
+ok() { done_steps+=("$step ($((SECONDS - step_start))s)"); }
 
 begin setup
 "$ROOT/scripts/setup.sh"; ok

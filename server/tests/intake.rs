@@ -485,3 +485,38 @@ both!(ten_thousand_alerts_in_one_payload_all_land, |app| {
     let incidents = app.incidents(&bob, team).await;
     assert_eq!(incidents.len(), 1, "one group, one incident");
 });
+
+both!(the_last_sender_wins_on_integration_id, |app| {
+    let (_, bob, team, first) = setup(&app).await;
+    let second = app.integration(&bob, team).await;
+    let ids: Vec<i64> = app
+        .get(&format!("/api/teams/{team}/integrations"), &bob)
+        .await
+        .expect(200)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["id"].as_i64().unwrap())
+        .collect();
+    let p = Payload::new("g").alert("shared", "firing", 0, None, json!({}));
+    app.webhook(&first, &p).await.expect(200);
+    let a = app.alert_by_fingerprint(&bob, "shared").await;
+    assert_eq!(
+        a["integration_id"], ids[1],
+        "newest first: ids[1] is the first integration"
+    );
+    app.webhook(&second, &p).await.expect(200);
+    assert_eq!(
+        app.alert_by_fingerprint(&bob, "shared").await["integration_id"],
+        ids[0]
+    );
+    // The key-less path names no sender and leaves the attribution as it was.
+    app.post("/api/alertmanager/webhook", &Auth::None, p.json())
+        .await
+        .expect(200);
+    assert_eq!(
+        app.alert_by_fingerprint(&bob, "shared").await["integration_id"],
+        ids[0]
+    );
+    assert_eq!(app.incidents(&bob, team).await.len(), 1);
+});
