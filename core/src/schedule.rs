@@ -55,16 +55,12 @@ impl Core {
         if sorted.len() != dates.len() {
             return Err(Error::Invalid("dates: a date appears twice".into()));
         }
-        let member: Option<(String,)> = sqlx::query_as(
-            "SELECT u.username FROM team_members m JOIN users u ON u.id = m.user_id WHERE m.team_id = $1 AND m.user_id = $2",
-        )
-        .bind(team_id)
-        .bind(user_id)
-        .fetch_optional(&self.db.pool)
-        .await?;
-        let (username,) = member.ok_or_else(|| {
-            Error::Invalid("user_id: a shift can only be given to a member of the team".into())
-        })?;
+        let username = self
+            .member_username(team_id, user_id)
+            .await?
+            .ok_or_else(|| {
+                Error::Invalid("user_id: a shift can only be given to a member of the team".into())
+            })?;
         let mut tx = self.db.begin().await?;
         for d in &sorted {
             sqlx::query("INSERT INTO schedule (team_id, date, user_id) VALUES ($1, $2, $3)")

@@ -259,6 +259,22 @@ impl Core {
         Ok(())
     }
 
+    /// The username of `user_id` if they are a member of the team.
+    pub(crate) async fn member_username(
+        &self,
+        team_id: i64,
+        user_id: i64,
+    ) -> Result<Option<String>> {
+        let row: Option<(String,)> = sqlx::query_as(
+            "SELECT u.username FROM team_members m JOIN users u ON u.id = m.user_id WHERE m.team_id = $1 AND m.user_id = $2",
+        )
+        .bind(team_id)
+        .bind(user_id)
+        .fetch_optional(&self.db.pool)
+        .await?;
+        Ok(row.map(|r| r.0))
+    }
+
     async fn member_missing_or_last_owner(&self, team_id: i64, user_id: i64) -> Error {
         let exists: Result<Option<(String,)>, _> =
             sqlx::query_as("SELECT role FROM team_members WHERE team_id = $1 AND user_id = $2")

@@ -159,14 +159,9 @@ impl Core {
     /// Assigns to a member of the incident's team.
     pub async fn assign(&self, actor: &Actor, id: i64, user_id: i64) -> Result<Incident> {
         let (incident, mut tx) = self.act(actor, id).await?;
-        let member: Option<(String,)> = sqlx::query_as(
-            "SELECT u.username FROM team_members m JOIN users u ON u.id = m.user_id WHERE m.team_id = $1 AND m.user_id = $2",
-        )
-        .bind(incident.team_id)
-        .bind(user_id)
-        .fetch_optional(&mut *tx)
-        .await?;
-        let (name,) = member
+        let name = self
+            .member_username(incident.team_id, user_id)
+            .await?
             .ok_or_else(|| Error::Invalid("user_id: not a member of the incident's team".into()))?;
         sqlx::query("UPDATE incidents SET assignee_id = $1 WHERE id = $2")
             .bind(user_id)
@@ -277,16 +272,22 @@ impl Core {
     pub async fn set_archived(&self, actor: &Actor, id: i64, archived: bool) -> Result<Incident> {
         let (_, mut tx) = self.act(actor, id).await?;
         let now = self.now();
-        let sql = if archived {
-            "UPDATE incidents SET archived_at = $1 WHERE id = $2 AND archived_at IS NULL"
-        } else {
-            "UPDATE incidents SET archived_at = NULL WHERE id = $2 AND archived_at IS NOT NULL AND $1 = $1"
-        };
-        let done = sqlx::query(sql)
+        let done = if archived {
+            sqlx::query(
+                "UPDATE incidents SET archived_at = $1 WHERE id = $2 AND archived_at IS NULL",
+            )
             .bind(now)
             .bind(id)
             .execute(&mut *tx)
-            .await?;
+            .await?
+        } else {
+            sqlx::query(
+                "UPDATE incidents SET archived_at = NULL WHERE id = $1 AND archived_at IS NOT NULL",
+            )
+            .bind(id)
+            .execute(&mut *tx)
+            .await?
+        };
         if done.rows_affected() == 1 {
             let kind = if archived { "archived" } else { "unarchived" };
             timeline(&mut tx, id, now, kind, Some(actor.user_id), kind).await?;
