@@ -129,7 +129,7 @@ impl Core {
                 discarded += 1;
             }
         }
-        p.finish(&mut tx).await?;
+        let paged = p.finish(&mut tx).await?;
         // Last, because its row lock is held until commit: taken first, it would serialize
         // every payload of one integration on PostgreSQL.
         if let Some(id) = integration_id {
@@ -146,6 +146,9 @@ impl Core {
                 .await?;
         }
         tx.commit().await?;
+        if paged {
+            self.wake_notifier();
+        }
         Ok(discarded)
     }
 }
@@ -164,6 +167,8 @@ struct Applied<'a> {
     resolved: BTreeMap<i64, Vec<String>>,
     /// Incidents that may have nothing firing any more.
     touched: BTreeSet<i64>,
+    /// Whether a page may have been queued (an incident opened or resolved).
+    paged: bool,
 }
 
 impl Applied<'_> {
@@ -172,13 +177,15 @@ impl Applied<'_> {
             return Ok(id);
         }
         let group = self.group.expect("set at construction");
-        let (id, _opened) =
+        let (id, opened) =
             lifecycle::open_or_join(tx, self.team_id, group, alert, self.now).await?;
         self.incident = Some(id);
+        self.paged |= opened;
         Ok(id)
     }
 
-    async fn finish(self, tx: &mut Tx) -> Result<()> {
+    /// Writes the payload's timeline summaries and cascades; true when a page may be queued.
+    async fn finish(self, tx: &mut Tx) -> Result<bool> {
         if let (Some(incident), false) = (self.incident, self.fired.is_empty()) {
             if let Some(severity) = self.severity {
                 lifecycle::raise_severity(tx, incident, severity).await?;
@@ -204,10 +211,12 @@ impl Applied<'_> {
             )
             .await?;
         }
+        let mut paged = self.paged;
         for incident in self.touched {
-            lifecycle::cascade(tx, incident, self.now, "every alert stopped firing").await?;
+            paged |=
+                lifecycle::cascade(tx, incident, self.now, "every alert stopped firing").await?;
         }
-        Ok(())
+        Ok(paged)
     }
 }
 

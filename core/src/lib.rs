@@ -12,6 +12,7 @@ pub mod error;
 pub mod incidents;
 pub mod intake;
 pub mod integrations;
+pub mod paging;
 pub mod schedule;
 pub mod secrets;
 pub mod settings;
@@ -33,8 +34,10 @@ pub struct Config {
     pub public_url: String,
     pub password_login: bool,
     pub oidc_configured: bool,
-    pub ntfy_configured: bool,
-    pub ntfy_token_configured: bool,
+    /// The ntfy server's base URL (`KLAXON_NTFY_URL`); no pages leave without it.
+    pub ntfy_url: Option<String>,
+    /// Bearer token for ntfy (`KLAXON_NTFY_TOKEN`).
+    pub ntfy_token: Option<String>,
     /// Values copied into the settings table at first start only.
     pub setting_seeds: Vec<(&'static str, String)>,
 }
@@ -45,8 +48,8 @@ impl Default for Config {
             public_url: "http://127.0.0.1:8080".into(),
             password_login: true,
             oidc_configured: false,
-            ntfy_configured: false,
-            ntfy_token_configured: false,
+            ntfy_url: None,
+            ntfy_token: None,
             setting_seeds: Vec::new(),
         }
     }
@@ -58,19 +61,34 @@ pub struct Core {
     pub db: Db,
     pub clock: Arc<dyn Clock>,
     pub config: Arc<Config>,
+    /// The push service client; `None` when `KLAXON_NTFY_URL` is not set.
+    pub ntfy: Option<Arc<paging::ntfy::Ntfy>>,
+    /// Wakes this replica's notifier when a page is queued, so it leaves at once.
+    pub wake: Arc<tokio::sync::Notify>,
 }
 
 impl Core {
     /// Migrates the database, seeds settings on first start, and returns the service.
     pub async fn start(db: Db, clock: Arc<dyn Clock>, config: Config) -> Result<Core> {
         db.migrate().await?;
+        let ntfy = config
+            .ntfy_url
+            .as_deref()
+            .map(|url| Arc::new(paging::ntfy::Ntfy::new(url, config.ntfy_token.as_deref())));
         let core = Core {
             db,
             clock,
             config: Arc::new(config),
+            ntfy,
+            wake: Arc::new(tokio::sync::Notify::new()),
         };
         core.seed_settings().await?;
         Ok(core)
+    }
+
+    /// Tells this replica's notifier that pages are waiting.
+    pub fn wake_notifier(&self) {
+        self.wake.notify_one();
     }
 
     pub fn now(&self) -> i64 {

@@ -67,8 +67,8 @@ impl Core {
             settings: self.settings().await?,
             bounds: rules::bounds(),
             push: PushStatus {
-                configured: self.config.ntfy_configured,
-                token_configured: self.config.ntfy_token_configured,
+                configured: self.config.ntfy_url.is_some(),
+                token_configured: self.config.ntfy_token.is_some(),
             },
             oidc: OidcStatus {
                 configured: self.config.oidc_configured,

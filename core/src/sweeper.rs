@@ -83,6 +83,15 @@ impl Core {
         .execute(&self.db.pool)
         .await?;
         report.archived = archived.rows_affected();
+        // Acknowledge tokens are useless a day after expiry; keep the table small.
+        sqlx::query("DELETE FROM ack_tokens WHERE expires_at < $1")
+            .bind(now - 86_400)
+            .execute(&self.db.pool)
+            .await?;
+        if report.incidents_resolved > 0 {
+            // Resolved incidents may have queued all-clears.
+            self.wake_notifier();
+        }
         Ok(report)
     }
 

@@ -119,6 +119,8 @@ pub struct IncidentDetail {
     pub alerts: Vec<Alert>,
     pub notes: Vec<Note>,
     pub timeline: Vec<TimelineEntry>,
+    /// Who was paged, when, and whether it was delivered.
+    pub pages: Vec<crate::paging::Page>,
 }
 
 /// A resolved incident like this one, with what fixed it.

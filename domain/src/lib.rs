@@ -6,6 +6,7 @@ pub mod alerting;
 pub mod duration;
 pub mod error;
 pub mod incident;
+pub mod paging;
 pub mod settings;
 pub mod team;
 pub mod timestamp;

@@ -116,12 +116,17 @@ impl ServeArgs {
         if !(public_url.starts_with("http://") || public_url.starts_with("https://")) {
             return Err("KLAXON_PUBLIC_URL must start with http:// or https://".into());
         }
+        if let Some(url) = self.ntfy_url.as_deref().filter(|u| !u.is_empty()) {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err("KLAXON_NTFY_URL must start with http:// or https://".into());
+            }
+        }
         Ok(Config {
             public_url: public_url.trim_end_matches('/').to_string(),
             password_login: self.password_login,
             oidc_configured,
-            ntfy_configured: self.ntfy_url.is_some(),
-            ntfy_token_configured: self.ntfy_token.is_some(),
+            ntfy_url: self.ntfy_url.clone().filter(|u| !u.is_empty()),
+            ntfy_token: self.ntfy_token.clone().filter(|t| !t.is_empty()),
             setting_seeds: seeds,
         })
     }

@@ -36,6 +36,8 @@ impl Core {
 
     async fn finish(&self, tx: Tx, id: i64) -> Result<Incident> {
         tx.commit().await?;
+        // An action may have queued a page (an all-clear, a resumed reminder).
+        self.wake_notifier();
         self.incident_row(id).await
     }
 
@@ -103,6 +105,7 @@ impl Core {
             self.insert_note(&mut tx, id, actor.user_id, &text, true)
                 .await?;
         }
+        crate::paging::resolved(&mut tx, id, now).await?;
         self.finish(tx, id).await
     }
 
@@ -152,6 +155,7 @@ impl Core {
                 "snooze ended",
             )
             .await?;
+            crate::paging::resume(&mut tx, id, self.now()).await?;
         }
         self.finish(tx, id).await
     }

@@ -1,5 +1,6 @@
 //! What happens to incidents inside another operation's transaction: opening or joining one
-//! for a firing alert, raising severity, the cascade resolve, and timeline entries.
+//! for a firing alert (queueing its opening page), raising severity, the cascade resolve (queueing
+//! the all-clear), and timeline entries.
 
 use crate::db::Tx;
 use crate::Result;
@@ -122,6 +123,7 @@ pub async fn open_or_join(
                 )
                 .await?;
             }
+            crate::paging::opened(tx, id, team_id, holder.map(|h| h.0), now).await?;
             return Ok((id, true));
         }
         // Another transaction opened it between our look and our insert: join that one.
@@ -159,6 +161,7 @@ pub async fn cascade(tx: &mut Tx, incident_id: i64, now: i64, why: &str) -> Resu
     .await?;
     if done.rows_affected() == 1 {
         timeline(tx, incident_id, now, "resolved", None, why).await?;
+        crate::paging::resolved(tx, incident_id, now).await?;
         return Ok(true);
     }
     Ok(false)

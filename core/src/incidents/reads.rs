@@ -203,6 +203,7 @@ impl Core {
             incident,
             alerts: alerts.into_iter().map(alert).collect(),
             notes: self.notes(id).await?,
+            pages: self.pages(id).await?,
             timeline: timeline
                 .into_iter()
                 .map(|(id, at, kind, actor, text)| TimelineEntry {

@@ -6,6 +6,7 @@ mod incidents;
 pub(crate) mod intake;
 mod integrations;
 pub(crate) mod ops;
+mod paging;
 mod schedule;
 mod teams;
 mod users;
@@ -103,6 +104,9 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(schedule::delete))
         .routes(routes!(schedule::current))
         .routes(routes!(schedule::ics))
+        .routes(routes!(paging::get_policy, paging::put_policy))
+        .routes(routes!(paging::acknowledge))
+        .routes(routes!(paging::test_page))
         .split_for_parts()
 }
 pub use ops::healthz;

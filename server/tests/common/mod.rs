@@ -2,6 +2,8 @@
 //! fresh PostgreSQL schema (when `KLAXON_TEST_DATABASE_URL` is set), with a manual clock.
 #![allow(dead_code)]
 
+pub mod ntfy;
+
 use klaxon_core::{Config, Core, Db, ManualClock};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
@@ -47,6 +49,9 @@ pub struct TestApp {
     pub client: reqwest::Client,
     /// Where the database lives, so a test can start a second server on it.
     pub database_url: String,
+    /// The recording ntfy server this app pages (when its config names one).
+    pub ntfy: ntfy::Recorder,
+    pub config: Config,
     _dir: tempfile::TempDir,
 }
 
@@ -106,6 +111,7 @@ pub enum Auth {
 }
 
 impl TestApp {
+    /// A server paging a fresh recording ntfy server.
     pub async fn spawn(backend: Backend) -> TestApp {
         Self::spawn_with(backend, Config::default()).await
     }
@@ -127,7 +133,17 @@ impl TestApp {
     }
 
     /// Another server on the same database and clock start, as a restart or second replica.
-    pub async fn spawn_on(dir: tempfile::TempDir, database_url: String, config: Config) -> TestApp {
+    /// Without an ntfy URL in `config`, the app pages a fresh recording ntfy server.
+    pub async fn spawn_on(
+        dir: tempfile::TempDir,
+        database_url: String,
+        mut config: Config,
+    ) -> TestApp {
+        let ntfy = ntfy::Recorder::start().await;
+        if config.ntfy_url.is_none() {
+            config.ntfy_url = Some(ntfy.url.clone());
+            config.ntfy_token = Some(ntfy::TOKEN.into());
+        }
         let _ = tracing_subscriber::fmt()
             .with_test_writer()
             .with_env_filter("warn")
@@ -136,7 +152,7 @@ impl TestApp {
         let db = Db::connect(Some(&database_url), dir.path())
             .await
             .expect("database");
-        let core = Core::start(db, clock.clone(), config)
+        let core = Core::start(db, clock.clone(), config.clone())
             .await
             .expect("core starts");
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -159,6 +175,8 @@ impl TestApp {
                 .build()
                 .unwrap(),
             database_url,
+            ntfy,
+            config,
             _dir: dir,
         }
     }
@@ -411,4 +429,130 @@ impl TestApp {
             .cloned()
             .expect("alert stored")
     }
+}
+
+/// A team `payments` owned by `admin`, with members alice (on call today), bob and carol,
+/// each subscribed to `{name}-pager`, and an integration.
+pub struct Paging {
+    pub admin: Auth,
+    pub team: i64,
+    pub key: String,
+    pub alice: (i64, Auth),
+    pub bob: (i64, Auth),
+    pub carol: (i64, Auth),
+}
+
+impl TestApp {
+    pub async fn paging_world(&self) -> Paging {
+        let admin = self.bootstrap().await;
+        let team = self.team(&admin, "payments").await;
+        let mut people = Vec::new();
+        for name in ["alice", "bob", "carol"] {
+            let (id, auth) = self.user(&admin, name).await;
+            self.put(
+                &format!("/api/users/{id}/push-topic"),
+                &admin,
+                json!({"push_topic": format!("{name}-pager")}),
+            )
+            .await
+            .expect(200);
+            self.post(
+                &format!("/api/teams/{team}/members"),
+                &admin,
+                json!({"user_id": id}),
+            )
+            .await
+            .expect(201);
+            people.push((id, auth));
+        }
+        self.post(
+            &format!("/api/teams/{team}/schedule"),
+            &admin,
+            json!({"user_id": people[0].0, "dates": ["2026-11-22"]}),
+        )
+        .await
+        .expect(201);
+        let key = self.integration(&admin, team).await;
+        let carol = people.pop().unwrap();
+        let bob = people.pop().unwrap();
+        let alice = people.pop().unwrap();
+        Paging {
+            admin,
+            team,
+            key,
+            alice,
+            bob,
+            carol,
+        }
+    }
+
+    /// One notifier pass, as the loop would run it.
+    pub async fn tick(&self) -> klaxon_core::paging::notifier::NotifyReport {
+        self.core.notify_tick("test").await.expect("notifier pass")
+    }
+
+    /// Fires a critical alert in its own group and returns the incident it opened or joined.
+    pub async fn fire(&self, key: &str, group: &str) -> i64 {
+        let payload =
+            Payload::new(group).alert(group, "firing", 0, None, json!({"severity": "critical"}));
+        self.webhook(key, &payload).await.expect(200);
+        self.incident_of(group).await
+    }
+
+    /// Resolves the alert `fire(key, group)` fired.
+    pub async fn clear(&self, key: &str, group: &str) {
+        let payload = Payload::new(group).alert(
+            group,
+            "resolved",
+            0,
+            Some(60),
+            json!({"severity": "critical"}),
+        );
+        self.webhook(key, &payload).await.expect(200);
+    }
+
+    /// The newest incident of a group key, read straight from the database.
+    pub async fn incident_of(&self, group: &str) -> i64 {
+        let (id,): (i64,) = sqlx::query_as("SELECT MAX(id) FROM incidents WHERE group_key = $1")
+            .bind(group)
+            .fetch_one(&self.core.db.pool)
+            .await
+            .expect("an incident of the group");
+        id
+    }
+
+    /// `POST` to the path of a page's Acknowledge URL, with no credential.
+    pub async fn press_ack(&self, ack_url: &str) -> Res {
+        let path = ack_url
+            .strip_prefix(&self.config.public_url)
+            .expect("ack URL under the public URL");
+        self.send(Method::POST, path, &Auth::None, None).await
+    }
+
+    pub async fn detail(&self, auth: &Auth, incident: i64) -> Value {
+        self.get(&format!("/api/incidents/{incident}"), auth)
+            .await
+            .expect(200)
+    }
+}
+
+/// Timeline kinds of an incident detail, in order.
+pub fn timeline_kinds(detail: &Value) -> Vec<String> {
+    detail["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["kind"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Timeline texts of one kind.
+pub fn timeline_texts(detail: &Value, kind: &str) -> Vec<String> {
+    detail["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["kind"] == kind)
+        .map(|t| t["text"].as_str().unwrap().to_string())
+        .collect()
 }

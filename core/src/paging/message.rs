@@ -1,0 +1,142 @@
+//! What a page says: `[SEVERITY] alertname: summary`, the alert's description, what fixed a
+//! similar incident last time, a link to the incident and, where it applies, Acknowledge.
+
+use super::ntfy::{Action, Message};
+use klaxon_domain::alerting::Severity;
+use klaxon_domain::paging::PageKind;
+
+/// What the notifier knows about the incident when it sends a page.
+pub struct About<'a> {
+    pub incident_id: i64,
+    pub title: &'a str,
+    pub severity: Severity,
+    /// The description (or summary) annotation of the incident's first alert.
+    pub description: Option<&'a str>,
+    /// The latest resolution note of a similar resolved incident: (its id, the note).
+    pub last_fix: Option<(i64, &'a str)>,
+    /// The page row's detail: "level 2", "unacknowledged for 30m", "snooze ended".
+    pub detail: &'a str,
+}
+
+fn tags(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Critical => "rotating_light",
+        Severity::Warning => "warning",
+        Severity::Info => "information_source",
+    }
+}
+
+/// Builds the ntfy message. `ack_url` is the token URL when the page carries Acknowledge.
+pub fn compose(
+    kind: PageKind,
+    topic: &str,
+    public_url: &str,
+    about: &About<'_>,
+    ack_url: Option<String>,
+) -> Message {
+    let severity = about.severity.as_str().to_ascii_uppercase();
+    let mut lines: Vec<String> = Vec::new();
+    let (title, tag, priority) = match kind {
+        PageKind::AllClear => (format!("[RESOLVED] {}", about.title), "white_check_mark", 3),
+        _ => (
+            format!("[{severity}] {}", about.title),
+            tags(about.severity),
+            about.severity.ntfy_priority(),
+        ),
+    };
+    match kind {
+        PageKind::Opening => {}
+        PageKind::Reminder => lines.push(format!(
+            "Reminder: still unacknowledged ({}).",
+            about.detail
+        )),
+        PageKind::Escalation => lines.push(format!("Escalated to you ({}).", about.detail)),
+        PageKind::Fallback => {
+            lines.push("Nobody acknowledged this through every escalation level.".to_string())
+        }
+        PageKind::AllClear => lines.push("Resolved.".to_string()),
+    }
+    if kind != PageKind::AllClear {
+        // Clipped so a long description never pushes the last fix out of ntfy's 4096 bytes.
+        if let Some(d) = about.description.filter(|d| !d.trim().is_empty()) {
+            lines.push(clip(d.trim(), 2000));
+        }
+        if let Some((id, fix)) = about.last_fix {
+            lines.push(format!("Last time (#{id}): {}", clip(fix.trim(), 1000)));
+        }
+    }
+    if lines.is_empty() {
+        lines.push(about.title.to_string());
+    }
+    Message {
+        topic: topic.to_string(),
+        title,
+        message: lines.join("\n\n"),
+        tags: vec![tag.to_string()],
+        priority,
+        click: Some(format!("{public_url}/incidents/{}", about.incident_id)),
+        actions: ack_url.map(Action::acknowledge).into_iter().collect(),
+    }
+}
+
+/// At most `max` bytes of `s`, cut at a character boundary and marked with an ellipsis.
+fn clip(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    let mut cut = max;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}…", &s[..cut])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn about<'a>() -> About<'a> {
+        About {
+            incident_id: 7,
+            title: "DiskFull: /var is 95% full",
+            severity: Severity::Critical,
+            description: Some("Disk on db-1 fills within 2h"),
+            last_fix: Some((3, "rotated the WAL archive")),
+            detail: "",
+        }
+    }
+
+    #[test]
+    fn opening_page_shape() {
+        let m = compose(
+            PageKind::Opening,
+            "alice",
+            "https://klaxon.example",
+            &about(),
+            Some("https://klaxon.example/api/notify/ack/T".into()),
+        );
+        assert_eq!(m.title, "[CRITICAL] DiskFull: /var is 95% full");
+        assert_eq!(m.priority, 5);
+        assert_eq!(
+            m.click.as_deref(),
+            Some("https://klaxon.example/incidents/7")
+        );
+        assert!(m.message.contains("Disk on db-1 fills within 2h"));
+        assert!(m
+            .message
+            .contains("Last time (#3): rotated the WAL archive"));
+        assert_eq!(m.actions.len(), 1);
+        assert_eq!(m.actions[0].url, "https://klaxon.example/api/notify/ack/T");
+    }
+
+    #[test]
+    fn all_clear_and_fallback_have_no_acknowledge() {
+        let m = compose(PageKind::AllClear, "alice", "http://k", &about(), None);
+        assert!(m.title.starts_with("[RESOLVED]"));
+        assert_eq!(m.priority, 3);
+        assert!(m.actions.is_empty());
+        let f = compose(PageKind::Fallback, "ops", "http://k", &about(), None);
+        assert!(f.actions.is_empty());
+        assert!(f.message.contains("every escalation level"));
+    }
+}

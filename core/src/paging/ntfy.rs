@@ -1,0 +1,183 @@
+//! The ntfy client: JSON publish to the server's root URL with a bearer token.
+
+use serde::Serialize;
+use std::time::Duration;
+
+/// ntfy refuses messages over 4096 bytes; the whole JSON body stays under it.
+pub const MAX_MESSAGE_BYTES: usize = 4096;
+const TIMEOUT: Duration = Duration::from_secs(10);
+
+/// One ntfy JSON publish.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Message {
+    pub topic: String,
+    pub title: String,
+    pub message: String,
+    pub tags: Vec<String>,
+    pub priority: u8,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub click: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub actions: Vec<Action>,
+}
+
+/// An `http` action button; ntfy POSTs to `url` when it is tapped.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Action {
+    pub action: &'static str,
+    pub label: String,
+    pub url: String,
+    pub method: &'static str,
+    pub clear: bool,
+}
+
+impl Action {
+    pub fn acknowledge(url: String) -> Action {
+        Action {
+            action: "http",
+            label: "Acknowledge".into(),
+            url,
+            method: "POST",
+            clear: true,
+        }
+    }
+}
+
+impl Message {
+    /// The JSON body, with the message text (then the title) cut at a character boundary so
+    /// the whole body fits ntfy's limit.
+    pub fn to_body(&self) -> Vec<u8> {
+        let mut m = self.clone();
+        loop {
+            let body = serde_json::to_vec(&m).unwrap_or_default();
+            let over = body.len().saturating_sub(MAX_MESSAGE_BYTES);
+            if over == 0 {
+                return body;
+            }
+            // JSON escaping can make a character cost up to 6 bytes: cut generously, then re-check.
+            let field = if m.message.len() > 16 {
+                &mut m.message
+            } else {
+                &mut m.title
+            };
+            let keep = field.len().saturating_sub(over + 4);
+            let mut cut = keep;
+            while cut > 0 && !field.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            field.truncate(cut);
+            field.push('…');
+        }
+    }
+}
+
+/// Why a publish failed, in words for the timeline and the test page's 502.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PushError {
+    pub reason: String,
+    /// Seconds the push service asked us to wait (`Retry-After` on a 429).
+    pub retry_after: Option<i64>,
+}
+
+pub struct Ntfy {
+    client: reqwest::Client,
+    url: String,
+    token: Option<String>,
+}
+
+impl Ntfy {
+    pub fn new(url: &str, token: Option<&str>) -> Ntfy {
+        Ntfy {
+            client: reqwest::Client::builder()
+                .timeout(TIMEOUT)
+                .build()
+                .expect("a reqwest client with a timeout always builds"),
+            url: url.trim_end_matches('/').to_string(),
+            token: token.map(str::to_string),
+        }
+    }
+
+    pub async fn publish(&self, message: &Message) -> Result<(), PushError> {
+        let mut req = self
+            .client
+            .post(format!("{}/", self.url))
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(message.to_body());
+        if let Some(token) = &self.token {
+            req = req.bearer_auth(token);
+        }
+        let res = req.send().await.map_err(|e| PushError {
+            reason: format!("cannot reach ntfy at {}: {}", self.url, root_cause(&e)),
+            retry_after: None,
+        })?;
+        let status = res.status();
+        if status.is_success() {
+            return Ok(());
+        }
+        let retry_after = res
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<i64>().ok())
+            .filter(|s| *s >= 0);
+        // ntfy answers errors as {"code":40101,"http":401,"error":"unauthorized"}.
+        let text = res.text().await.unwrap_or_default();
+        let detail = serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .and_then(|v| v["error"].as_str().map(str::to_string))
+            .unwrap_or_else(|| text.chars().take(200).collect());
+        Err(PushError {
+            reason: format!("ntfy answered {}: {}", status.as_u16(), detail.trim()),
+            retry_after: if status.as_u16() == 429 {
+                retry_after
+            } else {
+                None
+            },
+        })
+    }
+}
+
+/// The innermost error: "connection refused" says more than reqwest's outer wrapper.
+fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cur = e;
+    while let Some(next) = cur.source() {
+        cur = next;
+    }
+    cur.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(text: String) -> Message {
+        Message {
+            topic: "alice".into(),
+            title: "[CRITICAL] DiskFull: disk is full".into(),
+            message: text,
+            tags: vec!["rotating_light".into()],
+            priority: 5,
+            click: Some("http://klaxon/incidents/1".into()),
+            actions: vec![Action::acknowledge("http://klaxon/api/notify/ack/x".into())],
+        }
+    }
+
+    #[test]
+    fn long_messages_fit_ntfy_limit_and_stay_valid_json() {
+        for text in [
+            "x".repeat(10_000),
+            "é\"\\\n".repeat(3_000),
+            "🔥".repeat(5_000),
+        ] {
+            let body = message(text).to_body();
+            assert!(body.len() <= MAX_MESSAGE_BYTES, "{}", body.len());
+            let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+            assert!(v["message"].as_str().unwrap().ends_with('…'));
+            assert_eq!(v["actions"][0]["label"], "Acknowledge");
+        }
+        let short = message("short".into()).to_body();
+        let v: serde_json::Value = serde_json::from_slice(&short).unwrap();
+        assert_eq!(v["message"], "short");
+        assert_eq!(v["actions"][0]["clear"], true);
+    }
+}

@@ -1,0 +1,324 @@
+//! Paging rules shared by the server and the phone UI: the escalation policy and its shape
+//! checks, the kinds and states of pages, and the retry schedule of a failed send.
+
+use crate::{Duration, Timestamp};
+use serde::{Deserialize, Serialize};
+
+pub const MAX_LEVELS: usize = 10;
+pub const MAX_TARGETS: usize = 10;
+pub const MAX_REPEAT: u32 = 10;
+pub const LEVEL_TIMEOUT_MIN: Duration = Duration::minutes(1);
+pub const LEVEL_TIMEOUT_MAX: Duration = Duration::hours(24);
+
+/// Who a ladder level pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum Target {
+    /// A named user, by id.
+    User { user_id: i64 },
+    /// Whoever the team's rota names for the current UTC date.
+    Oncall,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Level {
+    /// How long this level waits for an acknowledgement before the next one is paged.
+    pub timeout: Duration,
+    pub targets: Vec<Target>,
+}
+
+/// `GET|PUT /api/teams/{teamID}/escalation`. `levels: []` means the team has no ladder and
+/// gets reminders instead.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct EscalationPolicy {
+    #[serde(default)]
+    pub levels: Vec<Level>,
+    /// How many times the whole ladder runs again after the last level.
+    #[serde(default)]
+    pub repeat: u32,
+    /// A shared ntfy topic paged once when the ladder is exhausted.
+    #[serde(default)]
+    pub fallback_topic: Option<String>,
+}
+
+impl EscalationPolicy {
+    /// Checks the shape (counts, timeouts, duplicates, topic) and returns the normalised
+    /// policy. Whether targets can be reached needs the database and is checked by the server.
+    pub fn validate(&self) -> Result<EscalationPolicy, String> {
+        if self.levels.len() > MAX_LEVELS {
+            return Err(format!("levels: at most {MAX_LEVELS} levels"));
+        }
+        if self.repeat > MAX_REPEAT {
+            return Err(format!("repeat must be 0 to {MAX_REPEAT}"));
+        }
+        for (i, level) in self.levels.iter().enumerate() {
+            let n = i + 1;
+            if level.timeout < LEVEL_TIMEOUT_MIN || level.timeout > LEVEL_TIMEOUT_MAX {
+                return Err(format!(
+                    "level {n}: timeout must be between {LEVEL_TIMEOUT_MIN} and {LEVEL_TIMEOUT_MAX}"
+                ));
+            }
+            if level.targets.is_empty() || level.targets.len() > MAX_TARGETS {
+                return Err(format!("level {n}: 1 to {MAX_TARGETS} targets"));
+            }
+            let mut seen = level.targets.clone();
+            seen.sort();
+            seen.dedup();
+            if seen.len() != level.targets.len() {
+                return Err(format!("level {n}: a target is listed twice"));
+            }
+        }
+        let fallback_topic = match &self.fallback_topic {
+            Some(t) => crate::validate::push_topic(t)
+                .map_err(|e| e.replace("push_topic", "fallback_topic"))?,
+            None => None,
+        };
+        Ok(EscalationPolicy {
+            levels: self.levels.clone(),
+            repeat: self.repeat,
+            fallback_topic,
+        })
+    }
+
+    /// Steps of the whole ladder, repeats included.
+    pub fn steps(&self) -> i64 {
+        self.levels.len() as i64 * (self.repeat as i64 + 1)
+    }
+
+    /// The level (0-based) and round (0-based) of a step, or `None` past the last step.
+    pub fn step(&self, step: i64) -> Option<(usize, u32)> {
+        if step < 0 || step >= self.steps() {
+            return None;
+        }
+        let n = self.levels.len() as i64;
+        Some(((step % n) as usize, (step / n) as u32))
+    }
+}
+
+/// Why a page was sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum PageKind {
+    Opening,
+    Reminder,
+    Escalation,
+    Fallback,
+    AllClear,
+}
+
+impl PageKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PageKind::Opening => "opening",
+            PageKind::Reminder => "reminder",
+            PageKind::Escalation => "escalation",
+            PageKind::Fallback => "fallback",
+            PageKind::AllClear => "all_clear",
+        }
+    }
+    pub fn parse(s: &str) -> Option<PageKind> {
+        Some(match s {
+            "opening" => PageKind::Opening,
+            "reminder" => PageKind::Reminder,
+            "escalation" => PageKind::Escalation,
+            "fallback" => PageKind::Fallback,
+            "all_clear" => PageKind::AllClear,
+            _ => return None,
+        })
+    }
+    /// Pages that ask for an owner; they are dropped if the incident was owned first.
+    pub fn wants_owner(self) -> bool {
+        !matches!(self, PageKind::AllClear)
+    }
+}
+
+/// Where a page is in its delivery.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum PageStatus {
+    /// Waiting for its first attempt or for a retry.
+    Pending,
+    Sent,
+    /// Given up after retrying for `GIVE_UP_AFTER`.
+    Failed,
+    /// Not sent because the incident was acknowledged, snoozed or resolved first.
+    Cancelled,
+}
+
+impl PageStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PageStatus::Pending => "pending",
+            PageStatus::Sent => "sent",
+            PageStatus::Failed => "failed",
+            PageStatus::Cancelled => "cancelled",
+        }
+    }
+    pub fn parse(s: &str) -> Option<PageStatus> {
+        Some(match s {
+            "pending" => PageStatus::Pending,
+            "sent" => PageStatus::Sent,
+            "failed" => PageStatus::Failed,
+            "cancelled" => PageStatus::Cancelled,
+            _ => return None,
+        })
+    }
+}
+
+/// One page of an incident's paging history.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Page {
+    pub id: i64,
+    pub kind: PageKind,
+    /// The user paged; `None` for the shared fallback topic.
+    pub recipient: Option<String>,
+    /// Shown only for the shared fallback topic: a user's own topic stays private.
+    pub topic: Option<String>,
+    pub status: PageStatus,
+    pub attempts: i64,
+    pub last_error: Option<String>,
+    pub next_attempt_at: Option<Timestamp>,
+    pub created_at: Timestamp,
+    pub sent_at: Option<Timestamp>,
+}
+
+/// `POST /api/notify/ack/{token}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct AckOutcome {
+    pub incident_id: i64,
+    pub state: crate::alerting::IncidentState,
+}
+
+/// A failed send is retried for this long, then given up and recorded.
+pub const GIVE_UP_AFTER: i64 = 86_400;
+const FIRST_RETRY: i64 = 5;
+const MAX_RETRY: i64 = 600;
+
+/// Seconds to wait after the `attempts`-th failed send: 5 s, doubling, at most 10 minutes.
+/// A push service's `Retry-After` wins when it asks for longer.
+pub fn retry_delay(attempts: i64, retry_after: Option<i64>) -> i64 {
+    let doubling = FIRST_RETRY.saturating_mul(1i64 << (attempts - 1).clamp(0, 20));
+    let backoff = doubling.min(MAX_RETRY);
+    match retry_after {
+        Some(r) if r > backoff => r.min(GIVE_UP_AFTER),
+        _ => backoff,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn level(timeout: i64, targets: Vec<Target>) -> Level {
+        Level {
+            timeout: Duration::minutes(timeout),
+            targets,
+        }
+    }
+
+    #[test]
+    fn wire_shape_matches_the_api() {
+        let p: EscalationPolicy = serde_json::from_str(
+            r#"{"levels":[{"timeout":"10m","targets":[{"type":"user","user_id":3},{"type":"oncall"}]}],"repeat":1,"fallback_topic":"ops-fallback"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            p.levels[0].targets,
+            vec![Target::User { user_id: 3 }, Target::Oncall]
+        );
+        assert_eq!(p.levels[0].timeout, Duration::minutes(10));
+        assert!(serde_json::from_str::<EscalationPolicy>(
+            r#"{"levels":[{"timeout":"10m","targets":[{"type":"team"}]}]}"#
+        )
+        .is_err());
+        assert!(serde_json::from_str::<EscalationPolicy>(r#"{"levels":[],"extra":1}"#).is_err());
+    }
+
+    #[test]
+    fn validation() {
+        let ok = EscalationPolicy {
+            levels: vec![level(5, vec![Target::Oncall])],
+            repeat: 0,
+            fallback_topic: Some("  ops-fallback ".into()),
+        };
+        assert_eq!(
+            ok.validate().unwrap().fallback_topic.as_deref(),
+            Some("ops-fallback")
+        );
+        let bad = |p: EscalationPolicy| p.validate().unwrap_err();
+        assert!(bad(EscalationPolicy {
+            levels: vec![level(0, vec![Target::Oncall])],
+            ..ok.clone()
+        })
+        .contains("timeout"));
+        assert!(bad(EscalationPolicy {
+            levels: vec![level(25 * 60, vec![Target::Oncall])],
+            ..ok.clone()
+        })
+        .contains("timeout"));
+        assert!(bad(EscalationPolicy {
+            levels: vec![level(5, vec![])],
+            ..ok.clone()
+        })
+        .contains("targets"));
+        assert!(bad(EscalationPolicy {
+            levels: vec![level(5, vec![Target::Oncall, Target::Oncall])],
+            ..ok.clone()
+        })
+        .contains("twice"));
+        assert!(bad(EscalationPolicy {
+            repeat: 11,
+            ..ok.clone()
+        })
+        .contains("repeat"));
+        assert!(bad(EscalationPolicy {
+            fallback_topic: Some("no spaces".into()),
+            ..ok.clone()
+        })
+        .contains("fallback_topic"));
+        assert!(bad(EscalationPolicy {
+            levels: vec![level(5, vec![Target::Oncall]); 11],
+            ..ok
+        })
+        .contains("levels"));
+    }
+
+    #[test]
+    fn steps_walk_levels_then_repeat() {
+        let p = EscalationPolicy {
+            levels: vec![
+                level(5, vec![Target::Oncall]),
+                level(10, vec![Target::Oncall]),
+            ],
+            repeat: 1,
+            fallback_topic: None,
+        };
+        assert_eq!(p.steps(), 4);
+        assert_eq!(p.step(0), Some((0, 0)));
+        assert_eq!(p.step(1), Some((1, 0)));
+        assert_eq!(p.step(2), Some((0, 1)));
+        assert_eq!(p.step(3), Some((1, 1)));
+        assert_eq!(p.step(4), None);
+        assert_eq!(EscalationPolicy::default().step(0), None);
+    }
+
+    #[test]
+    fn retry_backs_off_and_honours_retry_after() {
+        assert_eq!(retry_delay(1, None), 5);
+        assert_eq!(retry_delay(2, None), 10);
+        assert_eq!(retry_delay(3, None), 20);
+        assert_eq!(retry_delay(30, None), 600);
+        assert_eq!(retry_delay(1, Some(120)), 120);
+        assert_eq!(retry_delay(3, Some(1)), 20);
+        assert_eq!(retry_delay(1, Some(i64::MAX)), GIVE_UP_AFTER);
+    }
+}

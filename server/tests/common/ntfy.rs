@@ -1,0 +1,238 @@
+//! A recording ntfy server: it speaks ntfy's publish protocol (JSON to the root URL, or a
+//! body to `/<topic>`), checks the bearer token and the 4096-byte message cap, records what
+//! it accepted, and can be told to fail the next publishes with a status (500, 429 with
+//! `Retry-After`, 401) the way ntfy answers errors.
+
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Json, Router};
+use serde_json::{json, Value};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+pub const TOKEN: &str = "tk_klaxontestaccesstoken0000";
+
+#[derive(Debug, Clone)]
+pub struct Published {
+    pub topic: String,
+    pub title: String,
+    pub message: String,
+    pub priority: i64,
+    pub tags: Vec<String>,
+    pub click: Option<String>,
+    pub actions: Vec<Value>,
+    pub body_bytes: usize,
+}
+
+impl Published {
+    /// The URL of the Acknowledge action, if the page has one.
+    pub fn ack_url(&self) -> Option<String> {
+        self.actions
+            .iter()
+            .find(|a| a["label"] == "Acknowledge")
+            .and_then(|a| a["url"].as_str().map(str::to_string))
+    }
+}
+
+#[derive(Default)]
+struct Inner {
+    published: Vec<Published>,
+    /// Scripted failures for the next publishes: (status, Retry-After).
+    failures: VecDeque<(u16, Option<u64>)>,
+    /// Every publish attempt, failed or not.
+    attempts: usize,
+}
+
+#[derive(Clone)]
+pub struct Recorder {
+    pub url: String,
+    inner: Arc<Mutex<Inner>>,
+    arrived: Arc<tokio::sync::Notify>,
+}
+
+impl Recorder {
+    pub async fn start() -> Recorder {
+        let inner = Arc::new(Mutex::new(Inner::default()));
+        let arrived = Arc::new(tokio::sync::Notify::new());
+        let state = (inner.clone(), arrived.clone());
+        let router = Router::new()
+            .route("/", post(json_publish))
+            .route("/{topic}", post(topic_publish))
+            .with_state(state);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+        Recorder {
+            url: format!("http://{addr}"),
+            inner,
+            arrived,
+        }
+    }
+
+    /// Everything accepted so far, in arrival order.
+    pub fn published(&self) -> Vec<Published> {
+        self.inner.lock().unwrap().published.clone()
+    }
+
+    pub fn attempts(&self) -> usize {
+        self.inner.lock().unwrap().attempts
+    }
+
+    /// Takes what was accepted so far, leaving the record empty.
+    pub fn take(&self) -> Vec<Published> {
+        std::mem::take(&mut self.inner.lock().unwrap().published)
+    }
+
+    /// The next `n` publishes are refused with `status` (and `Retry-After` when given).
+    pub fn fail_next(&self, n: usize, status: u16, retry_after: Option<u64>) {
+        let mut inner = self.inner.lock().unwrap();
+        for _ in 0..n {
+            inner.failures.push_back((status, retry_after));
+        }
+    }
+
+    /// Waits until at least `n` publishes were accepted; panics after `limit` (an event that
+    /// never comes, not a deadline being waited out).
+    pub async fn wait_for(&self, n: usize, limit: Duration) -> Vec<Published> {
+        let wait = async {
+            loop {
+                let notified = self.arrived.notified();
+                if self.inner.lock().unwrap().published.len() >= n {
+                    return;
+                }
+                notified.await;
+            }
+        };
+        tokio::time::timeout(limit, wait)
+            .await
+            .unwrap_or_else(|_| panic!("expected {n} publishes, got {}", self.published().len()));
+        self.published()
+    }
+}
+
+type Shared = (Arc<Mutex<Inner>>, Arc<tokio::sync::Notify>);
+
+fn ntfy_error(status: u16, text: &str) -> Response {
+    let code = StatusCode::from_u16(status).unwrap();
+    (
+        code,
+        Json(json!({"code": status as u64 * 100 + 1, "http": status, "error": text})),
+    )
+        .into_response()
+}
+
+fn valid_topic(t: &str) -> bool {
+    !t.is_empty()
+        && t.len() <= 64
+        && t.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// Checks credentials and scripted failures; `Some` is the answer to give instead of accepting.
+fn gate(inner: &mut Inner, headers: &HeaderMap, body: &Bytes) -> Option<Response> {
+    inner.attempts += 1;
+    if let Some((status, retry_after)) = inner.failures.pop_front() {
+        let mut r = ntfy_error(status, "scripted failure");
+        if let Some(s) = retry_after {
+            r.headers_mut()
+                .insert("retry-after", s.to_string().parse().unwrap());
+        }
+        return Some(r);
+    }
+    let auth = headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    if auth != format!("Bearer {TOKEN}") {
+        return Some(ntfy_error(401, "unauthorized"));
+    }
+    if body.len() > 4096 {
+        return Some(ntfy_error(413, "message too large"));
+    }
+    None
+}
+
+async fn json_publish(
+    State((inner, arrived)): State<Shared>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let mut guard = inner.lock().unwrap();
+    if let Some(refusal) = gate(&mut guard, &headers, &body) {
+        return refusal;
+    }
+    let Ok(v) = serde_json::from_slice::<Value>(&body) else {
+        return ntfy_error(400, "invalid request: request body must be JSON");
+    };
+    let topic = v["topic"].as_str().unwrap_or_default().to_string();
+    if !valid_topic(&topic) {
+        return ntfy_error(400, "invalid topic");
+    }
+    let actions = v["actions"].as_array().cloned().unwrap_or_default();
+    if actions.len() > 3
+        || actions.iter().any(|a| {
+            a["action"] != "http" || a["label"].as_str().is_none() || a["url"].as_str().is_none()
+        })
+    {
+        return ntfy_error(400, "invalid request: actions invalid");
+    }
+    let p = Published {
+        topic: topic.clone(),
+        title: v["title"].as_str().unwrap_or_default().to_string(),
+        message: v["message"].as_str().unwrap_or_default().to_string(),
+        priority: v["priority"].as_i64().unwrap_or(3),
+        tags: v["tags"]
+            .as_array()
+            .map(|t| {
+                t.iter()
+                    .filter_map(|x| x.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        click: v["click"].as_str().map(str::to_string),
+        actions,
+        body_bytes: body.len(),
+    };
+    guard.published.push(p);
+    drop(guard);
+    arrived.notify_waiters();
+    Json(json!({"id": "rec", "time": 0, "event": "message", "topic": topic})).into_response()
+}
+
+async fn topic_publish(
+    State((inner, arrived)): State<Shared>,
+    Path(topic): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let mut guard = inner.lock().unwrap();
+    if let Some(refusal) = gate(&mut guard, &headers, &body) {
+        return refusal;
+    }
+    if !valid_topic(&topic) {
+        return ntfy_error(400, "invalid topic");
+    }
+    let header = |k: &str| {
+        headers
+            .get(k)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    guard.published.push(Published {
+        topic: topic.clone(),
+        title: header("title").unwrap_or_default(),
+        message: String::from_utf8_lossy(&body).into_owned(),
+        priority: header("priority").and_then(|p| p.parse().ok()).unwrap_or(3),
+        tags: vec![],
+        click: header("click"),
+        actions: vec![],
+        body_bytes: body.len(),
+    });
+    drop(guard);
+    arrived.notify_waiters();
+    Json(json!({"id": "rec", "time": 0, "event": "message", "topic": topic})).into_response()
+}
