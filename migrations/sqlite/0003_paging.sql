@@ -14,6 +14,8 @@ ALTER TABLE incidents ADD COLUMN esc_due_at BIGINT;
 CREATE INDEX incidents_remind_due ON incidents(reminded_at) WHERE state = 'triggered' AND archived_at IS NULL;
 CREATE INDEX incidents_escalation_due ON incidents(esc_due_at) WHERE state = 'triggered' AND archived_at IS NULL;
 CREATE INDEX incidents_snoozed ON incidents(snoozed_until) WHERE snoozed_until IS NOT NULL;
+-- A page carries the last fix of a similar incident: resolution notes are read newest first.
+CREATE INDEX incident_notes_resolution ON incident_notes(id) WHERE resolution = 1;
 
 -- One per team, replaced wholesale: the policy as its JSON wire shape.
 CREATE TABLE escalation_policies (
@@ -51,3 +53,6 @@ CREATE TABLE ack_tokens (
     used_at BIGINT
 );
 CREATE INDEX ack_tokens_expiry ON ack_tokens(expires_at);
+
+-- The sweeper finds alerts past ends_at by index, as it finds stale ones by alerts_firing.
+CREATE INDEX alerts_firing_ends ON alerts(status, ends_at);

@@ -35,6 +35,10 @@ enum Command {
 enum BenchCommand {
     /// Webhook intake over loopback HTTP, against the database's own rate for the same writes.
     Intake(crate::bench::IntakeArgs),
+    /// Page latency: webhook received → ntfy publish received, with the real notifier loop.
+    Paging(crate::bench::PagingArgs),
+    /// One notifier pass and one sweep with many open, idle incidents and some due work.
+    Ticks(crate::bench::TickArgs),
 }
 
 #[derive(Args)]
@@ -159,6 +163,8 @@ pub async fn run() -> Result<(), String> {
         }
         Command::Serve(args) => serve(*args).await,
         Command::Bench(BenchCommand::Intake(args)) => crate::bench::intake(args).await,
+        Command::Bench(BenchCommand::Paging(args)) => crate::bench::paging(args).await,
+        Command::Bench(BenchCommand::Ticks(args)) => crate::bench::ticks(args).await,
     }
 }
 

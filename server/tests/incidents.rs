@@ -169,6 +169,8 @@ both!(acknowledge_snooze_assign_note_resolve, |app| {
         kinds(&d),
         [
             "opened",
+            // Nobody is on call in this team, so nobody is paged.
+            "nobody_reachable",
             "alert_firing",
             "acknowledged",
             "snoozed",

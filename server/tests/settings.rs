@@ -51,11 +51,18 @@ both!(admin_reads_values_bounds_and_push_status, |app| {
     assert_eq!(s["settings"]["notify_repeat_interval"], "30m");
     assert_eq!(s["bounds"]["notify_repeat_interval"]["min"], "1m");
     assert_eq!(s["bounds"]["archive_after"]["max"], "365d");
-    assert_eq!(s["push"]["configured"], false);
+    // The harness configures a (recording) ntfy server with a token: reported, never revealed.
+    assert_eq!(s["push"]["configured"], true);
+    assert_eq!(s["push"]["token_configured"], true);
     assert_eq!(s["oidc"]["configured"], false);
+    let text = s.to_string();
     assert!(
-        !s.to_string().contains("token\":\""),
-        "no secret is reported"
+        !text.contains(&app.ntfy.url),
+        "the ntfy address is not reported"
+    );
+    assert!(
+        !text.contains(common::ntfy::TOKEN),
+        "the ntfy token is not reported"
     );
 });
 

@@ -5,10 +5,12 @@
 
 use super::message::{compose, About};
 use super::ntfy::{Message, PushError};
+use super::tokens::TOKEN_TTL;
 use super::{escalation, remind, resolved, resume};
 use crate::authz::require_human;
 use crate::db::Tx;
 use crate::incidents::lifecycle::timeline;
+use crate::secrets::{hash_token, new_token};
 use crate::{Actor, Core, Error, Result};
 use futures::StreamExt;
 use klaxon_domain::alerting::Severity;
@@ -55,10 +57,10 @@ struct Claimed {
     created_at: i64,
 }
 
-enum Delivered {
-    Sent,
-    Failed,
-    Cancelled,
+enum Plan {
+    Cancel(Claimed, &'static str),
+    /// The message, and the raw acknowledge token it carries.
+    Send(Claimed, Message, Option<String>),
 }
 
 impl Core {
@@ -196,8 +198,10 @@ impl Core {
         .await
     }
 
-    /// Claims due pages in one statement and publishes them. Returns (sent, failed, cancelled,
-    /// whether more are due).
+    /// Claims due pages in one statement, prepares them (reads only), writes their tokens and
+    /// cancellations in one transaction, publishes them in parallel, and records the outcomes in
+    /// one transaction: a few writes per batch, not per page, because SQLite has one writer.
+    /// Returns (sent, failed, cancelled, whether more are due).
     async fn deliver_due(&self, holder: &str) -> Result<(u64, u64, u64, bool)> {
         let now = self.now();
         type Row = (i64, i64, String, String, Option<i64>, String, i64, i64);
@@ -214,39 +218,104 @@ impl Core {
         .fetch_all(&self.db.pool)
         .await?;
         let more = rows.len() as i64 == BATCH;
-        let claimed = rows.into_iter().filter_map(
-            |(id, incident_id, kind, topic, user_id, detail, attempts, created_at)| {
-                Some(Claimed {
-                    id,
-                    incident_id,
-                    kind: PageKind::parse(&kind)?,
-                    topic,
-                    user_id,
-                    detail,
-                    attempts,
-                    created_at,
-                })
-            },
-        );
-        let outcomes: Vec<Result<Delivered>> = futures::stream::iter(claimed)
-            .map(|page| async move { self.deliver(holder, page).await })
+        if rows.is_empty() {
+            return Ok((0, 0, 0, more));
+        }
+        let mut plans = Vec::with_capacity(rows.len());
+        for (id, incident_id, kind, topic, user_id, detail, attempts, created_at) in rows {
+            let Some(kind) = PageKind::parse(&kind) else {
+                continue;
+            };
+            let page = Claimed {
+                id,
+                incident_id,
+                kind,
+                topic,
+                user_id,
+                detail,
+                attempts,
+                created_at,
+            };
+            plans.push(self.plan(page, now).await?);
+        }
+
+        let mut tx = self.db.begin().await?;
+        let mut cancelled = 0;
+        for plan in &plans {
+            match plan {
+                Plan::Cancel(page, why) => {
+                    cancelled += sqlx::query("UPDATE pages SET state = 'cancelled', last_error = $1, claimed_by = NULL WHERE id = $2 AND claimed_by = $3")
+                        .bind(*why)
+                        .bind(page.id)
+                        .bind(holder)
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                }
+                Plan::Send(page, _, Some(token)) => {
+                    sqlx::query(
+                        "INSERT INTO ack_tokens (token_hash, incident_id, user_id, expires_at) VALUES ($1, $2, $3, $4)",
+                    )
+                    .bind(hash_token(token))
+                    .bind(page.incident_id)
+                    .bind(page.user_id)
+                    .bind(now + TOKEN_TTL)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                Plan::Send(_, _, None) => {}
+            }
+        }
+        tx.commit().await?;
+
+        let ntfy = self.ntfy.clone();
+        let outcomes: Vec<(Claimed, std::result::Result<(), PushError>)> =
+            futures::stream::iter(plans.into_iter().filter_map(|plan| match plan {
+                Plan::Send(page, message, _) => Some((page, message)),
+                Plan::Cancel(..) => None,
+            }))
+            .map(|(page, message)| {
+                let ntfy = ntfy.clone();
+                async move {
+                    let result = match ntfy {
+                        Some(ntfy) => ntfy.publish(&message).await,
+                        None => Err(PushError {
+                            reason: "no push service is configured (KLAXON_NTFY_URL)".into(),
+                            retry_after: None,
+                        }),
+                    };
+                    (page, result)
+                }
+            })
             .buffer_unordered(PARALLEL)
             .collect()
             .await;
-        let (mut sent, mut failed, mut cancelled) = (0, 0, 0);
-        for outcome in outcomes {
-            match outcome {
-                Ok(Delivered::Sent) => sent += 1,
-                Ok(Delivered::Failed) => failed += 1,
-                Ok(Delivered::Cancelled) => cancelled += 1,
-                // The claim lapses and another pass retries the page.
-                Err(e) => tracing::warn!(error = %e, "page delivery"),
+
+        let now = self.now();
+        let (mut sent, mut failed, mut all_clear) = (0, 0, false);
+        let mut tx = self.db.begin().await?;
+        for (page, result) in &outcomes {
+            match result {
+                Ok(()) => {
+                    sent += 1;
+                    all_clear |= record_sent(&mut tx, holder, page, now).await?;
+                }
+                Err(e) => {
+                    failed += 1;
+                    record_failure(&mut tx, holder, page, e, now).await?;
+                }
             }
+        }
+        tx.commit().await?;
+        if all_clear {
+            self.wake_notifier();
         }
         Ok((sent, failed, cancelled, more))
     }
 
-    async fn deliver(&self, holder: &str, page: Claimed) -> Result<Delivered> {
+    /// What to do with a claimed page: cancel it (the incident no longer wants it), or send
+    /// this message, with this acknowledge token.
+    async fn plan(&self, page: Claimed, now: i64) -> Result<Plan> {
         type IncidentRow = (
             String,
             Option<i64>,
@@ -263,7 +332,6 @@ impl Core {
             .bind(page.incident_id)
             .fetch_one(&self.db.pool)
             .await?;
-        let now = self.now();
         if page.kind.wants_owner() {
             let why = if state == "resolved" {
                 Some("not sent: resolved first")
@@ -277,32 +345,18 @@ impl Core {
                 None
             };
             if let Some(why) = why {
-                sqlx::query("UPDATE pages SET state = 'cancelled', last_error = $1, claimed_by = NULL WHERE id = $2 AND claimed_by = $3")
-                    .bind(why)
-                    .bind(page.id)
-                    .bind(holder)
-                    .execute(&self.db.pool)
-                    .await?;
-                return Ok(Delivered::Cancelled);
+                return Ok(Plan::Cancel(page, why));
             }
         }
-        let Some(ntfy) = self.ntfy.clone() else {
-            let e = PushError {
-                reason: "no push service is configured (KLAXON_NTFY_URL)".into(),
-                retry_after: None,
-            };
-            return self.record_failure(holder, &page, e).await;
-        };
         let description = self.first_description(page.incident_id).await?;
         let last_fix = if page.kind == PageKind::AllClear {
             None
         } else {
             self.last_fix(team_id, &signature, page.incident_id).await?
         };
-        let ack_url = match (page.kind, page.user_id) {
-            (PageKind::Opening | PageKind::Reminder | PageKind::Escalation, Some(user)) => {
-                let token = self.mint_ack_token(page.incident_id, user).await?;
-                Some(format!("{}/api/notify/ack/{token}", self.config.public_url))
+        let token = match (page.kind, page.user_id) {
+            (PageKind::Opening | PageKind::Reminder | PageKind::Escalation, Some(_)) => {
+                Some(new_token())
             }
             _ => None,
         };
@@ -314,6 +368,9 @@ impl Core {
             last_fix: last_fix.as_ref().map(|(id, t)| (*id, t.as_str())),
             detail: &page.detail,
         };
+        let ack_url = token
+            .as_ref()
+            .map(|t| format!("{}/api/notify/ack/{t}", self.config.public_url));
         let message = compose(
             page.kind,
             &page.topic,
@@ -321,76 +378,7 @@ impl Core {
             &about,
             ack_url,
         );
-        match ntfy.publish(&message).await {
-            Ok(()) => self.record_sent(holder, &page).await,
-            Err(e) => self.record_failure(holder, &page, e).await,
-        }
-    }
-
-    async fn record_sent(&self, holder: &str, page: &Claimed) -> Result<Delivered> {
-        let now = self.now();
-        let mut tx = self.db.begin().await?;
-        let done = sqlx::query(
-            "UPDATE pages SET state = 'sent', sent_at = $1, attempts = attempts + 1, last_error = NULL, claimed_by = NULL \
-             WHERE id = $2 AND claimed_by = $3",
-        )
-        .bind(now)
-        .bind(page.id)
-        .bind(holder)
-        .execute(&mut *tx)
-        .await?;
-        let mut all_clear = false;
-        if done.rows_affected() == 1 && page.kind == PageKind::Opening {
-            sqlx::query("UPDATE incidents SET opening_sent = 1 WHERE id = $1")
-                .bind(page.incident_id)
-                .execute(&mut *tx)
-                .await?;
-            // Resolved while this page was in flight: it still gets its all-clear.
-            all_clear = resolved(&mut tx, page.incident_id, now).await?;
-        }
-        tx.commit().await?;
-        if all_clear {
-            self.wake_notifier();
-        }
-        Ok(Delivered::Sent)
-    }
-
-    async fn record_failure(
-        &self,
-        holder: &str,
-        page: &Claimed,
-        e: PushError,
-    ) -> Result<Delivered> {
-        let now = self.now();
-        let attempts = page.attempts + 1;
-        let give_up = now - page.created_at >= GIVE_UP_AFTER;
-        let mut tx = self.db.begin().await?;
-        let done = sqlx::query(
-            "UPDATE pages SET state = $1, attempts = $2, last_error = $3, due_at = $4, claimed_by = NULL, claimed_until = NULL \
-             WHERE id = $5 AND claimed_by = $6",
-        )
-        .bind(if give_up { "failed" } else { "pending" })
-        .bind(attempts)
-        .bind(&e.reason)
-        .bind(now + retry_delay(attempts, e.retry_after))
-        .bind(page.id)
-        .bind(holder)
-        .execute(&mut *tx)
-        .await?;
-        if done.rows_affected() == 1 && (give_up || attempts == 1) {
-            let who = recipient(&mut tx, page).await?;
-            let text = if give_up {
-                format!(
-                    "gave up paging {who} after {attempts} attempts: {}",
-                    e.reason
-                )
-            } else {
-                format!("page to {who} failed, retrying: {}", e.reason)
-            };
-            timeline(&mut tx, page.incident_id, now, "push_failed", None, &text).await?;
-        }
-        tx.commit().await?;
-        Ok(Delivered::Failed)
+        Ok(Plan::Send(page, message, token))
     }
 
     /// The description (or summary) of the incident's first alert.
@@ -417,10 +405,12 @@ impl Core {
         signature: &str,
         incident_id: i64,
     ) -> Result<Option<(i64, String)>> {
+        // Walks resolution notes newest first (they are few; a flapping alert's incidents are
+        // many), so the cost does not grow with the incidents of one signature.
         Ok(sqlx::query_as(
-            "SELECT i.id, n.text FROM incidents i JOIN incident_notes n ON n.incident_id = i.id \
-             WHERE i.team_id = $1 AND i.signature = $2 AND i.id <> $3 AND i.state = 'resolved' AND n.resolution = 1 \
-             ORDER BY n.created_at DESC, n.id DESC LIMIT 1",
+            "SELECT i.id, n.text FROM incident_notes n CROSS JOIN incidents i WHERE i.id = n.incident_id \
+             AND n.resolution = 1 AND i.team_id = $1 AND i.signature = $2 AND i.id <> $3 AND i.state = 'resolved' \
+             ORDER BY n.id DESC LIMIT 1",
         )
         .bind(team_id)
         .bind(signature)
@@ -502,6 +492,66 @@ impl Core {
             )
             .collect())
     }
+}
+
+/// Marks a page sent. An opening page marks the incident's opening as sent; if the incident
+/// resolved while it was in flight, its all-clear is queued now. Returns true when it was.
+async fn record_sent(tx: &mut Tx, holder: &str, page: &Claimed, now: i64) -> Result<bool> {
+    let done = sqlx::query(
+        "UPDATE pages SET state = 'sent', sent_at = $1, attempts = attempts + 1, last_error = NULL, claimed_by = NULL \
+         WHERE id = $2 AND claimed_by = $3",
+    )
+    .bind(now)
+    .bind(page.id)
+    .bind(holder)
+    .execute(&mut **tx)
+    .await?;
+    if done.rows_affected() == 1 && page.kind == PageKind::Opening {
+        sqlx::query("UPDATE incidents SET opening_sent = 1 WHERE id = $1")
+            .bind(page.incident_id)
+            .execute(&mut **tx)
+            .await?;
+        return resolved(tx, page.incident_id, now).await;
+    }
+    Ok(false)
+}
+
+/// Schedules the retry of a failed page, or gives it up after a day; the first failure and
+/// the giving up are written on the incident's timeline.
+async fn record_failure(
+    tx: &mut Tx,
+    holder: &str,
+    page: &Claimed,
+    e: &PushError,
+    now: i64,
+) -> Result<()> {
+    let attempts = page.attempts + 1;
+    let give_up = now - page.created_at >= GIVE_UP_AFTER;
+    let done = sqlx::query(
+        "UPDATE pages SET state = $1, attempts = $2, last_error = $3, due_at = $4, claimed_by = NULL, claimed_until = NULL \
+         WHERE id = $5 AND claimed_by = $6",
+    )
+    .bind(if give_up { "failed" } else { "pending" })
+    .bind(attempts)
+    .bind(&e.reason)
+    .bind(now + retry_delay(attempts, e.retry_after))
+    .bind(page.id)
+    .bind(holder)
+    .execute(&mut **tx)
+    .await?;
+    if done.rows_affected() == 1 && (give_up || attempts == 1) {
+        let who = recipient(tx, page).await?;
+        let text = if give_up {
+            format!(
+                "gave up paging {who} after {attempts} attempts: {}",
+                e.reason
+            )
+        } else {
+            format!("page to {who} failed, retrying: {}", e.reason)
+        };
+        timeline(tx, page.incident_id, now, "push_failed", None, &text).await?;
+    }
+    Ok(())
 }
 
 /// Who a page is for, in words: a username, or the shared topic.

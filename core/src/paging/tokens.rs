@@ -1,8 +1,8 @@
-//! Push acknowledge tokens: minted per delivery for one incident and one user, valid one day,
+//! Push acknowledge tokens: minted per delivery (by the notifier, in the batch that sends it) for one incident and one user, valid one day,
 //! single use, stored only as a hash. Never an API key, because a notification body is kept
 //! by the push service, outside Klaxon.
 
-use crate::secrets::{hash_token, looks_like_token, new_token};
+use crate::secrets::{hash_token, looks_like_token};
 use crate::{Core, Error, Result};
 use klaxon_domain::alerting::IncidentState;
 use klaxon_domain::paging::AckOutcome;
@@ -10,21 +10,6 @@ use klaxon_domain::paging::AckOutcome;
 pub const TOKEN_TTL: i64 = 86_400;
 
 impl Core {
-    /// A fresh token acting as `user_id` on `incident_id`; the raw value goes into the page only.
-    pub(crate) async fn mint_ack_token(&self, incident_id: i64, user_id: i64) -> Result<String> {
-        let token = new_token();
-        sqlx::query(
-            "INSERT INTO ack_tokens (token_hash, incident_id, user_id, expires_at) VALUES ($1, $2, $3, $4)",
-        )
-        .bind(hash_token(&token))
-        .bind(incident_id)
-        .bind(user_id)
-        .bind(self.now() + TOKEN_TTL)
-        .execute(&self.db.pool)
-        .await?;
-        Ok(token)
-    }
-
     /// `POST /api/notify/ack/{token}`: acknowledges as the user the token was minted for.
     /// Unknown, expired and used tokens, and tokens of a since-disabled user, all answer 404.
     pub async fn acknowledge_with_token(&self, token: &str) -> Result<AckOutcome> {

@@ -1,11 +1,11 @@
 //! `klaxon bench intake`: webhook intake over loopback HTTP against the database's own rate for
 //! the same row writes, on throwaway databases, with a check that nothing was lost or doubled.
 
+use super::{drop_schema, err, fresh_db, post};
 use axum::body::Bytes;
 use clap::Args;
 use klaxon_core::{Config, Core, Db, SystemClock};
 use serde_json::{json, Value};
-use std::fmt::Display;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
@@ -27,10 +27,6 @@ pub struct IntakeArgs {
     /// Default: temporary SQLite files.
     #[arg(long)]
     database_url: Option<String>,
-}
-
-fn err(e: impl Display) -> String {
-    e.to_string()
 }
 
 pub async fn intake(args: IntakeArgs) -> Result<(), String> {
@@ -70,7 +66,7 @@ async fn run(args: &IntakeArgs, dir: &Path, schemas: &mut Vec<String>) -> Result
         .map(|p| payload(p, args.alerts_per_payload, &starts_at))
         .collect();
 
-    let db = fresh_db(args, dir, "intake", schemas).await?;
+    let db = fresh_db(args.database_url.as_deref(), dir, "intake", schemas).await?;
     let intake = measure_intake(args, db.clone(), &payloads).await?;
     let (stored,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM alerts")
         .fetch_one(&db.pool)
@@ -86,7 +82,7 @@ async fn run(args: &IntakeArgs, dir: &Path, schemas: &mut Vec<String>) -> Result
     let duplicates = incidents - groups;
     let missing_incidents = args.payloads as i64 - groups;
 
-    let db = fresh_db(args, dir, "raw", schemas).await?;
+    let db = fresh_db(args.database_url.as_deref(), dir, "raw", schemas).await?;
     let raw = measure_raw(args, db.clone(), &payloads).await?;
     db.pool.close().await;
 
@@ -121,50 +117,6 @@ async fn run(args: &IntakeArgs, dir: &Path, schemas: &mut Vec<String>) -> Result
 
 fn rate(alerts: usize, wall: Duration) -> f64 {
     alerts as f64 / wall.as_secs_f64()
-}
-
-/// A database nobody else uses: a SQLite file in `dir`, or a new PostgreSQL schema.
-async fn fresh_db(
-    args: &IntakeArgs,
-    dir: &Path,
-    name: &str,
-    schemas: &mut Vec<String>,
-) -> Result<Db, String> {
-    let url = match &args.database_url {
-        None => format!(
-            "sqlite://{}?mode=rwc",
-            dir.join(format!("{name}.db")).display()
-        ),
-        Some(base) => {
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_err(err)?
-                .subsec_nanos();
-            let schema = format!("bench_{name}_{}_{nanos}", std::process::id());
-            let pool = sqlx::AnyPool::connect(base).await.map_err(err)?;
-            sqlx::query(&format!("CREATE SCHEMA {schema}"))
-                .execute(&pool)
-                .await
-                .map_err(err)?;
-            pool.close().await;
-            schemas.push(schema.clone());
-            let sep = if base.contains('?') { '&' } else { '?' };
-            format!("{base}{sep}options=-c%20search_path%3D{schema}")
-        }
-    };
-    let db = Db::connect(Some(&url), dir).await.map_err(err)?;
-    db.migrate().await.map_err(err)?;
-    Ok(db)
-}
-
-async fn drop_schema(base: &str, schema: &str) -> Result<(), String> {
-    let pool = sqlx::AnyPool::connect(base).await.map_err(err)?;
-    sqlx::query(&format!("DROP SCHEMA {schema} CASCADE"))
-        .execute(&pool)
-        .await
-        .map_err(err)?;
-    pool.close().await;
-    Ok(())
 }
 
 /// Payload `p` as Alertmanager sends it: its own group (service `svc-p`), distinct fingerprints.
@@ -322,25 +274,6 @@ async fn measure_intake(
     })
 }
 
-async fn post(
-    client: &reqwest::Client,
-    url: &str,
-    bearer: Option<&str>,
-    body: Value,
-) -> Result<Value, String> {
-    let mut req = client.post(url).json(&body);
-    if let Some(key) = bearer {
-        req = req.bearer_auth(key);
-    }
-    let res = req.send().await.map_err(err)?;
-    let status = res.status();
-    let text = res.text().await.map_err(err)?;
-    if !status.is_success() {
-        return Err(format!("POST {url}: {status}: {text}"));
-    }
-    serde_json::from_str(&text).map_err(err)
-}
-
 /// The rows intake writes for a payload that opens an incident (the integration's times, the
 /// incident, its `opened` entry, the alerts, one `alert_firing` summary), one statement per row,
 /// one transaction per payload, with the same concurrency: the database's own ceiling.
@@ -399,6 +332,8 @@ async fn raw_payload(db: &Db, team: i64, integration: i64, p: &Value) -> Result<
     .await
     .map_err(err)?;
     timeline(&mut tx, incident, now, "opened", title).await?;
+    // Intake also settles paging: the bench team has no rota, so nobody is paged.
+    timeline(&mut tx, incident, now, "nobody_reachable", "nobody paged").await?;
     let mut fired = Vec::new();
     for a in &alerts {
         let fingerprint = a["fingerprint"].as_str().unwrap_or_default();

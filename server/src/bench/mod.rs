@@ -1,0 +1,80 @@
+//! `klaxon bench`: measurements on throwaway databases, reported as ratios and percentiles
+//! from one run, because the machine they run on is shared and noisy.
+
+mod intake;
+mod paging;
+
+pub use intake::{intake, IntakeArgs};
+pub use paging::{paging, ticks, PagingArgs, TickArgs};
+
+use klaxon_core::Db;
+use serde_json::Value;
+use std::fmt::Display;
+use std::path::Path;
+
+pub(crate) fn err(e: impl Display) -> String {
+    e.to_string()
+}
+
+/// A database nobody else uses: a SQLite file in `dir`, or a new PostgreSQL schema.
+pub(crate) async fn fresh_db(
+    database_url: Option<&str>,
+    dir: &Path,
+    name: &str,
+    schemas: &mut Vec<String>,
+) -> Result<Db, String> {
+    let url = match database_url {
+        None => format!(
+            "sqlite://{}?mode=rwc",
+            dir.join(format!("{name}.db")).display()
+        ),
+        Some(base) => {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_err(err)?
+                .subsec_nanos();
+            let schema = format!("bench_{name}_{}_{nanos}", std::process::id());
+            let pool = sqlx::AnyPool::connect(base).await.map_err(err)?;
+            sqlx::query(&format!("CREATE SCHEMA {schema}"))
+                .execute(&pool)
+                .await
+                .map_err(err)?;
+            pool.close().await;
+            schemas.push(schema.clone());
+            let sep = if base.contains('?') { '&' } else { '?' };
+            format!("{base}{sep}options=-c%20search_path%3D{schema}")
+        }
+    };
+    let db = Db::connect(Some(&url), dir).await.map_err(err)?;
+    db.migrate().await.map_err(err)?;
+    Ok(db)
+}
+
+pub(crate) async fn drop_schema(base: &str, schema: &str) -> Result<(), String> {
+    let pool = sqlx::AnyPool::connect(base).await.map_err(err)?;
+    sqlx::query(&format!("DROP SCHEMA {schema} CASCADE"))
+        .execute(&pool)
+        .await
+        .map_err(err)?;
+    pool.close().await;
+    Ok(())
+}
+
+pub(crate) async fn post(
+    client: &reqwest::Client,
+    url: &str,
+    bearer: Option<&str>,
+    body: Value,
+) -> Result<Value, String> {
+    let mut req = client.post(url).json(&body);
+    if let Some(key) = bearer {
+        req = req.bearer_auth(key);
+    }
+    let res = req.send().await.map_err(err)?;
+    let status = res.status();
+    let text = res.text().await.map_err(err)?;
+    if !status.is_success() {
+        return Err(format!("POST {url}: {status}: {text}"));
+    }
+    serde_json::from_str(&text).map_err(err)
+}

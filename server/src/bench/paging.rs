@@ -1,0 +1,463 @@
+//! `klaxon bench paging`: webhook received → ntfy publish received, over loopback HTTP with the
+//! real notifier loop. `klaxon bench ticks`: the cost of one notifier pass and one sweep with
+//! many open, idle incidents and a fixed amount of due work, at two sizes.
+
+use super::{drop_schema, err, fresh_db, post};
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::routing::post as route_post;
+use clap::Args;
+use klaxon_core::{Config, Core, Db, SystemClock};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+#[derive(Args)]
+pub struct PagingArgs {
+    /// Incidents opened, one webhook each, one after another.
+    #[arg(long, default_value_t = 1000)]
+    incidents: usize,
+    /// A `postgres://…` URL: measure PostgreSQL in a throwaway schema. Default: a SQLite file.
+    #[arg(long)]
+    database_url: Option<String>,
+}
+
+#[derive(Args)]
+pub struct TickArgs {
+    /// Open, idle incidents, one run per size.
+    #[arg(long, value_delimiter = ',', default_values_t = [10_000usize, 100_000])]
+    sizes: Vec<usize>,
+    /// Incidents with due work: a reminder for the notifier, an expired alert for the sweeper.
+    #[arg(long, default_value_t = 1000)]
+    due: usize,
+    /// A `postgres://…` URL: measure PostgreSQL in throwaway schemas. Default: SQLite files.
+    #[arg(long)]
+    database_url: Option<String>,
+}
+
+/// A stand-in ntfy that notes when each page arrived, keyed by its title.
+#[derive(Clone, Default)]
+struct Arrivals {
+    seen: Arc<Mutex<HashMap<String, Instant>>>,
+    /// Every publish, duplicates included.
+    total: Arc<std::sync::atomic::AtomicUsize>,
+    arrived: Arc<tokio::sync::Notify>,
+}
+
+impl Arrivals {
+    async fn serve(&self) -> Result<String, String> {
+        async fn publish(State(a): State<Arrivals>, body: Bytes) -> &'static str {
+            let at = Instant::now();
+            let title = serde_json::from_slice::<Value>(&body)
+                .ok()
+                .and_then(|v| v["title"].as_str().map(str::to_string))
+                .unwrap_or_default();
+            a.seen.lock().unwrap().entry(title).or_insert(at);
+            a.total.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            a.arrived.notify_waiters();
+            "{}"
+        }
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .map_err(err)?;
+        let url = format!("http://{}", listener.local_addr().map_err(err)?);
+        let router = axum::Router::new()
+            .route("/", route_post(publish))
+            .with_state(self.clone());
+        tokio::spawn(async move { axum::serve(listener, router).await });
+        Ok(url)
+    }
+
+    fn count(&self) -> usize {
+        self.seen.lock().unwrap().len()
+    }
+
+    async fn wait_for(&self, n: usize, limit: Duration) -> Result<(), String> {
+        let wait = async {
+            loop {
+                let notified = self.arrived.notified();
+                if self.count() >= n {
+                    return;
+                }
+                notified.await;
+            }
+        };
+        tokio::time::timeout(limit, wait)
+            .await
+            .map_err(|_| format!("only {} of {n} pages arrived", self.count()))
+    }
+}
+
+/// Runs `f` with a fresh database, dropping its PostgreSQL schema afterwards.
+async fn with_db<T, F, Fut>(url: Option<&str>, dir: &Path, name: &str, f: F) -> Result<T, String>
+where
+    F: FnOnce(Db) -> Fut,
+    Fut: std::future::Future<Output = Result<T, String>>,
+{
+    sqlx::any::install_default_drivers();
+    let mut schemas = Vec::new();
+    let db = fresh_db(url, dir, name, &mut schemas).await?;
+    let out = f(db.clone()).await;
+    db.pool.close().await;
+    if let Some(base) = url {
+        for schema in schemas {
+            if let Err(e) = drop_schema(base, &schema).await {
+                eprintln!("could not drop schema {schema}: {e}");
+            }
+        }
+    }
+    out
+}
+
+fn backend(url: Option<&str>) -> &'static str {
+    if url.is_some() {
+        "postgresql"
+    } else {
+        "sqlite"
+    }
+}
+
+fn check_url(url: Option<&str>) -> Result<(), String> {
+    match url {
+        Some(u) if !(u.starts_with("postgres://") || u.starts_with("postgresql://")) => {
+            Err("--database-url must be a postgres:// URL".into())
+        }
+        _ => Ok(()),
+    }
+}
+
+pub async fn paging(args: PagingArgs) -> Result<(), String> {
+    check_url(args.database_url.as_deref())?;
+    if args.incidents == 0 {
+        return Err("--incidents must be at least 1".into());
+    }
+    let dir = tempfile::tempdir().map_err(err)?;
+    let url = args.database_url.clone();
+    let name = backend(url.as_deref());
+    with_db(url.as_deref(), dir.path(), "paging", |db| async move {
+        let arrivals = Arrivals::default();
+        let ntfy = arrivals.serve().await?;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .map_err(err)?;
+        let base = format!("http://{}", listener.local_addr().map_err(err)?);
+        let config = Config {
+            public_url: base.clone(),
+            ntfy_url: Some(ntfy),
+            ..Config::default()
+        };
+        let core = Core::start(db, Arc::new(SystemClock), config)
+            .await
+            .map_err(err)?;
+        // The real loop: woken by each queued page.
+        crate::loops::spawn_notifier(core.clone(), "bench".into());
+        let app = crate::app(core.clone()).into_make_service_with_connect_info::<SocketAddr>();
+        let server = tokio::spawn(async move { axum::serve(listener, app).await });
+        let webhook = on_call_setup(&base).await?;
+
+        let client = reqwest::Client::new();
+        let bodies: Vec<Bytes> = (0..args.incidents)
+            .map(|i| Bytes::from(serde_json::to_vec(&one_alert(i)).unwrap_or_default()))
+            .collect();
+        let mut sent = Vec::with_capacity(args.incidents);
+        let started = Instant::now();
+        for body in bodies {
+            let t = Instant::now();
+            let r = client
+                .post(&webhook)
+                .header("content-type", "application/json")
+                .body(body)
+                .send()
+                .await
+                .map_err(err)?;
+            if !r.status().is_success() {
+                return Err(format!("webhook answered {}", r.status()));
+            }
+            sent.push(t);
+        }
+        arrivals
+            .wait_for(args.incidents, Duration::from_secs(120))
+            .await?;
+        let wall = started.elapsed();
+        server.abort();
+        let seen = arrivals.seen.lock().unwrap().clone();
+        let mut latencies: Vec<Duration> = (0..args.incidents)
+            .filter_map(|i| {
+                let at = seen.get(&title(i))?;
+                Some(at.saturating_duration_since(sent[i]))
+            })
+            .collect();
+        if latencies.len() != args.incidents {
+            return Err(format!(
+                "{} pages arrived with unexpected titles",
+                args.incidents - latencies.len()
+            ));
+        }
+        // The last pages may be published but not yet marked sent: give the notifier a moment.
+        let mut pages = 0;
+        for _ in 0..100 {
+            (pages,) = sqlx::query_as("SELECT COUNT(*) FROM pages WHERE state = 'sent'")
+                .fetch_one(&core.db.pool)
+                .await
+                .map_err(err)?;
+            if pages >= args.incidents as i64 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let published = arrivals.total.load(std::sync::atomic::Ordering::SeqCst);
+        latencies.sort();
+        let at = |q: usize| latencies[(latencies.len() * q / 100).min(latencies.len() - 1)];
+        println!(
+            "{}: {} incidents, one webhook each, in {:.2} s; webhook sent → ntfy publish received: \
+             p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms; {} pages published, {} marked sent, for {} incidents",
+            name,
+            args.incidents,
+            wall.as_secs_f64(),
+            at(50).as_secs_f64() * 1e3,
+            at(99).as_secs_f64() * 1e3,
+            latencies[latencies.len() - 1].as_secs_f64() * 1e3,
+            published,
+            pages,
+            args.incidents
+        );
+        if pages != args.incidents as i64 || published != args.incidents {
+            return Err("a page was lost or sent twice".into());
+        }
+        Ok(())
+    })
+    .await
+}
+
+fn title(i: usize) -> String {
+    format!("[CRITICAL] Bench{i}: page latency")
+}
+
+fn one_alert(i: usize) -> Value {
+    let now = time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default();
+    json!({
+        "version": "4",
+        "groupKey": format!("{{}}:{{alertname=\"Bench{i}\"}}"),
+        "status": "firing",
+        "receiver": "klaxon",
+        "groupLabels": {"alertname": format!("Bench{i}")},
+        "commonLabels": {},
+        "commonAnnotations": {},
+        "externalURL": "http://alertmanager:9093",
+        "truncatedAlerts": 0,
+        "alerts": [{
+            "status": "firing",
+            "labels": {"alertname": format!("Bench{i}"), "severity": "critical"},
+            "annotations": {"summary": "page latency"},
+            "startsAt": now,
+            "endsAt": "0001-01-01T00:00:00Z",
+            "fingerprint": format!("{i:016x}"),
+        }],
+    })
+}
+
+/// Bootstraps a user with a topic, on call today in a team with an integration; returns the
+/// integration's webhook URL.
+async fn on_call_setup(base: &str) -> Result<String, String> {
+    let client = reqwest::Client::new();
+    let admin = post(
+        &client,
+        &format!("{base}/api/bootstrap"),
+        None,
+        json!({"username": "bench"}),
+    )
+    .await?;
+    let key = admin["api_key"].as_str().unwrap_or_default().to_string();
+    let me: Value = client
+        .get(format!("{base}/api/me"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .map_err(err)?
+        .json()
+        .await
+        .map_err(err)?;
+    let user = me["id"].as_i64().unwrap_or_default();
+    client
+        .put(format!("{base}/api/users/{user}/push-topic"))
+        .bearer_auth(&key)
+        .json(&json!({"push_topic": "bench-pager"}))
+        .send()
+        .await
+        .map_err(err)?;
+    let team = post(
+        &client,
+        &format!("{base}/api/teams"),
+        Some(&key),
+        json!({"name": "bench"}),
+    )
+    .await?;
+    let today = klaxon_domain::incident::utc_date(time::OffsetDateTime::now_utc().unix_timestamp());
+    post(
+        &client,
+        &format!("{base}/api/teams/{}/schedule", team["id"]),
+        Some(&key),
+        json!({"user_id": user, "dates": [today]}),
+    )
+    .await?;
+    let integration = post(
+        &client,
+        &format!("{base}/api/teams/{}/integrations", team["id"]),
+        Some(&key),
+        json!({"name": "bench", "kind": "alertmanager"}),
+    )
+    .await?;
+    Ok(format!(
+        "{base}/api/alertmanager/webhook/{}",
+        integration["key"].as_str().unwrap_or_default()
+    ))
+}
+
+pub async fn ticks(args: TickArgs) -> Result<(), String> {
+    check_url(args.database_url.as_deref())?;
+    if args.sizes.is_empty() || args.sizes.iter().any(|s| *s < args.due) {
+        return Err("every --sizes value must be at least --due".into());
+    }
+    let url = args.database_url.as_deref();
+    println!(
+        "{}: one pass each, {} incidents with due work (a reminder; an expired alert)",
+        backend(url),
+        args.due
+    );
+    let mut rows = Vec::new();
+    for &size in &args.sizes {
+        let dir = tempfile::tempdir().map_err(err)?;
+        let due = args.due;
+        let row = with_db(url, dir.path(), "ticks", |db| async move {
+            measure_ticks(db, size, due).await
+        })
+        .await?;
+        println!(
+            "{size:>7} open incidents: notifier {:>7.1} ms with {due} due ({} reminders sent), \
+             {:>5.1} ms idle · sweeper {:>7.1} ms with {due} due ({} resolved), {:>5.1} ms idle",
+            row.notify_due.as_secs_f64() * 1e3,
+            row.reminded,
+            row.notify_idle.as_secs_f64() * 1e3,
+            row.sweep_due.as_secs_f64() * 1e3,
+            row.resolved,
+            row.sweep_idle.as_secs_f64() * 1e3,
+        );
+        rows.push((size, row));
+    }
+    if let [(small, a), .., (large, b)] = rows.as_slice() {
+        let r = |x: Duration, y: Duration| y.as_secs_f64() / x.as_secs_f64().max(1e-9);
+        println!(
+            "{large} vs {small} open incidents ({:.0}x): notifier with due work {:.2}x, idle {:.2}x · \
+             sweeper with due work {:.2}x, idle {:.2}x",
+            *large as f64 / *small as f64,
+            r(a.notify_due, b.notify_due),
+            r(a.notify_idle, b.notify_idle),
+            r(a.sweep_due, b.sweep_due),
+            r(a.sweep_idle, b.sweep_idle),
+        );
+    }
+    Ok(())
+}
+
+struct TickRow {
+    notify_due: Duration,
+    notify_idle: Duration,
+    sweep_due: Duration,
+    sweep_idle: Duration,
+    reminded: u64,
+    resolved: u64,
+}
+
+async fn measure_ticks(db: Db, size: usize, due: usize) -> Result<TickRow, String> {
+    let now = time::OffsetDateTime::now_utc().unix_timestamp();
+    seed(&db, size, due, now).await?;
+    let arrivals = Arrivals::default();
+    let config = Config {
+        ntfy_url: Some(arrivals.serve().await?),
+        ..Config::default()
+    };
+    let core = Core::start(db, Arc::new(SystemClock), config)
+        .await
+        .map_err(err)?;
+    let t = Instant::now();
+    let report = core.notify_tick("bench").await.map_err(err)?;
+    let notify_due = t.elapsed();
+    let t = Instant::now();
+    core.notify_tick("bench").await.map_err(err)?;
+    let notify_idle = t.elapsed();
+    let t = Instant::now();
+    let sweep = core.sweep().await.map_err(err)?;
+    let sweep_due = t.elapsed();
+    let t = Instant::now();
+    core.sweep().await.map_err(err)?;
+    let sweep_idle = t.elapsed();
+    if report.reminded != due as u64 || report.sent != due as u64 {
+        return Err(format!("expected {due} reminders sent, got {report:?}"));
+    }
+    if sweep.incidents_resolved != due as u64 {
+        return Err(format!("expected {due} incidents resolved, got {sweep:?}"));
+    }
+    Ok(TickRow {
+        notify_due,
+        notify_idle,
+        sweep_due,
+        sweep_idle,
+        reminded: report.reminded,
+        resolved: sweep.incidents_resolved,
+    })
+}
+
+/// `size` open, triggered incidents of one team, each with one firing alert, paged and not yet
+/// due a reminder, except the first `due`: their reminder is due and their alert is stale.
+async fn seed(db: &Db, size: usize, due: usize, now: i64) -> Result<(), String> {
+    let (team,): (i64,) = sqlx::query_as(
+        "INSERT INTO teams (name, display_name, created_at) VALUES ('bench', 'bench', $1) RETURNING id",
+    )
+    .bind(now)
+    .fetch_one(&db.pool)
+    .await
+    .map_err(err)?;
+    let (user,): (i64,) = sqlx::query_as(
+        "INSERT INTO users (username, push_topic, created_at) VALUES ('bench', 'bench-pager', $1) RETURNING id",
+    )
+    .bind(now)
+    .fetch_one(&db.pool)
+    .await
+    .map_err(err)?;
+    let long_ago = now - 7 * 3600;
+    sqlx::query(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $1) \
+         INSERT INTO incidents (team_id, title, state, severity, group_key, signature, assignee_id, created_at, \
+         page_topic, page_user_id, opening_sent, reminded_at) \
+         SELECT $2, 'Bench: idle', 'triggered', 'warning', 'g' || i, 'Bench', $3, $4, 'bench-pager', $3, 1, \
+         CASE WHEN i <= $5 THEN $6 ELSE $4 END FROM n",
+    )
+    .bind(size as i64)
+    .bind(team)
+    .bind(user)
+    .bind(now)
+    .bind(due as i64)
+    .bind(long_ago)
+    .execute(&db.pool)
+    .await
+    .map_err(err)?;
+    sqlx::query(
+        "INSERT INTO alerts (team_id, fingerprint, status, labels, annotations, starts_at, received_at, alertname, incident_id) \
+         SELECT team_id, 'f' || id, 'firing', '{}', '{}', created_at, reminded_at, 'Bench', id FROM incidents",
+    )
+    .execute(&db.pool)
+    .await
+    .map_err(err)?;
+    if db.backend == klaxon_core::Backend::Postgres {
+        sqlx::query("ANALYZE")
+            .execute(&db.pool)
+            .await
+            .map_err(err)?;
+    }
+    Ok(())
+}
