@@ -564,7 +564,7 @@ const NOT_LAST_ADMIN: &str = "(is_admin = 0 OR disabled = 1 OR \
 
 /// Taken first in every transaction that checks the administrator count, so two of them
 /// cannot both see "another administrator remains" and remove the last two.
-async fn lock_admins(tx: &mut sqlx::Transaction<'_, sqlx::Any>) -> Result<()> {
+async fn lock_admins(tx: &mut crate::db::Tx) -> Result<()> {
     sqlx::query("UPDATE guard_locks SET name = name WHERE name = 'admins'")
         .execute(&mut **tx)
         .await?;
@@ -585,7 +585,7 @@ fn expiry(now: i64, ceiling: Option<i64>) -> i64 {
 }
 
 async fn insert_api_key(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    tx: &mut crate::db::Tx,
     user_id: i64,
     name: &str,
     key: &str,

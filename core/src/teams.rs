@@ -291,7 +291,7 @@ impl Core {
 }
 
 /// Taken first in transactions that check the team's owner count (see `accounts::lock_admins`).
-async fn lock_team(tx: &mut sqlx::Transaction<'_, sqlx::Any>, team_id: i64) -> Result<()> {
+async fn lock_team(tx: &mut crate::db::Tx, team_id: i64) -> Result<()> {
     sqlx::query("UPDATE teams SET display_name = display_name WHERE id = $1")
         .bind(team_id)
         .execute(&mut **tx)

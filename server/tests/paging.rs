@@ -417,10 +417,11 @@ both!(all_clear_only_when_the_opening_page_was_sent, |app| {
     assert_eq!(all_clear[0].topic, "alice-pager");
     assert!(all_clear[0].title.starts_with("[RESOLVED] "));
     assert!(all_clear[0].actions.is_empty());
-    assert_eq!(
-        app.detail(&w.admin, sent).await["pages"][1]["kind"],
-        "all_clear"
-    );
+    let d = app.detail(&w.admin, sent).await;
+    assert_eq!(d["pages"][1]["kind"], "all_clear");
+    // A person's own topic stays private in the history; the page names them instead.
+    assert_eq!(d["pages"][1]["recipient"], "alice");
+    assert_eq!(d["pages"][1]["topic"], serde_json::Value::Null);
 
     // Resolved before the opening page left: no opening page, no all-clear.
     let quick = app.fire(&w.key, "g2").await;
@@ -464,6 +465,10 @@ both!(test_page_reports_the_push_service_error, |app| {
     let p = app.ntfy.take();
     assert_eq!(p.len(), 1);
     assert_eq!(p[0].topic, "alice-pager");
+    assert_eq!(
+        p[0].click.as_deref(),
+        Some(format!("{}/me", app.config.public_url).as_str())
+    );
 
     app.ntfy.fail_next(1, 500, None);
     let m = app

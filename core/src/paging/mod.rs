@@ -177,11 +177,12 @@ pub(crate) async fn opened(
 /// A resolved incident: an all-clear to the opening topic, only if the opening page was sent.
 /// Also called when an opening page is confirmed sent after its incident resolved.
 pub(crate) async fn resolved(tx: &mut Tx, incident_id: i64, now: i64) -> Result<bool> {
-    let (state, topic, sent): (String, Option<String>, i64) =
-        sqlx::query_as("SELECT state, page_topic, opening_sent FROM incidents WHERE id = $1")
-            .bind(incident_id)
-            .fetch_one(&mut **tx)
-            .await?;
+    let (state, topic, user, sent): (String, Option<String>, Option<i64>, i64) = sqlx::query_as(
+        "SELECT state, page_topic, page_user_id, opening_sent FROM incidents WHERE id = $1",
+    )
+    .bind(incident_id)
+    .fetch_one(&mut **tx)
+    .await?;
     let (Some(topic), 1, "resolved") = (topic, sent, state.as_str()) else {
         return Ok(false);
     };
@@ -193,7 +194,7 @@ pub(crate) async fn resolved(tx: &mut Tx, incident_id: i64, now: i64) -> Result<
     if already.is_some() {
         return Ok(false);
     }
-    enqueue(tx, incident_id, PageKind::AllClear, &topic, None, "", now).await
+    enqueue(tx, incident_id, PageKind::AllClear, &topic, user, "", now).await
 }
 
 /// Re-pages the opening topic and restarts the reminder interval.

@@ -205,6 +205,7 @@ impl Core {
     async fn deliver_due(&self, holder: &str) -> Result<(u64, u64, u64, bool)> {
         let now = self.now();
         type Row = (i64, i64, String, String, Option<i64>, String, i64, i64);
+        let mut claim = self.db.begin().await?;
         let rows: Vec<Row> = sqlx::query_as(
             "UPDATE pages SET claimed_by = $1, claimed_until = $2 WHERE id IN (SELECT id FROM pages WHERE state = 'pending' \
              AND due_at <= $3 AND (claimed_until IS NULL OR claimed_until < $3) ORDER BY due_at LIMIT $4) \
@@ -215,8 +216,9 @@ impl Core {
         .bind(now + CLAIM_FOR)
         .bind(now)
         .bind(BATCH)
-        .fetch_all(&self.db.pool)
+        .fetch_all(&mut *claim)
         .await?;
+        claim.commit().await?;
         let more = rows.len() as i64 == BATCH;
         if rows.is_empty() {
             return Ok((0, 0, 0, more));
@@ -441,7 +443,7 @@ impl Core {
                 .into(),
             tags: vec!["bell".into()],
             priority: 4,
-            click: Some(format!("{}/profile", self.config.public_url)),
+            click: Some(format!("{}/me", self.config.public_url)),
             actions: Vec::new(),
         };
         ntfy.publish(&message)
