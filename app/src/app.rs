@@ -3,8 +3,8 @@
 use crate::components::layout::{NotFoundShell, SignedInShell};
 use crate::pages::{
     admin::AdminPage, home::HomePage, incident::IncidentPage, login::LoginPage,
-    profile::ProfilePage, schedule::SchedulePage, signup::SignupPage, teams::TeamPage,
-    teams::TeamsPage,
+    profile::ProfilePage, schedule::SchedulePage, signup::SignupPage,
+    team_escalation::TeamEscalationPage, teams::TeamPage, teams::TeamsPage,
 };
 use leptos::config::LeptosOptions;
 use leptos::prelude::*;
@@ -73,6 +73,7 @@ pub fn App() -> impl IntoView {
                         <Route path=path!("schedule") view=SchedulePage />
                         <Route path=path!("teams") view=TeamsPage />
                         <Route path=path!("teams/:id") view=TeamPage />
+                        <Route path=path!("teams/:id/escalation") view=TeamEscalationPage />
                         <Route path=path!("me") view=ProfilePage />
                         <Route path=path!("admin") view=AdminPage />
                     </ParentRoute>

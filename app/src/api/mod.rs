@@ -4,6 +4,7 @@
 pub mod account;
 pub mod incidents;
 pub mod integrations;
+pub mod paging;
 pub mod schedule;
 pub mod session;
 pub mod teams;

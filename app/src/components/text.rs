@@ -38,6 +38,28 @@ pub fn ago(now: Timestamp, t: Timestamp) -> String {
     }
 }
 
+/// Core and domain messages are lower-case phrases, sometimes led by the field name
+/// (`current_password: ...`); the page wants a capitalised sentence.
+pub fn sentence(message: &str) -> String {
+    let message = match message.split_once(": ") {
+        Some((field, rest)) if field.chars().all(|c| c.is_ascii_lowercase() || c == '_') => rest,
+        _ => message,
+    };
+    let mut words = message.splitn(2, ' ');
+    let first = words.next().unwrap_or_default().replace('_', " ");
+    let rest = words.next().map(|r| format!(" {r}")).unwrap_or_default();
+    let mut chars = first.chars();
+    let mut out = match chars.next() {
+        Some(c) => c.to_uppercase().chain(chars).collect::<String>(),
+        None => String::new(),
+    };
+    out.push_str(&rest);
+    if !out.ends_with(['.', '!', '?']) {
+        out.push('.');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,5 +80,25 @@ mod tests {
         assert_eq!(span(3 * 86_400 + 7), "3 days");
         assert_eq!(ago(Timestamp(100), Timestamp(70)), "just now");
         assert_eq!(ago(Timestamp(1_000), Timestamp(280)), "12 min ago");
+    }
+
+    #[test]
+    fn core_phrases_become_sentences() {
+        assert_eq!(
+            sentence("current_password: that is not your current password"),
+            "That is not your current password."
+        );
+        assert_eq!(
+            sentence("push_topic must be 1 to 64 letters, digits, _ or -"),
+            "Push topic must be 1 to 64 letters, digits, _ or -."
+        );
+        assert_eq!(
+            sentence("too many failed sign-ins for this username; try again in 15 minutes"),
+            "Too many failed sign-ins for this username; try again in 15 minutes."
+        );
+        assert_eq!(
+            sentence("level 2: no reachable target (bob has no push topic)"),
+            "Level 2: no reachable target (bob has no push topic)."
+        );
     }
 }

@@ -10,9 +10,10 @@ use crate::api::incidents::{
 use crate::components::form::{failed, ActionError};
 use crate::components::poll::{use_poll, Freshness};
 use crate::components::severity::{snoozed, IncidentBadges};
-use crate::components::text::{ago, span, when};
+use crate::components::text::{ago, sentence, span, when};
 use klaxon_domain::alerting::{AlertStatus, IncidentState};
 use klaxon_domain::incident::{Alert, Incident, Note, SimilarIncident, TimelineEntry};
+use klaxon_domain::paging::{Page, PageKind, PageStatus};
 use klaxon_domain::team::Member;
 use klaxon_domain::Timestamp;
 use leptos::prelude::*;
@@ -367,17 +368,24 @@ fn Controls(
     .into_any()
 }
 
-/// Notes, the timeline, the alerts, and how it was fixed last time.
+/// Notes, who was paged, the timeline, the alerts, and how it was fixed last time.
 #[component]
 fn History(data: IncidentPageData, actions: Actions) -> impl IntoView {
     let id = data.detail.incident.id;
     let IncidentPageData {
-        detail, similar, ..
+        detail,
+        similar,
+        now,
+        ..
     } = data;
     view! {
         <section aria-labelledby="notes-title">
             <h2 id="notes-title">"Notes"</h2>
             <Notes notes=detail.notes incident_id=id pin=actions.pin />
+        </section>
+        <section aria-labelledby="paging-title">
+            <h2 id="paging-title">"Paging"</h2>
+            <Paging pages=detail.pages now />
         </section>
         <section aria-labelledby="timeline-title">
             <h2 id="timeline-title">"Timeline"</h2>
@@ -430,6 +438,97 @@ fn Notes(
                 .collect_view()}
         </ul>
         <ActionError action=pin />
+    }
+    .into_any()
+}
+
+/// Who was paged, why, and whether it reached them: one row per page, oldest first.
+#[component]
+fn Paging(pages: Vec<Page>, now: Timestamp) -> impl IntoView {
+    if pages.is_empty() {
+        return view! { <p class="empty">"Nobody has been paged for this incident."</p> }
+            .into_any();
+    }
+    view! {
+        <ul class="list pages">
+            {pages.into_iter().map(|p| view! { <PageRow page=p now /> }).collect_view()}
+        </ul>
+    }
+    .into_any()
+}
+
+#[component]
+fn PageRow(page: Page, now: Timestamp) -> impl IntoView {
+    let p = page;
+    let who = match (&p.recipient, &p.topic) {
+        (Some(user), _) => user.clone(),
+        (None, Some(topic)) => format!("Fallback topic {topic}"),
+        (None, None) => "Fallback topic".to_string(),
+    };
+    let kind = match p.kind {
+        PageKind::Opening => "Opening page",
+        PageKind::Reminder => "Reminder",
+        PageKind::Escalation => "Escalation",
+        PageKind::Fallback => "Fallback",
+        PageKind::AllClear => "All clear",
+    };
+    let error = p.last_error.clone().unwrap_or_default();
+    let tries = match p.attempts {
+        1 => "1 attempt".to_string(),
+        n => format!("{n} attempts"),
+    };
+    // (class, chip word, when, what happened in a sentence)
+    let (class, word, at, detail) = match p.status {
+        PageStatus::Sent => (
+            "sent",
+            "delivered",
+            format!("sent {}", when(p.sent_at.unwrap_or(p.created_at))),
+            None,
+        ),
+        PageStatus::Pending if p.attempts == 0 => (
+            "pending",
+            "pending",
+            format!("queued {}", when(p.created_at)),
+            Some("Waiting to be sent.".to_string()),
+        ),
+        PageStatus::Pending => {
+            let next = match p.next_attempt_at {
+                Some(t) if t.0 > now.0 => {
+                    format!("Next try in {} ({}).", span(t.0 - now.0), when(t))
+                }
+                _ => "Next try now.".to_string(),
+            };
+            (
+                "retrying",
+                "retrying",
+                format!("queued {}", when(p.created_at)),
+                Some(format!("Failed after {tries}: {error}. {next}")),
+            )
+        }
+        PageStatus::Failed => (
+            "failed",
+            "failed",
+            format!("queued {}", when(p.created_at)),
+            Some(format!("Gave up after {tries}: {error}.")),
+        ),
+        PageStatus::Cancelled => (
+            "cancelled",
+            "cancelled",
+            format!("queued {}", when(p.created_at)),
+            (!error.is_empty()).then(|| sentence(&error)),
+        ),
+    };
+    view! {
+        <li class=format!("page page-{class}")>
+            <div class="row">
+                <span class="row-main">
+                    <strong>{who}</strong>
+                    <span class="meta">{format!("{kind} · {at}")}</span>
+                    {detail.map(|d| view! { <span class="page-detail">{d}</span> })}
+                </span>
+                <span class=format!("chip page-status page-status-{class}")>{word}</span>
+            </div>
+        </li>
     }
     .into_any()
 }

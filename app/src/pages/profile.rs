@@ -1,22 +1,24 @@
-//! The signed-in user's own page: push topic, API keys, password, sign-out.
+//! The signed-in user's own page: push topic and a test page, API keys, password, sign-out.
 
 use crate::api::account::{
     list_api_keys, ChangePassword, CreateApiKey, DeleteApiKey, SetPushTopic,
 };
 use crate::api::error_text;
+use crate::api::paging::SendTestPage;
 use crate::api::session::{current_user, Logout};
 use crate::app::use_hydrated;
-use crate::components::clipboard;
 use crate::components::form::{ActionDone, ActionError};
+use crate::components::secret::ShownOnce;
 use crate::components::text::when;
 use klaxon_domain::account::{ApiKeyInfo, NewApiKey};
-use leptos::html::Input;
 use leptos::prelude::*;
 use leptos_meta::Title;
 
 #[component]
 pub fn ProfilePage() -> impl IntoView {
     let set_topic = ServerAction::<SetPushTopic>::new();
+    // Outside the reloading part below, so its answer survives the topic being saved.
+    let test = ServerAction::<SendTestPage>::new();
     let me = Resource::new(move || set_topic.version().get(), |_| current_user());
 
     view! {
@@ -29,7 +31,7 @@ pub fn ProfilePage() -> impl IntoView {
                             {me.user.username.clone()}
                             {me.user.is_admin.then(|| view! { <span class="chip chip-admin">"admin"</span> })}
                         </h1>
-                        <PushTopicForm action=set_topic current=me.user.push_topic.clone().unwrap_or_default() />
+                        <PushTopicForm action=set_topic test current=me.user.push_topic.clone().unwrap_or_default() />
                     }
                     .into_any(),
                     Ok(None) => ().into_any(),
@@ -48,7 +50,17 @@ pub fn ProfilePage() -> impl IntoView {
 }
 
 #[component]
-fn PushTopicForm(action: ServerAction<SetPushTopic>, current: String) -> impl IntoView {
+fn PushTopicForm(
+    action: ServerAction<SetPushTopic>,
+    test: ServerAction<SendTestPage>,
+    current: String,
+) -> impl IntoView {
+    let sent = if current.is_empty() {
+        "Test page sent.".to_string()
+    } else {
+        format!("Test page sent to {current}.")
+    };
+    let sent_ok = move || test.value().with(|v| matches!(v, Some(Ok(()))));
     view! {
         <section class="card" aria-labelledby="push-title">
             <h2 id="push-title">"Push notifications"</h2>
@@ -59,6 +71,14 @@ fn PushTopicForm(action: ServerAction<SetPushTopic>, current: String) -> impl In
                 <ActionError action />
                 <ActionDone action text="Saved." />
                 <button type="submit" class="primary" disabled=move || action.pending().get()>"Save topic"</button>
+            </ActionForm>
+            <ActionForm action=test attr:class="stack test-page">
+                <p class="hint">"Check that pages reach your phone, with sound, before you are on call."</p>
+                <ActionError action=test />
+                <p class="done" role="status" hidden=move || !sent_ok()>{sent}</p>
+                <button type="submit" class="secondary wide" disabled=move || test.pending().get()>
+                    {move || if test.pending().get() { "Sending…" } else { "Send test page" }}
+                </button>
             </ActionForm>
         </section>
     }
@@ -110,30 +130,8 @@ fn ApiKeys() -> impl IntoView {
 /// A key just created: the raw value, once, with a way to copy it.
 #[component]
 fn NewKey(key: NewApiKey) -> impl IntoView {
-    let field = NodeRef::<Input>::new();
-    let (copied, set_copied) = signal(None::<bool>);
-    let raw = key.key.clone();
-    let copy = move |_| {
-        if let Some(input) = field.get() {
-            input.select();
-        }
-        set_copied.set(Some(clipboard::copy(&raw)));
-    };
     view! {
-        <div class="new-key" role="status">
-            <label for="new-key-value">{format!("Your new key “{}”", key.name)}</label>
-            <div class="with-button">
-                <input id="new-key-value" node_ref=field type="text" readonly value=key.key.clone() spellcheck="false" />
-                <button type="button" class="secondary" on:click=copy>
-                    {move || match copied.get() {
-                        None => "Copy",
-                        Some(true) => "Copied",
-                        Some(false) => "Selected: copy it now",
-                    }}
-                </button>
-            </div>
-            <p class="warning">"Copy it now: it will not be shown again."</p>
-        </div>
+        <ShownOnce id="new-key-value" label=format!("Your new key “{}”", key.name) value=key.key />
     }
 }
 

@@ -1,6 +1,7 @@
 //! The user's teams and one team's members.
 
 use crate::api::error_text;
+use crate::api::paging::get_escalation_policy;
 use crate::api::session::current_user;
 use crate::api::teams::{get_team, list_members, CreateTeam};
 use crate::components::layout::use_session_user;
@@ -8,6 +9,8 @@ use crate::components::team_list::TeamList;
 use crate::pages::home::CreateTeamForm;
 use crate::pages::team_integrations::Integrations;
 use crate::pages::team_schedule::TeamSchedule;
+use klaxon_domain::account::Me;
+use klaxon_domain::paging::EscalationPolicy;
 use klaxon_domain::team::Role;
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -33,6 +36,16 @@ pub fn TeamsPage() -> impl IntoView {
     }
 }
 
+/// Whether to offer the owner's forms of a team: owners and administrators. Only decides
+/// what the page shows; core checks the right again on every change.
+pub fn owns_team(me: &Me, team_id: i64) -> bool {
+    me.user.is_admin
+        || me
+            .teams
+            .iter()
+            .any(|t| t.id == team_id && t.role == Role::Owner)
+}
+
 #[component]
 pub fn TeamPage() -> impl IntoView {
     let params = use_params_map();
@@ -46,14 +59,7 @@ pub fn TeamPage() -> impl IntoView {
     // Only decides which forms to offer; core checks the right again on every change.
     let is_owner = Signal::derive(move || {
         let team = id();
-        me.with(|m| {
-            m.as_ref().is_some_and(|m| {
-                m.user.is_admin
-                    || m.teams
-                        .iter()
-                        .any(|t| t.id == team && t.role == Role::Owner)
-            })
-        })
+        me.with(|m| m.as_ref().is_some_and(|m| owns_team(m, team)))
     });
     let team_id = Signal::derive(id);
 
@@ -102,7 +108,58 @@ pub fn TeamPage() -> impl IntoView {
                 })}
             </Suspense>
         </section>
+        <EscalationLink team_id />
         <Integrations team_id is_owner />
         <TeamSchedule team_id members me=my_id />
     }
+}
+
+/// The way to the team's escalation ladder, with what it does now in a few words.
+#[component]
+fn EscalationLink(team_id: Signal<i64>) -> impl IntoView {
+    let policy = Resource::new(move || team_id.get(), get_escalation_policy);
+    view! {
+        <section aria-labelledby="paging-title">
+            <h2 id="paging-title">"Paging"</h2>
+            <ul class="list">
+                <li>
+                    <a class="row" href=move || format!("/teams/{}/escalation", team_id.get())>
+                        <span class="row-main">
+                            <strong>"Escalation ladder"</strong>
+                            <Transition fallback=|| view! { <span class="meta">"Who is paged, and when"</span> }>
+                                {move || Suspend::new(async move {
+                                    let text = match policy.await {
+                                        Ok(p) => ladder_summary(&p),
+                                        Err(_) => "Who is paged, and when".to_string(),
+                                    };
+                                    view! { <span class="meta">{text}</span> }
+                                })}
+                            </Transition>
+                        </span>
+                        <span class="go" aria-hidden="true">"›"</span>
+                    </a>
+                </li>
+            </ul>
+        </section>
+    }
+}
+
+/// "No ladder: reminders", "2 levels, runs 3 times", "1 level, then fallback-topic".
+fn ladder_summary(p: &EscalationPolicy) -> String {
+    if p.levels.is_empty() {
+        return "No ladder: reminders instead".to_string();
+    }
+    let mut text = match p.levels.len() {
+        1 => "1 level".to_string(),
+        n => format!("{n} levels"),
+    };
+    match p.repeat {
+        0 => {}
+        1 => text.push_str(", runs twice"),
+        n => text.push_str(&format!(", runs {} times", n + 1)),
+    }
+    if let Some(t) = &p.fallback_topic {
+        text.push_str(&format!(", then {t}"));
+    }
+    text
 }
