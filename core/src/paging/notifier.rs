@@ -23,6 +23,8 @@ use std::collections::BTreeMap;
 pub const TICK: std::time::Duration = std::time::Duration::from_secs(30);
 /// Rows read per query, so one pass never holds long locks.
 const BATCH: i64 = 500;
+/// Batches per phase in one pass; the rest waits for the next pass.
+const MAX_BATCHES: usize = 20;
 /// Due incidents handled per transaction.
 const PER_TX: usize = 100;
 /// A claimed page not confirmed within this long is tried again (its replica died mid-send).
@@ -66,19 +68,40 @@ enum Plan {
 impl Core {
     /// One notifier pass. `holder` names this replica in page claims.
     pub async fn notify_tick(&self, holder: &str) -> Result<NotifyReport> {
-        let mut report = NotifyReport {
-            resumed: self.resume_snoozes().await?,
-            ..NotifyReport::default()
-        };
-        report.escalated = self.escalate_due().await?;
-        report.reminded = self.remind_due().await?;
-        let (sent, failed, cancelled, more) = self.deliver_due(holder).await?;
-        report.sent = sent;
-        report.failed = failed;
-        report.cancelled = cancelled;
-        if more {
-            self.wake_notifier();
+        let mut report = NotifyReport::default();
+        // Each phase reads `BATCH` rows at a time and goes on while batches come back full.
+        for _ in 0..MAX_BATCHES {
+            let (n, full) = self.resume_snoozes().await?;
+            report.resumed += n;
+            if !full {
+                break;
+            }
         }
+        for _ in 0..MAX_BATCHES {
+            let (n, full) = self.escalate_due().await?;
+            report.escalated += n;
+            if !full {
+                break;
+            }
+        }
+        for _ in 0..MAX_BATCHES {
+            let (n, full) = self.remind_due().await?;
+            report.reminded += n;
+            if !full {
+                break;
+            }
+        }
+        for _ in 0..MAX_BATCHES {
+            let (sent, failed, cancelled, more) = self.deliver_due(holder).await?;
+            report.sent += sent;
+            report.failed += failed;
+            report.cancelled += cancelled;
+            if !more {
+                return Ok(report);
+            }
+        }
+        // Still more: the next pass continues at once.
+        self.wake_notifier();
         Ok(report)
     }
 
@@ -108,7 +131,7 @@ impl Core {
         Ok(applied)
     }
 
-    async fn resume_snoozes(&self) -> Result<u64> {
+    async fn resume_snoozes(&self) -> Result<(u64, bool)> {
         let ended: Vec<(i64, i64)> = sqlx::query_as(
             "SELECT id, snoozed_until FROM incidents WHERE snoozed_until IS NOT NULL AND snoozed_until <= $1 ORDER BY snoozed_until LIMIT $2",
         )
@@ -116,6 +139,7 @@ impl Core {
         .bind(BATCH)
         .fetch_all(&self.db.pool)
         .await?;
+        let full = ended.len() as i64 == BATCH;
         self.in_batches(ended, |tx, (id, until), now| {
             Box::pin(async move {
                 let done = sqlx::query(
@@ -134,9 +158,10 @@ impl Core {
             })
         })
         .await
+        .map(|applied| (applied, full))
     }
 
-    async fn escalate_due(&self) -> Result<u64> {
+    async fn escalate_due(&self) -> Result<(u64, bool)> {
         let due: Vec<(i64, i64, i64, i64)> = sqlx::query_as(
             "SELECT id, team_id, esc_step, esc_due_at FROM incidents WHERE state = 'triggered' AND archived_at IS NULL \
              AND esc_due_at <= $1 AND snoozed_until IS NULL ORDER BY esc_due_at LIMIT $2",
@@ -145,6 +170,7 @@ impl Core {
         .bind(BATCH)
         .fetch_all(&self.db.pool)
         .await?;
+        let full = due.len() as i64 == BATCH;
         self.in_batches(due, |tx, (id, team, step, due_at), now| {
             Box::pin(async move {
                 let claimed = sqlx::query(
@@ -164,9 +190,10 @@ impl Core {
             })
         })
         .await
+        .map(|applied| (applied, full))
     }
 
-    async fn remind_due(&self) -> Result<u64> {
+    async fn remind_due(&self) -> Result<(u64, bool)> {
         let interval = self.settings().await?.notify_repeat_interval.as_secs();
         type Due = (i64, i64, Option<String>, Option<i64>, i64);
         let due: Vec<Due> = sqlx::query_as(
@@ -177,6 +204,7 @@ impl Core {
         .bind(BATCH)
         .fetch_all(&self.db.pool)
         .await?;
+        let full = due.len() as i64 == BATCH;
         self.in_batches(due, |tx, (id, reminded_at, topic, user, created), now| {
             Box::pin(async move {
                 let claimed = sqlx::query(
@@ -196,6 +224,7 @@ impl Core {
             })
         })
         .await
+        .map(|applied| (applied, full))
     }
 
     /// Claims due pages in one statement, prepares them (reads only), writes their tokens and
