@@ -68,8 +68,18 @@ enum Plan {
 impl Core {
     /// One notifier pass. `holder` names this replica in page claims.
     pub async fn notify_tick(&self, holder: &str) -> Result<NotifyReport> {
+        let mut report = self.schedule_due().await?;
+        let delivered = self.deliver_pending(holder).await?;
+        report.sent = delivered.sent;
+        report.failed = delivered.failed;
+        report.cancelled = delivered.cancelled;
+        Ok(report)
+    }
+
+    /// The first half of a pass: resume ended snoozes, enter due ladder steps and queue due
+    /// reminders. Each phase reads `BATCH` rows at a time and goes on while batches come back full.
+    pub async fn schedule_due(&self) -> Result<NotifyReport> {
         let mut report = NotifyReport::default();
-        // Each phase reads `BATCH` rows at a time and goes on while batches come back full.
         for _ in 0..MAX_BATCHES {
             let (n, full) = self.resume_snoozes().await?;
             report.resumed += n;
@@ -91,6 +101,12 @@ impl Core {
                 break;
             }
         }
+        Ok(report)
+    }
+
+    /// The second half of a pass: deliver every due page.
+    pub async fn deliver_pending(&self, holder: &str) -> Result<NotifyReport> {
+        let mut report = NotifyReport::default();
         for _ in 0..MAX_BATCHES {
             let (sent, failed, cancelled, more) = self.deliver_due(holder).await?;
             report.sent += sent;

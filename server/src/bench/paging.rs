@@ -338,10 +338,12 @@ pub async fn ticks(args: TickArgs) -> Result<(), String> {
         })
         .await?;
         println!(
-            "{size:>7} open incidents: notifier {:>7.1} ms with {due} due ({} reminders sent), \
-             {:>5.1} ms idle · sweeper {:>7.1} ms with {due} due ({} resolved), {:>5.1} ms idle",
-            row.notify_due.as_secs_f64() * 1e3,
+            "{size:>7} open incidents: notifier {:>7.1} ms with {due} due ({:.1} ms queueing {} reminders, \
+             {:.1} ms publishing them), {:>5.1} ms idle · sweeper {:>7.1} ms with {due} due ({} resolved), {:>5.1} ms idle",
+            (row.schedule_due + row.deliver_due).as_secs_f64() * 1e3,
+            row.schedule_due.as_secs_f64() * 1e3,
             row.reminded,
+            row.deliver_due.as_secs_f64() * 1e3,
             row.notify_idle.as_secs_f64() * 1e3,
             row.sweep_due.as_secs_f64() * 1e3,
             row.resolved,
@@ -355,7 +357,7 @@ pub async fn ticks(args: TickArgs) -> Result<(), String> {
             "{large} vs {small} open incidents ({:.0}x): notifier with due work {:.2}x, idle {:.2}x · \
              sweeper with due work {:.2}x, idle {:.2}x",
             *large as f64 / *small as f64,
-            r(a.notify_due, b.notify_due),
+            r(a.schedule_due + a.deliver_due, b.schedule_due + b.deliver_due),
             r(a.notify_idle, b.notify_idle),
             r(a.sweep_due, b.sweep_due),
             r(a.sweep_idle, b.sweep_idle),
@@ -365,7 +367,10 @@ pub async fn ticks(args: TickArgs) -> Result<(), String> {
 }
 
 struct TickRow {
-    notify_due: Duration,
+    /// Finding the due incidents and queueing their pages.
+    schedule_due: Duration,
+    /// Publishing the queued pages to ntfy and recording them.
+    deliver_due: Duration,
     notify_idle: Duration,
     sweep_due: Duration,
     sweep_idle: Duration,
@@ -385,8 +390,11 @@ async fn measure_ticks(db: Db, size: usize, due: usize) -> Result<TickRow, Strin
         .await
         .map_err(err)?;
     let t = Instant::now();
-    let report = core.notify_tick("bench").await.map_err(err)?;
-    let notify_due = t.elapsed();
+    let mut report = core.schedule_due().await.map_err(err)?;
+    let schedule_due = t.elapsed();
+    let t = Instant::now();
+    report.sent = core.deliver_pending("bench").await.map_err(err)?.sent;
+    let deliver_due = t.elapsed();
     let t = Instant::now();
     core.notify_tick("bench").await.map_err(err)?;
     let notify_idle = t.elapsed();
@@ -403,7 +411,8 @@ async fn measure_ticks(db: Db, size: usize, due: usize) -> Result<TickRow, Strin
         return Err(format!("expected {due} incidents resolved, got {sweep:?}"));
     }
     Ok(TickRow {
-        notify_due,
+        schedule_due,
+        deliver_due,
         notify_idle,
         sweep_due,
         sweep_idle,
