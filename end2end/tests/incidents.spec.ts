@@ -1,49 +1,9 @@
-import { test, expect, type APIRequestContext } from '@playwright/test';
+import { test, expect } from '@playwright/test';
+import { PASSWORD, alertmanagerPayload, hydrated, signInApi } from './support';
 
 // From alert to resolved incident on the phone: an Alertmanager webhook opens an incident, which is
 // acknowledged, annotated and resolved from its page; then a team owner adds an integration (its URL is
 // shown once) and takes today's on-call shift.
-
-const PASSWORD = 'correct horse battery';
-
-/// Signs the API context in as alice, creating her first if this is a fresh instance.
-async function signInApi(request: APIRequestContext) {
-  const bootstrap = await request.post('/api/bootstrap', {
-    data: { username: 'alice', password: PASSWORD },
-  });
-  expect([201, 409]).toContain(bootstrap.status());
-  const login = await request.post('/api/auth/login', {
-    data: { username: 'alice', password: PASSWORD },
-  });
-  expect(login.status()).toBe(200);
-}
-
-function alertmanagerPayload(alertname: string, fingerprint: string) {
-  const labels = { alertname, instance: 'db-1:9100', service: 'orders-db', severity: 'critical' };
-  const annotations = { summary: 'Disk almost full on db-1', runbook_url: 'https://runbooks.example/disk' };
-  return {
-    receiver: 'pager',
-    status: 'firing',
-    alerts: [
-      {
-        status: 'firing',
-        labels,
-        annotations,
-        startsAt: new Date().toISOString(),
-        endsAt: '0001-01-01T00:00:00Z',
-        generatorURL: 'http://127.0.0.1:9090/graph?g0.expr=up',
-        fingerprint,
-      },
-    ],
-    groupLabels: { alertname, service: 'orders-db' },
-    commonLabels: labels,
-    commonAnnotations: annotations,
-    externalURL: 'http://127.0.0.1:9093',
-    version: '4',
-    groupKey: `{}:{alertname="${alertname}", service="orders-db"}`,
-    truncatedAlerts: 0,
-  };
-}
 
 test('an alert is acknowledged, noted and resolved from the phone', async ({ page, request }) => {
   await signInApi(request);
@@ -63,7 +23,10 @@ test('an alert is acknowledged, noted and resolved from the phone', async ({ pag
   const alertname = `DiskFull${suffix}`;
   const fingerprint = `${suffix}${Math.random().toString(16).slice(2)}`.slice(0, 16);
   const hook = await request.post(`/api/alertmanager/webhook/${key}`, {
-    data: alertmanagerPayload(alertname, fingerprint),
+    data: alertmanagerPayload(alertname, fingerprint, 'orders-db', 'db-1:9100', {
+      summary: 'Disk almost full on db-1',
+      runbook_url: 'https://runbooks.example/disk',
+    }),
   });
   expect(hook.status()).toBe(200);
 
@@ -88,7 +51,7 @@ test('an alert is acknowledged, noted and resolved from the phone', async ({ pag
   await expect(page.getByRole('heading', { level: 1 })).toContainText(alertname);
   await expect(page.getByRole('heading', { level: 1 })).toContainText('Disk almost full on db-1');
   await expect(page.getByRole('definition').filter({ hasText: 'orders-db' })).toBeVisible();
-  await expect(page.locator('[data-hydrated="true"]')).toBeAttached({ timeout: 15_000 });
+  await hydrated(page);
 
   const state = page.locator('.incident-head .state');
   await expect(state).toHaveText('triggered');
@@ -118,7 +81,7 @@ test('an alert is acknowledged, noted and resolved from the phone', async ({ pag
 
   // A new integration's webhook URL is shown once.
   await page.goto(`/teams/${teamId}`);
-  await expect(page.locator('[data-hydrated="true"]')).toBeAttached({ timeout: 15_000 });
+  await hydrated(page);
   await expect(page.getByText('prometheus', { exact: true })).toBeVisible();
   await page.getByText('Add an integration').click();
   await page.getByLabel('Integration name').fill('staging');

@@ -1,53 +1,9 @@
-import { test, expect, type APIRequestContext, type Page } from '@playwright/test';
+import { test, expect } from '@playwright/test';
+import { PASSWORD, alertmanagerPayload, hydrated, signInApi } from './support';
 
 // Paging from the phone: a test page from the profile (refused: this server has no push service), a team's
 // escalation ladder edited, checked in the browser, refused and then accepted by the server, and an
 // incident's paging history showing the opening page retrying with the push service's error.
-
-const PASSWORD = 'correct horse battery';
-
-/// Signs the API context in as alice, creating her first if this is a fresh instance.
-async function signInApi(request: APIRequestContext) {
-  const bootstrap = await request.post('/api/bootstrap', {
-    data: { username: 'alice', password: PASSWORD },
-  });
-  expect([201, 409]).toContain(bootstrap.status());
-  const login = await request.post('/api/auth/login', {
-    data: { username: 'alice', password: PASSWORD },
-  });
-  expect(login.status()).toBe(200);
-}
-
-async function hydrated(page: Page) {
-  await expect(page.locator('[data-hydrated="true"]')).toBeAttached({ timeout: 15_000 });
-}
-
-function alertmanagerPayload(alertname: string, fingerprint: string) {
-  const labels = { alertname, instance: 'api-1:9100', service: 'checkout', severity: 'critical' };
-  const annotations = { summary: 'Checkout error rate above 5%' };
-  return {
-    receiver: 'pager',
-    status: 'firing',
-    alerts: [
-      {
-        status: 'firing',
-        labels,
-        annotations,
-        startsAt: new Date().toISOString(),
-        endsAt: '0001-01-01T00:00:00Z',
-        generatorURL: 'http://127.0.0.1:9090/graph?g0.expr=up',
-        fingerprint,
-      },
-    ],
-    groupLabels: { alertname, service: 'checkout' },
-    commonLabels: labels,
-    commonAnnotations: annotations,
-    externalURL: 'http://127.0.0.1:9093',
-    version: '4',
-    groupKey: `{}:{alertname="${alertname}", service="checkout"}`,
-    truncatedAlerts: 0,
-  };
-}
 
 test('test page, escalation ladder and paging history', async ({ page, request }) => {
   test.setTimeout(120_000);
@@ -145,7 +101,7 @@ test('test page, escalation ladder and paging history', async ({ page, request }
   const alertname = `CheckoutErrors${suffix}`;
   const fingerprint = `${suffix}${Math.random().toString(16).slice(2)}`.slice(0, 16);
   const hook = await request.post(`/api/alertmanager/webhook/${key}`, {
-    data: alertmanagerPayload(alertname, fingerprint),
+    data: alertmanagerPayload(alertname, fingerprint, 'checkout', 'api-1:9100', { summary: 'Checkout error rate above 5%' }),
   });
   expect(hook.status()).toBe(200);
 

@@ -1,7 +1,7 @@
 //! `klaxon bench intake`: webhook intake over loopback HTTP against the database's own rate for
 //! the same row writes, on throwaway databases, with a check that nothing was lost or doubled.
 
-use super::{drop_schema, err, fresh_db, post};
+use super::{drop_schema, err, fresh_db};
 use axum::body::Bytes;
 use clap::Args;
 use klaxon_core::{Config, Core, Db, SystemClock};
@@ -181,32 +181,7 @@ async fn measure_intake(
     let server = tokio::spawn(async move { axum::serve(listener, app).await });
 
     let client = reqwest::Client::new();
-    let admin = post(
-        &client,
-        &format!("{base}/api/bootstrap"),
-        None,
-        json!({"username": "bench"}),
-    )
-    .await?;
-    let api_key = admin["api_key"].as_str().unwrap_or_default().to_string();
-    let team = post(
-        &client,
-        &format!("{base}/api/teams"),
-        Some(&api_key),
-        json!({"name": "bench"}),
-    )
-    .await?;
-    let integration = post(
-        &client,
-        &format!("{base}/api/teams/{}/integrations", team["id"]),
-        Some(&api_key),
-        json!({"name": "bench", "kind": "alertmanager"}),
-    )
-    .await?;
-    let url = format!(
-        "{base}/api/alertmanager/webhook/{}",
-        integration["key"].as_str().unwrap_or_default()
-    );
+    let url = super::bench_team(&client, &base).await?.webhook;
 
     // Bodies are serialized before the clock starts: the sender's cost is not intake's.
     let bodies: Arc<Vec<Bytes>> = Arc::new(

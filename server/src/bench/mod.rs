@@ -78,3 +78,47 @@ pub(crate) async fn post(
     }
     serde_json::from_str(&text).map_err(err)
 }
+
+/// What `bench_team` made: the bootstrapped administrator, their team and its webhook.
+pub(crate) struct BenchTeam {
+    pub api_key: String,
+    pub user_id: i64,
+    pub team_id: i64,
+    pub webhook: String,
+}
+
+/// Bootstraps user `bench`, who makes team `bench` with an Alertmanager integration.
+pub(crate) async fn bench_team(client: &reqwest::Client, base: &str) -> Result<BenchTeam, String> {
+    let admin = post(
+        client,
+        &format!("{base}/api/bootstrap"),
+        None,
+        serde_json::json!({"username": "bench"}),
+    )
+    .await?;
+    let api_key = admin["api_key"].as_str().unwrap_or_default().to_string();
+    let team = post(
+        client,
+        &format!("{base}/api/teams"),
+        Some(&api_key),
+        serde_json::json!({"name": "bench"}),
+    )
+    .await?;
+    let team_id = team["id"].as_i64().unwrap_or_default();
+    let integration = post(
+        client,
+        &format!("{base}/api/teams/{team_id}/integrations"),
+        Some(&api_key),
+        serde_json::json!({"name": "bench", "kind": "alertmanager"}),
+    )
+    .await?;
+    Ok(BenchTeam {
+        user_id: admin["user"]["id"].as_i64().unwrap_or_default(),
+        api_key,
+        team_id,
+        webhook: format!(
+            "{base}/api/alertmanager/webhook/{}",
+            integration["key"].as_str().unwrap_or_default()
+        ),
+    })
+}

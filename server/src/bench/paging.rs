@@ -261,61 +261,29 @@ fn one_alert(i: usize) -> Value {
     })
 }
 
-/// Bootstraps a user with a topic, on call today in a team with an integration; returns the
-/// integration's webhook URL.
+/// The bench team's webhook URL, after giving its owner a topic and today's on-call shift.
 async fn on_call_setup(base: &str) -> Result<String, String> {
     let client = reqwest::Client::new();
-    let admin = post(
-        &client,
-        &format!("{base}/api/bootstrap"),
-        None,
-        json!({"username": "bench"}),
-    )
-    .await?;
-    let key = admin["api_key"].as_str().unwrap_or_default().to_string();
-    let me: Value = client
-        .get(format!("{base}/api/me"))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .map_err(err)?
-        .json()
-        .await
-        .map_err(err)?;
-    let user = me["id"].as_i64().unwrap_or_default();
-    client
-        .put(format!("{base}/api/users/{user}/push-topic"))
-        .bearer_auth(&key)
+    let team = super::bench_team(&client, base).await?;
+    let r = client
+        .put(format!("{base}/api/users/{}/push-topic", team.user_id))
+        .bearer_auth(&team.api_key)
         .json(&json!({"push_topic": "bench-pager"}))
         .send()
         .await
         .map_err(err)?;
-    let team = post(
-        &client,
-        &format!("{base}/api/teams"),
-        Some(&key),
-        json!({"name": "bench"}),
-    )
-    .await?;
+    if !r.status().is_success() {
+        return Err(format!("setting the push topic: {}", r.status()));
+    }
     let today = klaxon_domain::incident::utc_date(time::OffsetDateTime::now_utc().unix_timestamp());
     post(
         &client,
-        &format!("{base}/api/teams/{}/schedule", team["id"]),
-        Some(&key),
-        json!({"user_id": user, "dates": [today]}),
+        &format!("{base}/api/teams/{}/schedule", team.team_id),
+        Some(&team.api_key),
+        json!({"user_id": team.user_id, "dates": [today]}),
     )
     .await?;
-    let integration = post(
-        &client,
-        &format!("{base}/api/teams/{}/integrations", team["id"]),
-        Some(&key),
-        json!({"name": "bench", "kind": "alertmanager"}),
-    )
-    .await?;
-    Ok(format!(
-        "{base}/api/alertmanager/webhook/{}",
-        integration["key"].as_str().unwrap_or_default()
-    ))
+    Ok(team.webhook)
 }
 
 pub async fn ticks(args: TickArgs) -> Result<(), String> {
