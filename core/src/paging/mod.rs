@@ -197,7 +197,7 @@ pub(crate) async fn resolved(tx: &mut Tx, incident_id: i64, now: i64) -> Result<
     enqueue(tx, incident_id, PageKind::AllClear, &topic, user, "", now).await
 }
 
-/// Re-pages the opening topic and restarts the reminder interval.
+/// Re-pages the opening topic. The caller has moved `reminded_at` to now.
 pub(crate) async fn remind(
     tx: &mut Tx,
     incident_id: i64,
@@ -206,11 +206,6 @@ pub(crate) async fn remind(
     why: &str,
     now: i64,
 ) -> Result<()> {
-    sqlx::query("UPDATE incidents SET reminded_at = $1 WHERE id = $2")
-        .bind(now)
-        .bind(incident_id)
-        .execute(&mut **tx)
-        .await?;
     enqueue(
         tx,
         incident_id,
@@ -273,6 +268,11 @@ pub(crate) async fn resume(tx: &mut Tx, incident_id: i64, now: i64) -> Result<bo
         return Ok(true);
     }
     if let (Some(_), Some(topic)) = (reminded_at, topic) {
+        sqlx::query("UPDATE incidents SET reminded_at = $1 WHERE id = $2")
+            .bind(now)
+            .bind(incident_id)
+            .execute(&mut **tx)
+            .await?;
         remind(tx, incident_id, &topic, user, "snooze ended", now).await?;
         return Ok(true);
     }

@@ -250,17 +250,12 @@ async fn measure_intake(
 }
 
 /// The rows intake writes for a payload that opens an incident (the integration's times, the
-/// incident, its `opened` entry, the alerts, one `alert_firing` summary), one statement per row,
+/// incident, its `opened` and `nobody_reachable` entries, the alerts, one `alert_firing` summary),
+/// one statement per row,
 /// one transaction per payload, with the same concurrency: the database's own ceiling.
 async fn measure_raw(args: &IntakeArgs, db: Db, payloads: &[Value]) -> Result<Duration, String> {
     let now = time::OffsetDateTime::now_utc().unix_timestamp();
-    let (team,): (i64,) = sqlx::query_as(
-        "INSERT INTO teams (name, display_name, created_at) VALUES ('bench', 'bench', $1) RETURNING id",
-    )
-    .bind(now)
-    .fetch_one(&db.pool)
-    .await
-    .map_err(err)?;
+    let team = super::insert_bench_team(&db, now).await?;
     let (integration,): (i64,) = sqlx::query_as(
         "INSERT INTO integrations (team_id, name, kind, key_hash, created_at) \
          VALUES ($1, 'bench', 'alertmanager', 'bench', $2) RETURNING id",

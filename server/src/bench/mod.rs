@@ -122,3 +122,15 @@ pub(crate) async fn bench_team(client: &reqwest::Client, base: &str) -> Result<B
         ),
     })
 }
+
+/// Team `bench`, written straight to the database; returns its id.
+pub(crate) async fn insert_bench_team(db: &Db, now: i64) -> Result<i64, String> {
+    let (team,): (i64,) = sqlx::query_as(
+        "INSERT INTO teams (name, display_name, created_at) VALUES ('bench', 'bench', $1) RETURNING id",
+    )
+    .bind(now)
+    .fetch_one(&db.pool)
+    .await
+    .map_err(err)?;
+    Ok(team)
+}

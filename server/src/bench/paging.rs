@@ -392,13 +392,7 @@ async fn measure_ticks(db: Db, size: usize, due: usize) -> Result<TickRow, Strin
 /// `size` open, triggered incidents of one team, each with one firing alert, paged and not yet
 /// due a reminder, except the first `due`: their reminder is due and their alert is stale.
 async fn seed(db: &Db, size: usize, due: usize, now: i64) -> Result<(), String> {
-    let (team,): (i64,) = sqlx::query_as(
-        "INSERT INTO teams (name, display_name, created_at) VALUES ('bench', 'bench', $1) RETURNING id",
-    )
-    .bind(now)
-    .fetch_one(&db.pool)
-    .await
-    .map_err(err)?;
+    let team = super::insert_bench_team(db, now).await?;
     let (user,): (i64,) = sqlx::query_as(
         "INSERT INTO users (username, push_topic, created_at) VALUES ('bench', 'bench-pager', $1) RETURNING id",
     )
