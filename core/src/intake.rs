@@ -3,6 +3,7 @@
 //! have all stopped firing resolve. Idempotent, because HA Alertmanager delivers at least once.
 
 use crate::db::Tx;
+use crate::deadman;
 use crate::incidents::lifecycle::{self, Group};
 use crate::{Core, Error, Result};
 use klaxon_domain::alerting::{
@@ -121,14 +122,21 @@ impl Core {
             now,
             ..Applied::default()
         };
+        let beats = deadman::heartbeat_sources(self, &mut tx, team_id, alerts.values()).await?;
+        let mut heard = BTreeSet::new();
         let mut discarded = 0;
         for alert in alerts.values() {
-            if apply_alert(&mut tx, &mut p, alert, stored.remove(&alert.fingerprint)).await?
-                == Ingest::Discard
-            {
-                discarded += 1;
+            let sources = beats.get(&alert.fingerprint);
+            let stored = stored.remove(&alert.fingerprint);
+            match apply_alert(&mut tx, &mut p, alert, stored, sources.is_some()).await? {
+                Ingest::Discard => discarded += 1,
+                Ingest::Fire | Ingest::Refresh => {
+                    heard.extend(sources.into_iter().flatten().cloned())
+                }
+                Ingest::Resolve | Ingest::StoreResolved => {}
             }
         }
+        deadman::record_heartbeats(&mut tx, &heard, now).await?;
         let paged = p.finish(&mut tx).await?;
         // Last, because its row lock is held until commit: taken first, it would serialize
         // every payload of one integration on PostgreSQL.
@@ -267,11 +275,13 @@ async fn load_stored<'a>(
 
 /// Applies one alert under the seed's transition table. Every write is conditional on the row
 /// still being what was read, so a concurrent delivery makes us re-read, never double-apply.
+/// A dead man's switch heartbeat is stored like any alert but opens no incident.
 async fn apply_alert(
     tx: &mut Tx,
     p: &mut Applied<'_>,
     a: &IncomingAlert,
     mut stored: Option<StoredRow>,
+    heartbeat: bool,
 ) -> Result<Ingest> {
     let labels = serde_json::to_string(&a.labels).unwrap_or_default();
     let annotations = serde_json::to_string(&a.annotations).unwrap_or_default();
@@ -306,6 +316,7 @@ async fn apply_alert(
         let previous_incident = stored.as_ref().and_then(|s| s.3);
         // A new occurrence belongs to the group's incident; otherwise the alert keeps its own.
         let incident = match decision {
+            Ingest::Fire if heartbeat => None,
             Ingest::Fire => Some(p.group_incident(tx, a).await?),
             _ => previous_incident,
         };
@@ -367,12 +378,15 @@ async fn apply_alert(
         );
         match decision {
             Ingest::Fire => {
-                p.fired.push(name);
-                let severity = Severity::from_label(a.labels.get("severity").map(String::as_str));
-                p.severity = p.severity.max(Some(severity));
                 // An alert that moved on from an older incident may leave it with nothing firing.
                 if let Some(old) = previous_incident.filter(|old| Some(*old) != incident) {
                     p.touched.insert(old);
+                }
+                if !heartbeat {
+                    p.fired.push(name);
+                    let severity =
+                        Severity::from_label(a.labels.get("severity").map(String::as_str));
+                    p.severity = p.severity.max(Some(severity));
                 }
             }
             Ingest::Resolve => {

@@ -8,6 +8,7 @@ pub mod authz;
 pub mod clock;
 pub mod credentials;
 pub mod db;
+pub mod deadman;
 pub mod error;
 pub mod incidents;
 pub mod intake;
@@ -40,6 +41,9 @@ pub struct Config {
     pub ntfy_token: Option<String>,
     /// Values copied into the settings table at first start only.
     pub setting_seeds: Vec<(&'static str, String)>,
+    /// The dead man's switch `KLAXON_DEADMAN_*` asks for: seeded once per install into the
+    /// teams that have none.
+    pub deadman_seed: Option<klaxon_domain::deadman::SwitchSpec>,
 }
 
 impl Default for Config {
@@ -51,6 +55,7 @@ impl Default for Config {
             ntfy_url: None,
             ntfy_token: None,
             setting_seeds: Vec::new(),
+            deadman_seed: None,
         }
     }
 }
@@ -65,6 +70,8 @@ pub struct Core {
     pub ntfy: Option<Arc<paging::ntfy::Ntfy>>,
     /// Wakes this replica's notifier when a page is queued, so it leaves at once.
     pub wake: Arc<tokio::sync::Notify>,
+    /// Dead man's switch matchers, parsed once.
+    pub(crate) matchers: Arc<deadman::MatcherCache>,
 }
 
 impl Core {
@@ -81,8 +88,10 @@ impl Core {
             config: Arc::new(config),
             ntfy,
             wake: Arc::new(tokio::sync::Notify::new()),
+            matchers: Arc::default(),
         };
         core.seed_settings().await?;
+        core.seed_switches().await?;
         Ok(core)
     }
 

@@ -1,5 +1,6 @@
 //! The sweeper: expires firing alerts that stopped being refreshed, resolving incidents left
-//! with nothing firing, and archives old resolved alerts. Reads the settings on every tick.
+//! with nothing firing, archives old resolved alerts, and watches the dead man's switches.
+//! Reads the settings on every tick.
 
 use crate::incidents::lifecycle;
 use crate::{Core, Result};
@@ -15,6 +16,8 @@ pub struct SweepReport {
     pub expired: u64,
     pub incidents_resolved: u64,
     pub archived: u64,
+    /// Dead man's switch sources that fell silent and got an incident, and that were heard again.
+    pub deadman: crate::deadman::WatchReport,
 }
 
 impl Core {
@@ -85,6 +88,7 @@ impl Core {
         .execute(&self.db.pool)
         .await?;
         report.archived = archived.rows_affected();
+        report.deadman = self.watch_switches().await?;
         // Acknowledge tokens are useless a day after expiry; keep the table small.
         sqlx::query("DELETE FROM ack_tokens WHERE expires_at < $1")
             .bind(now - 86_400)

@@ -3,6 +3,7 @@
 
 pub mod account;
 pub mod alerting;
+pub mod deadman;
 pub mod duration;
 pub mod error;
 pub mod incident;

@@ -2,6 +2,8 @@
 
 use clap::{Args, Parser, Subcommand};
 use klaxon_core::{Config, Core, Db, SystemClock};
+use klaxon_domain::alerting::Severity;
+use klaxon_domain::deadman::{matcher::Matcher, SwitchSpec};
 use klaxon_domain::settings::{self, validate_seed};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -77,6 +79,19 @@ struct ServeArgs {
     /// Seed for the reminder interval (first start only), e.g. 30m.
     #[arg(long, env = "KLAXON_NOTIFY_REPEAT_INTERVAL")]
     notify_repeat_interval: Option<String>,
+    /// Name of the dead man's switch seeded once into every team that has none (default
+    /// Watchdog). Setting any KLAXON_DEADMAN_* variable turns the seeding on.
+    #[arg(long, env = "KLAXON_DEADMAN_NAME")]
+    deadman_name: Option<String>,
+    /// Matcher of the seeded switch (default {alertname="Watchdog"}).
+    #[arg(long, env = "KLAXON_DEADMAN_MATCHER")]
+    deadman_matcher: Option<String>,
+    /// Silence after which the seeded switch is dead (default 10m).
+    #[arg(long, env = "KLAXON_DEADMAN_TIMEOUT")]
+    deadman_timeout: Option<String>,
+    /// Severity of the incidents the seeded switch opens (default critical).
+    #[arg(long, env = "KLAXON_DEADMAN_SEVERITY")]
+    deadman_severity: Option<String>,
     /// ntfy server URL, e.g. https://ntfy.sh.
     #[arg(long, env = "KLAXON_NTFY_URL")]
     ntfy_url: Option<String>,
@@ -126,6 +141,7 @@ impl ServeArgs {
             }
         }
         Ok(Config {
+            deadman_seed: self.deadman_seed()?,
             public_url: public_url.trim_end_matches('/').to_string(),
             password_login: self.password_login,
             oidc_configured,
@@ -133,6 +149,42 @@ impl ServeArgs {
             ntfy_token: self.ntfy_token.clone().filter(|t| !t.is_empty()),
             setting_seeds: seeds,
         })
+    }
+}
+
+impl ServeArgs {
+    /// The switch `KLAXON_DEADMAN_*` describes, checked like one made through the API.
+    fn deadman_seed(&self) -> Result<Option<SwitchSpec>, String> {
+        let given = [
+            &self.deadman_name,
+            &self.deadman_matcher,
+            &self.deadman_timeout,
+            &self.deadman_severity,
+        ];
+        if given.iter().all(|v| v.as_deref().unwrap_or("").is_empty()) {
+            return Ok(None);
+        }
+        let or = |v: &Option<String>, default: &str| {
+            v.clone()
+                .filter(|v| !v.is_empty())
+                .unwrap_or_else(|| default.to_string())
+        };
+        let timeout = or(&self.deadman_timeout, "10m")
+            .parse()
+            .map_err(|e| format!("KLAXON_DEADMAN_TIMEOUT: {e}"))?;
+        let severity = or(&self.deadman_severity, "critical");
+        let severity = Severity::parse(&severity)
+            .ok_or("KLAXON_DEADMAN_SEVERITY must be info, warning or critical")?;
+        let spec = SwitchSpec {
+            name: or(&self.deadman_name, "Watchdog"),
+            matcher: or(&self.deadman_matcher, r#"{alertname="Watchdog"}"#),
+            timeout,
+            severity,
+        }
+        .validate()
+        .map_err(|e| format!("KLAXON_DEADMAN_*: {e}"))?;
+        Matcher::parse(&spec.matcher).map_err(|e| format!("KLAXON_DEADMAN_MATCHER: {e}"))?;
+        Ok(Some(spec))
     }
 }
 

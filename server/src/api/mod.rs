@@ -2,6 +2,7 @@
 
 mod accounts;
 mod admin;
+mod deadman;
 mod incidents;
 pub(crate) mod intake;
 mod integrations;
@@ -85,6 +86,8 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(teams::set_member_role, teams::remove_member))
         .routes(routes!(integrations::list, integrations::create))
         .routes(routes!(integrations::rename, integrations::revoke))
+        .routes(routes!(deadman::list, deadman::create))
+        .routes(routes!(deadman::update, deadman::remove))
         .routes(routes!(incidents::list))
         .routes(routes!(incidents::get))
         .routes(routes!(incidents::similar))

@@ -1,0 +1,311 @@
+//! Dead man's switches: the death rule, the switch's wire shapes and their checks. The matcher
+//! syntax itself is parsed in `matcher` (feature `matcher`, server only).
+
+use crate::alerting::{IncidentState, Severity};
+use crate::{validate, Duration, Timestamp};
+use serde::{Deserialize, Serialize};
+
+pub const TIMEOUT_MIN: Duration = Duration::minutes(1);
+pub const TIMEOUT_MAX: Duration = Duration::days(7);
+/// Longest matcher text accepted.
+pub const MATCHER_MAX: usize = 1000;
+/// Switches per team: each is evaluated against every alert the team receives.
+pub const MAX_SWITCHES: i64 = 50;
+/// The label whose values get a status each, so a live cluster cannot hide a dead one.
+pub const CLUSTER_LABEL: &str = "cluster";
+
+/// Derived from the heartbeats: `Dormant` until a heartbeat has ever been seen (a switch made
+/// before its alert is routed here must not page), then `Healthy` or `Dead`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum SwitchStatus {
+    Healthy,
+    Dead,
+    Dormant,
+}
+
+/// The death rule, used by the sweeper to open incidents and by the list to show status:
+/// a source is dead once `timeout` has passed since its last heartbeat (at exactly
+/// `timeout` of silence it is already dead).
+pub fn status(last_heartbeat: Option<i64>, timeout: Duration, now: i64) -> SwitchStatus {
+    match last_heartbeat {
+        None => SwitchStatus::Dormant,
+        Some(t) if now - t >= timeout.as_secs() => SwitchStatus::Dead,
+        Some(_) => SwitchStatus::Healthy,
+    }
+}
+
+/// A switch is dead when any of its sources is, so one live cluster never hides a dead one.
+pub fn overall(sources: impl IntoIterator<Item = SwitchStatus>) -> SwitchStatus {
+    sources
+        .into_iter()
+        .fold(SwitchStatus::Dormant, |acc, s| match (acc, s) {
+            (SwitchStatus::Dead, _) | (_, SwitchStatus::Dead) => SwitchStatus::Dead,
+            (SwitchStatus::Healthy, _) | (_, SwitchStatus::Healthy) => SwitchStatus::Healthy,
+            _ => SwitchStatus::Dormant,
+        })
+}
+
+/// The group key of the incident a dead source opens. Part of the storage contract: incidents
+/// open across an upgrade are found again by it, so its format must never change.
+pub fn group_key(switch_id: i64, cluster: &str) -> String {
+    if cluster.is_empty() {
+        format!("deadman/{switch_id}")
+    } else {
+        format!("deadman/{switch_id}/{cluster}")
+    }
+}
+
+/// `POST` and `PUT /api/teams/{teamID}/deadman/switches[/{switchID}]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SwitchSpec {
+    pub name: String,
+    /// Alertmanager matcher syntax, with an `alertname` matcher: `{alertname="Watchdog"}`.
+    pub matcher: String,
+    /// Silence that counts as dead, 1m to 7d.
+    pub timeout: Duration,
+    /// Severity of the incident a dead switch opens; `critical` when left out.
+    #[serde(default = "critical")]
+    pub severity: Severity,
+}
+
+fn critical() -> Severity {
+    Severity::Critical
+}
+
+impl SwitchSpec {
+    /// The checks that need no parser; the matcher's syntax is checked by `matcher::Matcher`.
+    pub fn validate(&self) -> Result<SwitchSpec, String> {
+        let name = validate::label("name", &self.name)?;
+        let matcher = self.matcher.trim();
+        if matcher.is_empty() {
+            return Err("matcher is required, for example {alertname=\"Watchdog\"}".into());
+        }
+        if matcher.len() > MATCHER_MAX {
+            return Err(format!("matcher must be at most {MATCHER_MAX} characters"));
+        }
+        if self.timeout < TIMEOUT_MIN || self.timeout > TIMEOUT_MAX {
+            return Err(format!(
+                "timeout must be between {TIMEOUT_MIN} and {TIMEOUT_MAX}"
+            ));
+        }
+        Ok(SwitchSpec {
+            name,
+            matcher: matcher.to_string(),
+            timeout: self.timeout,
+            severity: self.severity,
+        })
+    }
+}
+
+/// One source of heartbeats: a value of the `cluster` label (`None`: heartbeats without one).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ClusterHeartbeat {
+    pub cluster: Option<String>,
+    pub status: SwitchStatus,
+    pub last_heartbeat_at: Timestamp,
+}
+
+/// The incident a switch opened last.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SwitchIncident {
+    pub id: i64,
+    pub state: IncidentState,
+    pub created_at: Timestamp,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct DeadmanSwitch {
+    pub id: i64,
+    pub team_id: i64,
+    pub name: String,
+    pub matcher: String,
+    pub timeout: Duration,
+    pub severity: Severity,
+    /// `Dead` if any source is dead, else `Healthy` once any heartbeat was seen, else `Dormant`.
+    pub status: SwitchStatus,
+    /// The newest heartbeat of any source.
+    pub last_heartbeat_at: Option<Timestamp>,
+    pub last_incident: Option<SwitchIncident>,
+    /// One row per `cluster` value heard, present when there is more than one source.
+    pub clusters: Vec<ClusterHeartbeat>,
+    pub created_at: Timestamp,
+}
+
+#[cfg(feature = "matcher")]
+pub mod matcher {
+    //! Alertmanager's matcher syntax, parsed by `promql-parser` (Alertmanager's `{…}` form is
+    //! PromQL's label-matcher set, with the same fully anchored regular expressions).
+
+    use promql_parser::label::{MatchOp, Matchers};
+    use promql_parser::parser::{self, Expr};
+    use std::collections::BTreeMap;
+
+    #[derive(Debug, Clone)]
+    pub struct Matcher(Matchers);
+
+    impl Matcher {
+        /// Accepts `{alertname="Watchdog", cluster=~"prod-.*"}`, braces optional; it must
+        /// select on `alertname` with `=` or `=~`, so a switch never watches every alert.
+        pub fn parse(raw: &str) -> Result<Matcher, String> {
+            let text = raw.trim();
+            let braced = if text.starts_with('{') {
+                text.to_string()
+            } else {
+                format!("{{{text}}}")
+            };
+            let bad = |why: &str| {
+                Err(format!(
+                    "matcher: {why}; write it like {{alertname=\"Watchdog\", cluster=~\"prod-.*\"}}"
+                ))
+            };
+            let selector = match parser::parse(&braced) {
+                Ok(Expr::VectorSelector(v)) => v,
+                Ok(_) => return bad("only label matchers in braces are allowed"),
+                Err(e) => return bad(&e.to_string()),
+            };
+            if selector.name.is_some() || selector.offset.is_some() || selector.at.is_some() {
+                return bad("only label matchers in braces are allowed");
+            }
+            if !selector.matchers.or_matchers.is_empty() {
+                return bad("`or` is not supported");
+            }
+            let selects_alertname =
+                selector.matchers.matchers.iter().any(|m| {
+                    m.name == "alertname" && matches!(m.op, MatchOp::Equal | MatchOp::Re(_))
+                });
+            if !selects_alertname {
+                return bad(
+                    "it must contain an alertname matcher (alertname=\"…\" or alertname=~\"…\")",
+                );
+            }
+            Ok(Matcher(selector.matchers))
+        }
+
+        /// Every matcher holds; a missing label counts as empty, as in Alertmanager.
+        pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
+            self.0
+                .matchers
+                .iter()
+                .all(|m| m.is_match(labels.get(&m.name).map(String::as_str).unwrap_or("")))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dead_at_exactly_the_timeout() {
+        let t = Duration::minutes(10);
+        assert_eq!(status(None, t, 1_000), SwitchStatus::Dormant);
+        assert_eq!(status(Some(1_000), t, 1_599), SwitchStatus::Healthy);
+        assert_eq!(status(Some(1_000), t, 1_600), SwitchStatus::Dead);
+        assert_eq!(status(Some(1_000), t, 9_999), SwitchStatus::Dead);
+    }
+
+    #[test]
+    fn one_dead_source_makes_the_switch_dead() {
+        use SwitchStatus::*;
+        assert_eq!(overall([]), Dormant);
+        assert_eq!(overall([Healthy, Healthy]), Healthy);
+        assert_eq!(overall([Healthy, Dead, Healthy]), Dead);
+        assert_eq!(overall([Dormant, Healthy]), Healthy);
+    }
+
+    #[test]
+    fn group_keys_never_change() {
+        assert_eq!(group_key(7, ""), "deadman/7");
+        assert_eq!(group_key(7, "prod-eu"), "deadman/7/prod-eu");
+    }
+
+    #[test]
+    fn spec_checks() {
+        let spec = |name: &str, matcher: &str, timeout: Duration| SwitchSpec {
+            name: name.into(),
+            matcher: matcher.into(),
+            timeout,
+            severity: Severity::Critical,
+        };
+        let ok = spec(
+            " Watchdog ",
+            " {alertname=\"Watchdog\"} ",
+            Duration::minutes(5),
+        );
+        let v = ok.validate().unwrap();
+        assert_eq!(v.name, "Watchdog");
+        assert_eq!(v.matcher, "{alertname=\"Watchdog\"}");
+        assert!(spec("", "{alertname=\"x\"}", Duration::minutes(5))
+            .validate()
+            .unwrap_err()
+            .contains("name"));
+        assert!(spec("w", "  ", Duration::minutes(5))
+            .validate()
+            .unwrap_err()
+            .contains("matcher"));
+        assert!(spec("w", "{alertname=\"x\"}", Duration::seconds(59))
+            .validate()
+            .unwrap_err()
+            .contains("timeout"));
+        assert!(spec("w", "{alertname=\"x\"}", Duration::days(8))
+            .validate()
+            .is_err());
+        let json: SwitchSpec =
+            serde_json::from_str(r#"{"name":"w","matcher":"{alertname=\"x\"}","timeout":"10m"}"#)
+                .unwrap();
+        assert_eq!(json.severity, Severity::Critical);
+        assert!(serde_json::from_str::<SwitchSpec>(
+            r#"{"name":"w","matcher":"m","timeout":"10m","severity":"loud"}"#
+        )
+        .is_err());
+    }
+
+    #[cfg(feature = "matcher")]
+    #[test]
+    fn matchers() {
+        use matcher::Matcher;
+        use std::collections::BTreeMap;
+        let labels = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        let m = Matcher::parse(r#"{alertname="Watchdog", cluster=~"prod-.*"}"#).unwrap();
+        assert!(m.matches(&labels(&[
+            ("alertname", "Watchdog"),
+            ("cluster", "prod-eu")
+        ])));
+        assert!(!m.matches(&labels(&[("alertname", "Watchdog"), ("cluster", "dev")])));
+        // Regular expressions are anchored, as in Alertmanager.
+        assert!(!m.matches(&labels(&[
+            ("alertname", "Watchdog"),
+            ("cluster", "xprod-eu")
+        ])));
+        assert!(!m.matches(&labels(&[("alertname", "Watchdog")])));
+        // Braces are optional; a missing label is empty.
+        let m = Matcher::parse(r#"alertname="Watchdog", cluster!="dev""#).unwrap();
+        assert!(m.matches(&labels(&[("alertname", "Watchdog")])));
+        for bad in [
+            r#"{cluster="prod"}"#,
+            r#"{alertname!="Watchdog"}"#,
+            r#"{alertname=Watchdog}"#,
+            r#"Watchdog{}"#,
+            r#"{alertname="a"} + 1"#,
+            r#"{alertname="a"}[5m]"#,
+            r#"{alertname="a", x=~"("}"#,
+            r#"{alertname="a" or b="c"}"#,
+            "{",
+            "}",
+        ] {
+            let e = Matcher::parse(bad).unwrap_err();
+            assert!(e.starts_with("matcher: "), "{bad}: {e}");
+        }
+    }
+}
