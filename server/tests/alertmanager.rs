@@ -1,5 +1,7 @@
 //! End to end with the real Prometheus Alertmanager: an alert posted to Alertmanager reaches
-//! Klaxon through its webhook, opens one incident, and its resolution resolves the incident.
+//! Klaxon through its webhook, opens one incident, and its resolution resolves the incident; a
+//! Watchdog that Alertmanager keeps repeating keeps a dead man's switch alive until Alertmanager
+//! stops.
 
 mod common;
 use serde_json::{json, Value};
@@ -26,6 +28,11 @@ impl Drop for Alertmanager {
 impl Alertmanager {
     /// Starts Alertmanager routing every alert to `webhook` and waits until it is ready.
     async fn start(webhook: &str) -> Alertmanager {
+        Self::start_repeating(webhook, "1h").await
+    }
+
+    /// The same, re-sending a still-firing group every `repeat_interval`.
+    async fn start_repeating(webhook: &str, repeat_interval: &str) -> Alertmanager {
         assert!(
             Path::new(ALERTMANAGER).exists(),
             "{ALERTMANAGER} is missing: run scripts/setup.sh to install prometheus-alertmanager"
@@ -33,7 +40,7 @@ impl Alertmanager {
         let dir = tempfile::tempdir().unwrap();
         let config = format!(
             "route:\n  receiver: klaxon\n  group_by: ['alertname', 'service']\n  group_wait: 1s\n  \
-             group_interval: 2s\n  repeat_interval: 1h\nreceivers:\n  - name: klaxon\n    webhook_configs:\n      \
+             group_interval: 1s\n  repeat_interval: {repeat_interval}\nreceivers:\n  - name: klaxon\n    webhook_configs:\n      \
              - url: '{webhook}'\n        send_resolved: true\n"
         );
         std::fs::write(dir.path().join("am.yml"), config).unwrap();
@@ -173,5 +180,68 @@ both!(
             1,
             "exactly one incident opened"
         );
+    }
+);
+
+both!(
+    a_watchdog_repeated_by_alertmanager_keeps_its_switch_alive_until_it_stops,
+    |app| {
+        let w = app.paging_world().await;
+        let owner = &w.admin;
+        let path = format!("/api/teams/{}/deadman/switches", w.team);
+        app.post(
+            &path,
+            owner,
+            json!({"name": "Watchdog", "matcher": "{alertname=\"Watchdog\"}", "timeout": "1m"}),
+        )
+        .await
+        .expect(201);
+        let am = Alertmanager::start_repeating(
+            &format!("{}/api/alertmanager/webhook/{}", app.url, w.key),
+            "2s",
+        )
+        .await;
+        let far = time::OffsetDateTime::now_utc() + time::Duration::hours(1);
+        am.post_alerts(json!([{
+            "labels": {"alertname": "Watchdog", "severity": "none"},
+            "annotations": {"summary": "The alerting pipeline is alive"},
+            "startsAt": rfc3339_now(),
+            "endsAt": far.format(&time::format_description::well_known::Rfc3339).unwrap(),
+        }]))
+        .await;
+        // Waits for a heartbeat stamped at the (manual) clock's present.
+        let heard_now = || async {
+            let now = klaxon_domain::Timestamp(app.core.now()).to_rfc3339();
+            let list = app.get(&path, owner).await.expect(200);
+            let s = list[0].clone();
+            (s["last_heartbeat_at"] == json!(now)).then_some(s)
+        };
+        let s = eventually(&am, "the first heartbeat", heard_now).await;
+        assert_eq!(s["status"], "Healthy");
+        // Two minutes of the manual clock, twice the timeout: only Alertmanager's repeats keep
+        // the switch alive.
+        for _ in 0..4 {
+            app.clock.advance(30);
+            let s = eventually(&am, "a repeated heartbeat", heard_now).await;
+            assert_eq!(s["status"], "Healthy");
+            assert_eq!(app.core.sweep().await.unwrap().deadman.opened, 0);
+        }
+        assert!(
+            app.incidents(owner, w.team).await.is_empty(),
+            "a heartbeat pages nobody"
+        );
+
+        // Alertmanager stops: a minute later the switch is dead and its incident pages on-call.
+        drop(am);
+        app.clock.advance(60);
+        assert_eq!(app.get(&path, owner).await.expect(200)[0]["status"], "Dead");
+        assert_eq!(app.core.sweep().await.unwrap().deadman.opened, 1);
+        let incidents = app.incidents(owner, w.team).await;
+        assert_eq!(incidents.len(), 1);
+        assert_eq!(incidents[0]["title"], "Watchdog: no heartbeat for 1m");
+        app.tick().await;
+        let pages = app.ntfy.take();
+        assert_eq!(pages.len(), 1);
+        assert_eq!(pages[0].topic, "alice-pager");
     }
 );
