@@ -2,6 +2,7 @@
 //! core operation as the signed-in caller and returns the result.
 
 pub mod account;
+pub mod deadman;
 pub mod incidents;
 pub mod integrations;
 pub mod paging;

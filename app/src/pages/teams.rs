@@ -7,6 +7,7 @@ use crate::api::teams::{get_team, list_members, CreateTeam};
 use crate::components::layout::use_session_user;
 use crate::components::team_list::TeamList;
 use crate::pages::home::CreateTeamForm;
+use crate::pages::team_deadman::DeadmanSwitches;
 use crate::pages::team_integrations::Integrations;
 use crate::pages::team_schedule::TeamSchedule;
 use klaxon_domain::account::Me;
@@ -110,6 +111,7 @@ pub fn TeamPage() -> impl IntoView {
         </section>
         <EscalationLink team_id />
         <Integrations team_id is_owner />
+        <DeadmanSwitches team_id is_owner />
         <TeamSchedule team_id members me=my_id />
     }
 }

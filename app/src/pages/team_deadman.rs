@@ -1,0 +1,193 @@
+//! A team's dead man's switches: coloured status rows, a row per cluster when several report,
+//! and the owner's forms to add, change and remove switches.
+
+use crate::api::deadman::{list_switches, CreateSwitch, DeleteSwitch, UpdateSwitch};
+use crate::api::error_text;
+use crate::components::form::{failed, ActionDone, ActionError};
+use crate::components::text::when;
+use klaxon_domain::alerting::{IncidentState, Severity};
+use klaxon_domain::deadman::{DeadmanSwitch, SwitchStatus};
+use leptos::prelude::*;
+
+#[component]
+pub fn DeadmanSwitches(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoView {
+    let create = ServerAction::<CreateSwitch>::new();
+    let update = ServerAction::<UpdateSwitch>::new();
+    let remove = ServerAction::<DeleteSwitch>::new();
+    let list = Resource::new(
+        move || {
+            (
+                team_id.get(),
+                create.version().get() + update.version().get() + remove.version().get(),
+            )
+        },
+        |(team, _)| list_switches(team),
+    );
+    view! {
+        <section class="card" aria-labelledby="deadman-title">
+            <h2 id="deadman-title">"Dead man's switches"</h2>
+            <p class="hint">
+                "A switch watches a heartbeat alert that always fires, such as Prometheus's Watchdog. "
+                "When it stops arriving for longer than the timeout, the alerting pipeline itself is down: "
+                "Klaxon opens an incident and pages whoever is on call."
+            </p>
+            <details class="inner" hidden=move || !is_owner.get() open=move || failed(create)>
+                <summary>"Add a switch"</summary>
+                <ActionForm action=create attr:class="stack">
+                    <input type="hidden" name="team_id" value=move || team_id.get() />
+                    <SwitchFields prefix="new-switch".into() name="Watchdog".into()
+                        matcher="{alertname=\"Watchdog\"}".into() timeout="10m".into() severity=Severity::Critical />
+                    <ActionError action=create />
+                    <button type="submit" class="primary" disabled=move || create.pending().get()>"Add switch"</button>
+                </ActionForm>
+            </details>
+            <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match list.await {
+                        Ok(items) if items.is_empty() => view! { <p class="empty">"No dead man's switches."</p> }.into_any(),
+                        Ok(items) => view! {
+                            <ul class="list switches">
+                                {items
+                                    .into_iter()
+                                    .map(|s| view! { <SwitchRow switch=s is_owner update remove /> })
+                                    .collect_view()}
+                            </ul>
+                        }
+                        .into_any(),
+                        Err(e) => view! { <p class="error" role="alert">{error_text(&e)}</p> }.into_any(),
+                    }
+                })}
+            </Transition>
+            <ActionError action=update />
+            <ActionError action=remove />
+            <ActionDone action=remove text="Removed: that heartbeat is no longer watched." />
+        </section>
+    }
+    .into_any()
+}
+
+/// The four fields of a switch, for adding and for changing one.
+#[component]
+fn SwitchFields(
+    prefix: String,
+    name: String,
+    matcher: String,
+    timeout: String,
+    severity: Severity,
+) -> impl IntoView {
+    let id = |field: &str| format!("{prefix}-{field}");
+    let hint_id = id("matcher-hint");
+    view! {
+        <label for=id("name")>"Name"</label>
+        <input id=id("name") name="name" type="text" required maxlength="100" value=name />
+        <label for=id("matcher")>"Heartbeat matcher"</label>
+        <input id=id("matcher") name="matcher" type="text" required maxlength="1000" value=matcher
+            autocapitalize="off" autocomplete="off" spellcheck="false" aria-describedby=hint_id.clone() />
+        <p class="hint" id=hint_id>
+            "Alertmanager matcher syntax; it must name the alert, e.g. {alertname=\"Watchdog\", cluster=~\"prod-.*\"}."
+        </p>
+        <label for=id("timeout")>"Dead after this much silence"</label>
+        <input id=id("timeout") name="timeout" type="text" required value=timeout
+            autocapitalize="off" inputmode="text" placeholder="10m" />
+        <label for=id("severity")>"Severity of the incident"</label>
+        <select id=id("severity") name="severity">
+            {[Severity::Critical, Severity::Warning, Severity::Info]
+                .into_iter()
+                .map(|s| view! { <option value=s.as_str() selected=s == severity>{s.as_str()}</option> })
+                .collect_view()}
+        </select>
+    }
+}
+
+fn status_chip(status: SwitchStatus) -> impl IntoView {
+    let (class, text) = match status {
+        SwitchStatus::Healthy => ("healthy", "healthy"),
+        SwitchStatus::Dead => ("dead", "dead"),
+        SwitchStatus::Dormant => ("dormant", "dormant"),
+    };
+    view! { <span class=format!("chip switch-status status-{class}")>{text}</span> }
+}
+
+#[component]
+fn SwitchRow(
+    switch: DeadmanSwitch,
+    is_owner: Signal<bool>,
+    update: ServerAction<UpdateSwitch>,
+    remove: ServerAction<DeleteSwitch>,
+) -> impl IntoView {
+    let s = switch;
+    let heard = match s.last_heartbeat_at {
+        Some(t) => format!("last heartbeat {}", when(t)),
+        None => "no heartbeat heard yet".to_string(),
+    };
+    let incident = s.last_incident.clone().map(|i| {
+        if i.state == IncidentState::Resolved {
+            view! { <p class="meta">{format!("Last incident #{} (resolved)", i.id)}</p> }.into_any()
+        } else {
+            view! {
+                <p class="switch-incident">
+                    <a href=format!("/incidents/{}", i.id)>{format!("Incident #{} is open", i.id)}</a>
+                </p>
+            }
+            .into_any()
+        }
+    });
+    let clusters = (!s.clusters.is_empty()).then(|| {
+        view! {
+            <ul class="clusters" aria-label=format!("Clusters of {}", s.name)>
+                {s.clusters
+                    .iter()
+                    .map(|c| view! {
+                        <li class=format!("cluster-row status-edge-{}", format!("{:?}", c.status).to_lowercase())>
+                            <span class="row-main">
+                                <strong>{c.cluster.clone().unwrap_or_else(|| "(no cluster label)".into())}</strong>
+                                <span class="meta">{format!("last heartbeat {}", when(c.last_heartbeat_at))}</span>
+                            </span>
+                            {status_chip(c.status)}
+                        </li>
+                    })
+                    .collect_view()}
+            </ul>
+        }
+    });
+    let prefix = format!("switch-{}", s.id);
+    let (change_text, remove_text) = (
+        format!("Change {}", s.name),
+        format!("Yes, remove {}", s.name),
+    );
+    let edge = format!("{:?}", s.status).to_lowercase();
+    view! {
+        <li class=format!("switch status-edge-{edge}")>
+            <div class="row">
+                <span class="row-main">
+                    <strong>{s.name.clone()}</strong>
+                    <span class="meta mono">{s.matcher.clone()}</span>
+                    <span class="meta">{format!("dead after {} of silence · {} · {heard}", s.timeout, s.severity.as_str())}</span>
+                </span>
+                {status_chip(s.status)}
+            </div>
+            {incident}
+            {clusters}
+            <details class="row-tools" hidden=move || !is_owner.get()>
+                <summary>{change_text}</summary>
+                <ActionForm action=update attr:class="stack">
+                    <input type="hidden" name="team_id" value=s.team_id />
+                    <input type="hidden" name="id" value=s.id />
+                    <SwitchFields prefix name=s.name.clone() matcher=s.matcher.clone()
+                        timeout=s.timeout.to_string() severity=s.severity />
+                    <button type="submit" class="secondary">"Save"</button>
+                </ActionForm>
+                <details class="confirm">
+                    <summary>"Remove…"</summary>
+                    <ActionForm action=remove attr:class="stack">
+                        <input type="hidden" name="team_id" value=s.team_id />
+                        <input type="hidden" name="id" value=s.id />
+                        <p class="hint">"Removing stops the watching. An incident it opened stays open until someone resolves it."</p>
+                        <button type="submit" class="danger wide">{remove_text}</button>
+                    </ActionForm>
+                </details>
+            </details>
+        </li>
+    }
+    .into_any()
+}
