@@ -45,15 +45,19 @@ pub fn DeadmanSwitches(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl Int
                 {move || Suspend::new(async move {
                     match list.await {
                         Ok(items) if items.is_empty() => view! { <p class="empty">"No dead man's switches."</p> }.into_any(),
-                        Ok(items) => view! {
-                            <ul class="list switches">
-                                {items
-                                    .into_iter()
-                                    .map(|s| view! { <SwitchRow switch=s is_owner update remove /> })
-                                    .collect_view()}
-                            </ul>
+                        Ok(mut items) => {
+                            // Dead switches first: they are what the page is opened for.
+                            items.sort_by_key(|s| s.status != SwitchStatus::Dead);
+                            view! {
+                                <ul class="list switches">
+                                    {items
+                                        .into_iter()
+                                        .map(|s| view! { <SwitchRow switch=s is_owner update remove /> })
+                                        .collect_view()}
+                                </ul>
+                            }
+                            .into_any()
                         }
-                        .into_any(),
                         Err(e) => view! { <p class="error" role="alert">{error_text(&e)}</p> }.into_any(),
                     }
                 })}
