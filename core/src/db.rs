@@ -14,6 +14,7 @@ use std::time::Duration;
 pub struct Tx {
     tx: sqlx::Transaction<'static, sqlx::Any>,
     _turn: Option<tokio::sync::OwnedMutexGuard<()>>,
+    pub backend: Backend,
 }
 
 impl std::ops::Deref for Tx {
@@ -132,11 +133,13 @@ impl Db {
                 Tx {
                     tx: self.pool.begin_with("BEGIN IMMEDIATE").await?,
                     _turn: Some(turn),
+                    backend: self.backend,
                 }
             }
             Backend::Postgres => Tx {
                 tx: self.pool.begin().await?,
                 _turn: None,
+                backend: self.backend,
             },
         })
     }
@@ -146,5 +149,65 @@ impl Db {
         let r: AnyQueryResult = sqlx::query("SELECT 1").execute(&self.pool).await?;
         let _ = r;
         Ok(())
+    }
+}
+
+impl Backend {
+    /// Parameters per multi-row statement. PostgreSQL: one round trip per statement, so many
+    /// (its limit is 65 535). SQLite: few, because sqlx looks each `$n` up by name and SQLite
+    /// finds a name by walking the list, so a statement's binding grows with the square of
+    /// its parameters (measured: 3 500 parameters bound in ~50 ms, the same rows as 160-param
+    /// statements in a few ms).
+    pub(crate) fn max_params(self) -> usize {
+        match self {
+            Backend::Sqlite => 160,
+            Backend::Postgres => 8_000,
+        }
+    }
+}
+
+/// Rows of `cols` parameters per statement on `backend`.
+pub(crate) fn rows_per_statement(backend: Backend, cols: usize) -> usize {
+    (backend.max_params() / cols.max(1)).max(1)
+}
+
+/// `($1, $2), ($3, $4)`: `rows` tuples of `cols` parameters, numbered from `$first`.
+pub(crate) fn tuples(rows: usize, cols: usize, first: usize) -> String {
+    let mut sql = String::with_capacity(rows * cols * 6);
+    for r in 0..rows {
+        if r > 0 {
+            sql.push_str(", ");
+        }
+        sql.push('(');
+        for c in 0..cols {
+            if c > 0 {
+                sql.push_str(", ");
+            }
+            sql.push_str(&format!("${}", first + r * cols + c));
+        }
+        sql.push(')');
+    }
+    sql
+}
+
+/// `$first, …`: a list of `n` parameters, for `IN (…)`.
+pub(crate) fn list(n: usize, first: usize) -> String {
+    (first..first + n)
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn placeholders_are_numbered_across_rows() {
+        assert_eq!(super::tuples(2, 3, 2), "($2, $3, $4), ($5, $6, $7)");
+        assert_eq!(super::list(3, 1), "$1, $2, $3");
+        assert_eq!(
+            super::rows_per_statement(super::Backend::Postgres, 5),
+            1_600
+        );
+        assert_eq!(super::rows_per_statement(super::Backend::Sqlite, 200), 1);
     }
 }

@@ -2,7 +2,8 @@
 //! with nothing firing, archives old resolved alerts, and watches the dead man's switches.
 //! Reads the settings on every tick.
 
-use crate::incidents::lifecycle;
+use crate::db::list;
+use crate::incidents::lifecycle::{self, Entry};
 use crate::{Core, Result};
 use serde::Serialize;
 
@@ -29,9 +30,9 @@ impl Core {
         loop {
             let mut tx = self.db.begin().await?;
             // Two index range scans, so the cost follows the expired alerts, not the firing ones.
-            let due: Vec<(i64, Option<i64>, String)> = sqlx::query_as(
-                "SELECT id, incident_id, alertname FROM alerts WHERE status = 'firing' AND ends_at < $1 \
-                 UNION SELECT id, incident_id, alertname FROM alerts WHERE status = 'firing' AND received_at < $2 \
+            let due: Vec<(i64,)> = sqlx::query_as(
+                "SELECT id FROM alerts WHERE status = 'firing' AND ends_at < $1 \
+                 UNION SELECT id FROM alerts WHERE status = 'firing' AND received_at < $2 \
                  ORDER BY id LIMIT $3",
             )
             .bind(now - GRACE)
@@ -39,42 +40,53 @@ impl Core {
             .bind(BATCH)
             .fetch_all(&mut *tx)
             .await?;
-            let mut incidents = std::collections::BTreeSet::new();
-            for (id, incident, alertname) in &due {
-                let done = sqlx::query(
-                    "UPDATE alerts SET status = 'resolved', resolution_source = 'expiry', ends_at = COALESCE(ends_at, $1) \
-                     WHERE id = $2 AND status = 'firing'",
-                )
+            if due.is_empty() {
+                tx.commit().await?;
+                break;
+            }
+            // The whole batch in one conditional update: an alert refreshed or resolved
+            // meanwhile is no longer firing-and-due and is left alone.
+            let sql = format!(
+                "UPDATE alerts SET status = 'resolved', resolution_source = 'expiry', ends_at = COALESCE(ends_at, $1) \
+                 WHERE status = 'firing' AND (ends_at < $2 OR received_at < $3) AND id IN ({}) \
+                 RETURNING id, incident_id, alertname",
+                list(due.len(), 4)
+            );
+            let mut q = sqlx::query_as::<_, (i64, Option<i64>, String)>(&sql)
+                .persistent(false)
                 .bind(now)
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
-                report.expired += done.rows_affected();
-                if let (1, Some(incident)) = (done.rows_affected(), incident) {
-                    lifecycle::timeline(
-                        &mut tx,
-                        *incident,
-                        now,
-                        "alert_resolved",
-                        None,
-                        &format!("{alertname} expired: no longer reported"),
-                    )
-                    .await?;
-                    incidents.insert(*incident);
-                }
+                .bind(now - GRACE)
+                .bind(stale_before);
+            for (id,) in &due {
+                q = q.bind(id);
             }
-            for incident in incidents {
-                if lifecycle::cascade(
-                    &mut tx,
-                    incident,
-                    now,
-                    "every alert stopped firing (expired)",
-                )
-                .await?
-                {
-                    report.incidents_resolved += 1;
-                }
-            }
+            let mut expired = q.fetch_all(&mut *tx).await?;
+            expired.sort_unstable();
+            report.expired += expired.len() as u64;
+            let entries: Vec<Entry> = expired
+                .iter()
+                .filter_map(|(_, incident, alertname)| {
+                    Some(Entry {
+                        incident_id: (*incident)?,
+                        at: now,
+                        kind: "alert_resolved",
+                        actor_id: None,
+                        text: format!("{alertname} expired: no longer reported"),
+                    })
+                })
+                .collect();
+            lifecycle::timelines(&mut tx, &entries).await?;
+            let mut incidents: Vec<i64> = expired.iter().filter_map(|r| r.1).collect();
+            incidents.sort_unstable();
+            incidents.dedup();
+            let resolved = lifecycle::cascade_many(
+                &mut tx,
+                &incidents,
+                now,
+                "every alert stopped firing (expired)",
+            )
+            .await?;
+            report.incidents_resolved += resolved.len() as u64;
             tx.commit().await?;
             if (due.len() as i64) < BATCH {
                 break;

@@ -559,3 +559,73 @@ both!(a_queued_page_wakes_the_notifier, |app| {
         app.ntfy.wait_for(i + 1, Duration::from_secs(10)).await;
     }
 });
+
+both!(
+    many_due_reminders_are_queued_once_each_even_by_two_notifiers,
+    |app| {
+        let w = app.paging_world().await;
+        let other = TestApp::spawn_on(
+            tempfile::tempdir().unwrap(),
+            app.database_url.clone(),
+            app.config.clone(),
+        )
+        .await;
+        let mut incidents = Vec::new();
+        for i in 0..40 {
+            incidents.push(app.fire(&w.key, &format!("g{i}")).await);
+        }
+        assert_eq!(app.tick().await.sent, 40);
+        app.ntfy.take();
+        // One incident still has a page waiting for alice's topic: its reminder is held back.
+        let held = incidents[7];
+        sqlx::query(
+            "INSERT INTO pages (incident_id, kind, topic, user_id, detail, due_at, created_at) \
+             VALUES ($1, 'escalation', 'alice-pager', $2, '', $3, $3)",
+        )
+        .bind(held)
+        .bind(w.alice.0)
+        .bind(T0 + 86_400)
+        .execute(&app.core.db.pool)
+        .await
+        .unwrap();
+
+        app.clock.advance(30 * 60);
+        other.clock.advance(30 * 60);
+        let (a, b) = tokio::join!(app.core.schedule_due(), other.core.schedule_due());
+        let (a, b) = (a.unwrap(), b.unwrap());
+        assert_eq!(a.reminded + b.reminded, 40);
+        let counts: Vec<(i64, i64, i64)> = sqlx::query_as(
+            "SELECT i.id, (SELECT COUNT(*) FROM pages p WHERE p.incident_id = i.id AND p.kind = 'reminder'), \
+             (SELECT COUNT(*) FROM timeline t WHERE t.incident_id = i.id AND t.kind = 'reminder') \
+             FROM incidents i ORDER BY i.id",
+        )
+        .fetch_all(&app.core.db.pool)
+        .await
+        .unwrap();
+        assert_eq!(counts.len(), 40);
+        for (incident, pages, entries) in counts {
+            let wanted = if incident == held { 0 } else { 1 };
+            assert_eq!((pages, entries), (wanted, 1), "incident {incident}");
+        }
+        let d = app.detail(&w.admin, incidents[0]).await;
+        assert_eq!(
+            timeline_texts(&d, "reminder"),
+            vec!["reminded alice: unacknowledged for 30m"]
+        );
+
+        let (a, b) = tokio::join!(
+            app.core.notify_tick("replica-a"),
+            other.core.notify_tick("replica-b")
+        );
+        assert_eq!(a.unwrap().sent + b.unwrap().sent, 39);
+        let mut clicks: Vec<_> = app
+            .ntfy
+            .take()
+            .into_iter()
+            .map(|p| p.click.unwrap())
+            .collect();
+        clicks.sort();
+        clicks.dedup();
+        assert_eq!(clicks.len(), 39, "one reminder per incident");
+    }
+);

@@ -169,3 +169,86 @@ both!(one_replica_holds_the_sweeper_lease, |app| {
     );
     assert!(!app.core.take_lease("sweeper", "a", 90).await.unwrap());
 });
+
+both!(
+    one_sweep_resolves_exactly_the_quiet_incidents_of_a_batch,
+    |app| {
+        let w = app.paging_world().await;
+        // Six incidents whose opening page went out, six whose page is still queued.
+        let mut sent = Vec::new();
+        for i in 0..6 {
+            sent.push(app.fire(&w.key, &format!("s{i}")).await);
+        }
+        assert_eq!(app.tick().await.sent, 6);
+        app.ntfy.take();
+        let mut queued = Vec::new();
+        for i in 0..6 {
+            queued.push(app.fire(&w.key, &format!("q{i}")).await);
+        }
+        // Two of each kind also have an alert that keeps being refreshed.
+        for group in ["s0", "s1", "q0", "q1"] {
+            app.webhook(
+                &w.key,
+                &Payload::new(group).alert(&format!("{group}-live"), "firing", 0, None, json!({})),
+            )
+            .await
+            .expect(200);
+        }
+        app.clock.advance(5 * 3600);
+        for group in ["s0", "s1", "q0", "q1"] {
+            app.webhook(
+                &w.key,
+                &Payload::new(group).alert(&format!("{group}-live"), "firing", 0, None, json!({})),
+            )
+            .await
+            .expect(200);
+        }
+        app.clock.advance(3600 + 1);
+
+        let r = app.core.sweep().await.unwrap();
+        assert_eq!((r.expired, r.incidents_resolved), (12, 8));
+        let quiet: Vec<i64> = sent[2..].iter().chain(&queued[2..]).copied().collect();
+        for &incident in sent.iter().chain(&queued) {
+            let d = app.detail(&w.admin, incident).await;
+            let expected = if quiet.contains(&incident) {
+                "resolved"
+            } else {
+                "triggered"
+            };
+            assert_eq!(d["state"], expected, "incident {incident}");
+            assert_eq!(timeline_texts(&d, "alert_resolved").len(), 1);
+            let resolved = timeline_texts(&d, "resolved");
+            if expected == "resolved" {
+                assert_eq!(resolved, vec!["every alert stopped firing (expired)"]);
+            } else {
+                assert!(resolved.is_empty());
+            }
+            let all_clears = d["pages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|p| p["kind"] == "all_clear")
+                .count();
+            // An all-clear only where the opening page was sent and the incident resolved.
+            let wanted = usize::from(sent[2..].contains(&incident));
+            assert_eq!(all_clears, wanted, "incident {incident}");
+        }
+
+        app.tick().await;
+        let mut cleared: Vec<String> = app
+            .ntfy
+            .take()
+            .into_iter()
+            .filter(|p| p.title.starts_with("[RESOLVED]"))
+            .map(|p| p.click.unwrap())
+            .collect();
+        cleared.sort();
+        let mut expected: Vec<String> = sent[2..]
+            .iter()
+            .map(|id| format!("{}/incidents/{id}", app.config.public_url))
+            .collect();
+        expected.sort();
+        assert_eq!(cleared, expected);
+        assert_eq!(app.core.sweep().await.unwrap(), Default::default());
+    }
+);

@@ -2,7 +2,7 @@
 //! for a firing alert (queueing its opening page), raising severity, the cascade resolve (queueing
 //! the all-clear), and timeline entries.
 
-use crate::db::Tx;
+use crate::db::{list, rows_per_statement, tuples, Tx};
 use crate::Result;
 use klaxon_domain::alerting::{signature, IncomingAlert, Severity};
 use klaxon_domain::incident::utc_date;
@@ -14,6 +14,15 @@ pub struct Group<'a> {
     pub labels: &'a BTreeMap<String, String>,
 }
 
+/// One timeline entry, for `timelines`.
+pub struct Entry<'a> {
+    pub incident_id: i64,
+    pub at: i64,
+    pub kind: &'a str,
+    pub actor_id: Option<i64>,
+    pub text: String,
+}
+
 pub async fn timeline(
     tx: &mut Tx,
     incident_id: i64,
@@ -22,16 +31,37 @@ pub async fn timeline(
     actor_id: Option<i64>,
     text: &str,
 ) -> Result<()> {
-    sqlx::query(
-        "INSERT INTO timeline (incident_id, at, kind, actor_id, text) VALUES ($1, $2, $3, $4, $5)",
+    timelines(
+        tx,
+        &[Entry {
+            incident_id,
+            at,
+            kind,
+            actor_id,
+            text: text.to_string(),
+        }],
     )
-    .bind(incident_id)
-    .bind(at)
-    .bind(kind)
-    .bind(actor_id)
-    .bind(text)
-    .execute(&mut **tx)
-    .await?;
+    .await
+}
+
+/// Writes timeline entries in multi-row inserts, in order.
+pub async fn timelines(tx: &mut Tx, entries: &[Entry<'_>]) -> Result<()> {
+    for chunk in entries.chunks(rows_per_statement(tx.backend, 5)) {
+        let sql = format!(
+            "INSERT INTO timeline (incident_id, at, kind, actor_id, text) VALUES {}",
+            tuples(chunk.len(), 5, 1)
+        );
+        let mut q = sqlx::query(&sql).persistent(chunk.len() == 1);
+        for e in chunk {
+            q = q
+                .bind(e.incident_id)
+                .bind(e.at)
+                .bind(e.kind)
+                .bind(e.actor_id)
+                .bind(e.text.as_str());
+        }
+        q.execute(&mut **tx).await?;
+    }
     Ok(())
 }
 
@@ -151,18 +181,45 @@ pub async fn raise_severity(tx: &mut Tx, incident_id: i64, severity: Severity) -
 
 /// Resolves the incident when every alert under it has stopped firing. Returns true when it did.
 pub async fn cascade(tx: &mut Tx, incident_id: i64, now: i64, why: &str) -> Result<bool> {
-    let done = sqlx::query(
-        "UPDATE incidents SET state = 'resolved', resolved_at = $1 WHERE id = $2 AND state <> 'resolved' \
-         AND NOT EXISTS (SELECT 1 FROM alerts WHERE incident_id = $2 AND status = 'firing')",
-    )
-    .bind(now)
-    .bind(incident_id)
-    .execute(&mut **tx)
-    .await?;
-    if done.rows_affected() == 1 {
-        timeline(tx, incident_id, now, "resolved", None, why).await?;
-        crate::paging::resolved(tx, incident_id, now).await?;
-        return Ok(true);
+    Ok(!cascade_many(tx, &[incident_id], now, why).await?.is_empty())
+}
+
+/// `cascade` for a batch: resolves those of the incidents with nothing firing (in one
+/// conditional update per chunk), writes their timeline entries and queues their all-clears.
+/// Returns the incidents it resolved, in id order.
+pub async fn cascade_many(
+    tx: &mut Tx,
+    incident_ids: &[i64],
+    now: i64,
+    why: &str,
+) -> Result<Vec<i64>> {
+    let mut resolved = Vec::new();
+    for chunk in incident_ids.chunks(rows_per_statement(tx.backend, 1) - 1) {
+        let sql = format!(
+            "UPDATE incidents SET state = 'resolved', resolved_at = $1 WHERE id IN ({}) AND state <> 'resolved' \
+             AND NOT EXISTS (SELECT 1 FROM alerts a WHERE a.incident_id = incidents.id AND a.status = 'firing') RETURNING id",
+            list(chunk.len(), 2)
+        );
+        let mut q = sqlx::query_as::<_, (i64,)>(&sql)
+            .persistent(chunk.len() == 1)
+            .bind(now);
+        for id in chunk {
+            q = q.bind(id);
+        }
+        resolved.extend(q.fetch_all(&mut **tx).await?.into_iter().map(|r| r.0));
     }
-    Ok(false)
+    resolved.sort_unstable();
+    let entries: Vec<Entry> = resolved
+        .iter()
+        .map(|&incident_id| Entry {
+            incident_id,
+            at: now,
+            kind: "resolved",
+            actor_id: None,
+            text: why.to_string(),
+        })
+        .collect();
+    timelines(tx, &entries).await?;
+    crate::paging::resolved_many(tx, &resolved, now).await?;
+    Ok(resolved)
 }

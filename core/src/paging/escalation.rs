@@ -1,12 +1,13 @@
 //! The escalation ladder: the team's policy (read by members, replaced by owners) and the
 //! notifier's step that enters the next level of an unacknowledged incident.
 
-use super::{enqueue, oncall_today, policy, reach_user, Reached};
-use crate::db::Tx;
-use crate::incidents::lifecycle::timeline;
+use super::{enqueue_many, oncall_today, policy, reach_user, update_ids, NewPage, Reached};
+use crate::db::{list, rows_per_statement, Tx};
+use crate::incidents::lifecycle::{timelines, Entry};
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::paging::{EscalationPolicy, PageKind, Target};
 use sqlx::AnyConnection;
+use std::collections::{BTreeMap, HashMap};
 
 impl Core {
     pub async fn escalation_policy(&self, actor: &Actor, team_id: i64) -> Result<EscalationPolicy> {
@@ -129,111 +130,204 @@ async fn reach_level(
     Ok((reached, missing))
 }
 
-/// The notifier's escalation step for one incident whose step `step` is due: enter that
-/// level (paging each reachable target with its own page), pass levels nobody can be
-/// reached on, and after the last step page the fallback topic once. The caller has already
-/// claimed the step with a conditional update, so this runs once per step.
-pub(crate) async fn enter(
-    tx: &mut Tx,
-    incident_id: i64,
-    team_id: i64,
-    mut step: i64,
-    now: i64,
-) -> Result<()> {
-    let policy = policy(tx, team_id).await?;
-    if policy.levels.is_empty() {
-        // The ladder was removed after this incident opened: remind from now on instead.
-        sqlx::query("UPDATE incidents SET esc_step = NULL, esc_due_at = NULL, reminded_at = $1 WHERE id = $2 AND page_topic IS NOT NULL")
-            .bind(now)
-            .bind(incident_id)
-            .execute(&mut **tx)
-            .await?;
-        return Ok(());
-    }
-    loop {
-        let Some((level, round)) = policy.step(step) else {
-            return exhausted(tx, incident_id, &policy, step, now).await;
-        };
-        let n = level + 1;
-        let round_text = if round > 0 {
-            format!(" (round {})", round + 1)
-        } else {
-            String::new()
-        };
-        let (reached, missing) =
-            reach_level(tx, team_id, &policy.levels[level].targets, now).await?;
-        if reached.is_empty() {
-            timeline(
-                tx,
-                incident_id,
-                now,
-                "nobody_reachable",
-                None,
-                &format!(
-                    "level {n}{round_text}: nobody reachable ({})",
-                    missing.join("; ")
-                ),
-            )
-            .await?;
-            step += 1;
-            continue;
-        }
-        let mut names = Vec::new();
-        for (r, oncall) in &reached {
-            let queued = enqueue(
-                tx,
-                incident_id,
-                PageKind::Escalation,
-                &r.topic,
-                Some(r.user_id),
-                &format!("level {n}"),
-                now,
-            )
-            .await?;
-            let mut name = r.username.clone();
-            if *oncall {
-                name.push_str(" (on call)");
-            }
-            if !queued {
-                name.push_str(" (already being paged)");
-            }
-            names.push(name);
-        }
-        let mut text = format!("level {n}{round_text}: paging {}", names.join(", "));
-        if !missing.is_empty() {
-            text.push_str(&format!("; not reachable: {}", missing.join("; ")));
-        }
-        timeline(tx, incident_id, now, "escalated", None, &text).await?;
-        sqlx::query("UPDATE incidents SET esc_step = $1, esc_due_at = $2 WHERE id = $3")
-            .bind(step + 1)
-            .bind(now + policy.levels[level].timeout.as_secs())
-            .bind(incident_id)
-            .execute(&mut **tx)
-            .await?;
-        return Ok(());
-    }
+/// What entering a due step comes to for one incident.
+enum Entered {
+    /// The ladder was removed after the incident opened.
+    NoLadder,
+    /// Level `level` was paged: its pages are `pages` in the batch's page list.
+    Level {
+        level: usize,
+        round: u32,
+        step: i64,
+        pages: std::ops::Range<usize>,
+        /// Who each page is for, in words.
+        names: Vec<String>,
+        missing: Vec<String>,
+    },
+    /// Every level and repeat has passed.
+    Exhausted { step: i64 },
 }
 
-/// Every level and repeat has passed: page the fallback topic once and leave the incident open.
-async fn exhausted(
-    tx: &mut Tx,
-    incident_id: i64,
-    policy: &EscalationPolicy,
-    step: i64,
-    now: i64,
-) -> Result<()> {
-    let text = match &policy.fallback_topic {
-        Some(topic) => {
-            enqueue(tx, incident_id, PageKind::Fallback, topic, None, "", now).await?;
-            format!("escalation exhausted: paged the fallback topic {topic}")
+/// The notifier's escalation step for a batch of incidents, each `(incident, team, step)` whose
+/// step is due: enter that level (paging each reachable target with its own page), pass levels
+/// nobody can be reached on, and after the last step page the fallback topic once and leave
+/// the incident open. The caller has already claimed the steps with a conditional update, so
+/// this runs once per step. Policies and reachability are read once per team and level.
+pub(crate) async fn enter_many(tx: &mut Tx, due: &[(i64, i64, i64)], now: i64) -> Result<()> {
+    let mut policies: HashMap<i64, EscalationPolicy> = HashMap::new();
+    let mut reach: HashMap<(i64, usize), (Vec<(Reached, bool)>, Vec<String>)> = HashMap::new();
+    let mut passed = Vec::new();
+    let mut pages = Vec::new();
+    let mut entered = Vec::with_capacity(due.len());
+    for &(incident_id, team_id, mut step) in due {
+        if !policies.contains_key(&team_id) {
+            let p = policy(tx, team_id).await?;
+            policies.insert(team_id, p);
         }
-        None => "escalation exhausted: the team has no fallback topic".to_string(),
-    };
-    timeline(tx, incident_id, now, "escalation_exhausted", None, &text).await?;
-    sqlx::query("UPDATE incidents SET esc_step = $1, esc_due_at = NULL WHERE id = $2")
-        .bind(step)
-        .bind(incident_id)
-        .execute(&mut **tx)
-        .await?;
+        let policy = &policies[&team_id];
+        if policy.levels.is_empty() {
+            entered.push((incident_id, team_id, Entered::NoLadder));
+            continue;
+        }
+        let outcome = loop {
+            let Some((level, round)) = policy.step(step) else {
+                if let Some(topic) = &policy.fallback_topic {
+                    pages.push(NewPage {
+                        incident_id,
+                        kind: PageKind::Fallback,
+                        topic: topic.clone(),
+                        user_id: None,
+                        detail: String::new(),
+                    });
+                }
+                break Entered::Exhausted { step };
+            };
+            if !reach.contains_key(&(team_id, level)) {
+                let r = reach_level(tx, team_id, &policy.levels[level].targets, now).await?;
+                reach.insert((team_id, level), r);
+            }
+            let (reached, missing) = &reach[&(team_id, level)];
+            if reached.is_empty() {
+                passed.push(Entry {
+                    incident_id,
+                    at: now,
+                    kind: "nobody_reachable",
+                    actor_id: None,
+                    text: format!(
+                        "level {}{}: nobody reachable ({})",
+                        level + 1,
+                        round_text(round),
+                        missing.join("; ")
+                    ),
+                });
+                step += 1;
+                continue;
+            }
+            let first = pages.len();
+            for (r, _) in reached {
+                pages.push(NewPage {
+                    incident_id,
+                    kind: PageKind::Escalation,
+                    topic: r.topic.clone(),
+                    user_id: Some(r.user_id),
+                    detail: format!("level {}", level + 1),
+                });
+            }
+            let names = reached
+                .iter()
+                .map(|(r, oncall)| match oncall {
+                    true => format!("{} (on call)", r.username),
+                    false => r.username.clone(),
+                })
+                .collect();
+            break Entered::Level {
+                level,
+                round,
+                step,
+                pages: first..pages.len(),
+                names,
+                missing: missing.clone(),
+            };
+        };
+        entered.push((incident_id, team_id, outcome));
+    }
+    timelines(tx, &passed).await?;
+    let queued = enqueue_many(tx, &pages, now).await?;
+
+    let mut entries = Vec::new();
+    let mut no_ladder = Vec::new();
+    // (esc_step, esc_due_at) → incidents: one update per distinct pair.
+    let mut steps: BTreeMap<(i64, Option<i64>), Vec<i64>> = BTreeMap::new();
+    for (incident_id, team_id, outcome) in entered {
+        let policy = &policies[&team_id];
+        match outcome {
+            Entered::NoLadder => no_ladder.push(incident_id),
+            Entered::Level {
+                level,
+                round,
+                step,
+                pages: range,
+                names,
+                missing,
+            } => {
+                let names: Vec<String> = range
+                    .zip(names)
+                    .map(|(i, name)| match queued[i] {
+                        true => name,
+                        false => format!("{name} (already being paged)"),
+                    })
+                    .collect();
+                let mut text = format!(
+                    "level {}{}: paging {}",
+                    level + 1,
+                    round_text(round),
+                    names.join(", ")
+                );
+                if !missing.is_empty() {
+                    text.push_str(&format!("; not reachable: {}", missing.join("; ")));
+                }
+                entries.push(Entry {
+                    incident_id,
+                    at: now,
+                    kind: "escalated",
+                    actor_id: None,
+                    text,
+                });
+                steps
+                    .entry((step + 1, Some(now + policy.levels[level].timeout.as_secs())))
+                    .or_default()
+                    .push(incident_id);
+            }
+            Entered::Exhausted { step } => {
+                let text = match &policy.fallback_topic {
+                    Some(topic) => {
+                        format!("escalation exhausted: paged the fallback topic {topic}")
+                    }
+                    None => "escalation exhausted: the team has no fallback topic".to_string(),
+                };
+                entries.push(Entry {
+                    incident_id,
+                    at: now,
+                    kind: "escalation_exhausted",
+                    actor_id: None,
+                    text,
+                });
+                steps.entry((step, None)).or_default().push(incident_id);
+            }
+        }
+    }
+    timelines(tx, &entries).await?;
+    for ((step, due_at), ids) in steps {
+        for chunk in ids.chunks(rows_per_statement(tx.backend, 1) - 2) {
+            let sql = format!(
+                "UPDATE incidents SET esc_step = $1, esc_due_at = $2 WHERE id IN ({})",
+                list(chunk.len(), 3)
+            );
+            let mut q = sqlx::query(&sql)
+                .persistent(chunk.len() == 1)
+                .bind(step)
+                .bind(due_at);
+            for id in chunk {
+                q = q.bind(id);
+            }
+            q.execute(&mut **tx).await?;
+        }
+    }
+    // The ladder was removed after these opened: remind from now on instead.
+    update_ids(
+        tx,
+        "UPDATE incidents SET esc_step = NULL, esc_due_at = NULL, reminded_at = $1 WHERE page_topic IS NOT NULL AND id IN",
+        now,
+        &no_ladder,
+    )
+    .await?;
     Ok(())
+}
+
+fn round_text(round: u32) -> String {
+    if round > 0 {
+        format!(" (round {})", round + 1)
+    } else {
+        String::new()
+    }
 }

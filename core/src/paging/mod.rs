@@ -13,11 +13,12 @@ pub mod notifier;
 pub mod ntfy;
 pub mod tokens;
 
-use crate::db::Tx;
-use crate::incidents::lifecycle::timeline;
+use crate::db::{list, rows_per_statement, tuples, Tx};
+use crate::incidents::lifecycle::{timeline, timelines, Entry};
 use crate::Result;
 use klaxon_domain::paging::{EscalationPolicy, PageKind};
 use sqlx::AnyConnection;
+use std::collections::{HashMap, HashSet};
 
 /// A user who can be paged now.
 #[derive(Debug, Clone)]
@@ -81,8 +82,16 @@ pub(crate) async fn policy(conn: &mut AnyConnection, team_id: i64) -> Result<Esc
         .unwrap_or_default())
 }
 
-/// Queues a page. A page that asks for an owner is not queued twice to one topic while the
-/// first still waits, so a slow push service never stacks pages on one phone.
+/// A page to queue, for `enqueue_many`.
+pub(crate) struct NewPage {
+    pub incident_id: i64,
+    pub kind: PageKind,
+    pub topic: String,
+    pub user_id: Option<i64>,
+    pub detail: String,
+}
+
+/// Queues a page; false when the rule below held it back.
 pub(crate) async fn enqueue(
     tx: &mut Tx,
     incident_id: i64,
@@ -92,28 +101,73 @@ pub(crate) async fn enqueue(
     detail: &str,
     now: i64,
 ) -> Result<bool> {
-    let waiting: Option<(i64,)> = sqlx::query_as(
-        "SELECT id FROM pages WHERE incident_id = $1 AND topic = $2 AND state = 'pending' AND kind <> 'all_clear'",
-    )
-    .bind(incident_id)
-    .bind(topic)
-    .fetch_optional(&mut **tx)
-    .await?;
-    if kind.wants_owner() && waiting.is_some() {
-        return Ok(false);
+    let page = NewPage {
+        incident_id,
+        kind,
+        topic: topic.to_string(),
+        user_id,
+        detail: detail.to_string(),
+    };
+    Ok(enqueue_many(tx, &[page], now).await?[0])
+}
+
+/// Queues pages in multi-row inserts; returns, for each, whether it was queued. A page that
+/// asks for an owner is not queued twice to one topic while the first still waits (one queued
+/// earlier in the same batch counts), so a slow push service never stacks pages on one phone.
+pub(crate) async fn enqueue_many(tx: &mut Tx, pages: &[NewPage], now: i64) -> Result<Vec<bool>> {
+    let mut asking: Vec<i64> = pages
+        .iter()
+        .filter(|p| p.kind.wants_owner())
+        .map(|p| p.incident_id)
+        .collect();
+    asking.sort_unstable();
+    asking.dedup();
+    let mut waiting: HashSet<(i64, String)> = HashSet::new();
+    for chunk in asking.chunks(rows_per_statement(tx.backend, 1)) {
+        let sql = format!(
+            "SELECT incident_id, topic FROM pages WHERE state = 'pending' AND kind <> 'all_clear' AND incident_id IN ({})",
+            list(chunk.len(), 1)
+        );
+        let mut q = sqlx::query_as::<_, (i64, String)>(&sql).persistent(chunk.len() == 1);
+        for id in chunk {
+            q = q.bind(id);
+        }
+        waiting.extend(q.fetch_all(&mut **tx).await?);
     }
-    sqlx::query(
-        "INSERT INTO pages (incident_id, kind, topic, user_id, detail, due_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $6)",
-    )
-    .bind(incident_id)
-    .bind(kind.as_str())
-    .bind(topic)
-    .bind(user_id)
-    .bind(detail)
-    .bind(now)
-    .execute(&mut **tx)
-    .await?;
-    Ok(true)
+    let mut queued = Vec::with_capacity(pages.len());
+    let mut kept = Vec::with_capacity(pages.len());
+    for page in pages {
+        let key = (page.incident_id, page.topic.clone());
+        let wants_owner = page.kind.wants_owner();
+        if wants_owner && waiting.contains(&key) {
+            queued.push(false);
+            continue;
+        }
+        if wants_owner {
+            waiting.insert(key);
+        }
+        queued.push(true);
+        kept.push(page);
+    }
+    for chunk in kept.chunks(rows_per_statement(tx.backend, 7)) {
+        let sql = format!(
+            "INSERT INTO pages (incident_id, kind, topic, user_id, detail, due_at, created_at) VALUES {}",
+            tuples(chunk.len(), 7, 1)
+        );
+        let mut q = sqlx::query(&sql).persistent(chunk.len() == 1);
+        for p in chunk {
+            q = q
+                .bind(p.incident_id)
+                .bind(p.kind.as_str())
+                .bind(p.topic.as_str())
+                .bind(p.user_id)
+                .bind(p.detail.as_str())
+                .bind(now)
+                .bind(now);
+        }
+        q.execute(&mut **tx).await?;
+    }
+    Ok(queued)
 }
 
 /// A new incident: choose the opening topic, queue the opening page, and start reminders or,
@@ -177,104 +231,180 @@ pub(crate) async fn opened(
 /// A resolved incident: an all-clear to the opening topic, only if the opening page was sent.
 /// Also called when an opening page is confirmed sent after its incident resolved.
 pub(crate) async fn resolved(tx: &mut Tx, incident_id: i64, now: i64) -> Result<bool> {
-    let (state, topic, user, sent): (String, Option<String>, Option<i64>, i64) = sqlx::query_as(
-        "SELECT state, page_topic, page_user_id, opening_sent FROM incidents WHERE id = $1",
-    )
-    .bind(incident_id)
-    .fetch_one(&mut **tx)
-    .await?;
-    let (Some(topic), 1, "resolved") = (topic, sent, state.as_str()) else {
-        return Ok(false);
-    };
-    let already: Option<(i64,)> =
-        sqlx::query_as("SELECT id FROM pages WHERE incident_id = $1 AND kind = 'all_clear'")
-            .bind(incident_id)
-            .fetch_optional(&mut **tx)
-            .await?;
-    if already.is_some() {
-        return Ok(false);
-    }
-    enqueue(tx, incident_id, PageKind::AllClear, &topic, user, "", now).await
+    Ok(!resolved_many(tx, &[incident_id], now).await?.is_empty())
 }
 
-/// Re-pages the opening topic. The caller has moved `reminded_at` to now.
-pub(crate) async fn remind(
-    tx: &mut Tx,
-    incident_id: i64,
-    topic: &str,
-    user_id: Option<i64>,
-    why: &str,
-    now: i64,
-) -> Result<()> {
-    enqueue(
-        tx,
-        incident_id,
-        PageKind::Reminder,
-        topic,
-        user_id,
-        why,
-        now,
-    )
-    .await?;
-    let who = match user_id {
-        Some(u) => sqlx::query_as::<_, (String,)>("SELECT username FROM users WHERE id = $1")
-            .bind(u)
-            .fetch_optional(&mut **tx)
-            .await?
-            .map(|r| r.0)
-            .unwrap_or_else(|| "the opening topic".into()),
-        None => format!("the fallback topic {topic}"),
-    };
-    timeline(
-        tx,
-        incident_id,
-        now,
-        "reminder",
-        None,
-        &format!("reminded {who}: {why}"),
-    )
-    .await
+/// `resolved` for a batch; returns the incidents whose all-clear it queued.
+pub(crate) async fn resolved_many(tx: &mut Tx, incident_ids: &[i64], now: i64) -> Result<Vec<i64>> {
+    let mut pages = Vec::new();
+    for chunk in incident_ids.chunks(rows_per_statement(tx.backend, 1)) {
+        let sql = format!(
+            "SELECT id, page_topic, page_user_id FROM incidents WHERE id IN ({}) AND state = 'resolved' \
+             AND opening_sent = 1 AND page_topic IS NOT NULL \
+             AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.incident_id = incidents.id AND p.kind = 'all_clear')",
+            list(chunk.len(), 1)
+        );
+        let mut q = sqlx::query_as::<_, (i64, Option<String>, Option<i64>)>(&sql)
+            .persistent(chunk.len() == 1);
+        for id in chunk {
+            q = q.bind(id);
+        }
+        for (incident_id, topic, user_id) in q.fetch_all(&mut **tx).await? {
+            pages.push(NewPage {
+                incident_id,
+                kind: PageKind::AllClear,
+                topic: topic.unwrap_or_default(),
+                user_id,
+                detail: String::new(),
+            });
+        }
+    }
+    pages.sort_by_key(|p| p.incident_id);
+    let queued = enqueue_many(tx, &pages, now).await?;
+    Ok(pages
+        .iter()
+        .zip(queued)
+        .filter(|(_, q)| *q)
+        .map(|(p, _)| p.incident_id)
+        .collect())
 }
+
+/// A reminder to queue, for `remind_many`.
+pub(crate) struct Reminder {
+    pub incident_id: i64,
+    pub topic: String,
+    pub user_id: Option<i64>,
+    pub why: String,
+}
+
+/// Re-pages the opening topics, with a timeline entry each. The caller has moved
+/// `reminded_at` to now.
+pub(crate) async fn remind_many(tx: &mut Tx, reminders: &[Reminder], now: i64) -> Result<()> {
+    let pages: Vec<NewPage> = reminders
+        .iter()
+        .map(|r| NewPage {
+            incident_id: r.incident_id,
+            kind: PageKind::Reminder,
+            topic: r.topic.clone(),
+            user_id: r.user_id,
+            detail: r.why.clone(),
+        })
+        .collect();
+    enqueue_many(tx, &pages, now).await?;
+    let mut users: Vec<i64> = reminders.iter().filter_map(|r| r.user_id).collect();
+    users.sort_unstable();
+    users.dedup();
+    let mut names = HashMap::new();
+    for chunk in users.chunks(rows_per_statement(tx.backend, 1)) {
+        let sql = format!(
+            "SELECT id, username FROM users WHERE id IN ({})",
+            list(chunk.len(), 1)
+        );
+        let mut q = sqlx::query_as::<_, (i64, String)>(&sql).persistent(chunk.len() == 1);
+        for id in chunk {
+            q = q.bind(id);
+        }
+        names.extend(q.fetch_all(&mut **tx).await?);
+    }
+    let entries: Vec<Entry> = reminders
+        .iter()
+        .map(|r| {
+            let who = match r.user_id {
+                Some(u) => names
+                    .get(&u)
+                    .cloned()
+                    .unwrap_or_else(|| "the opening topic".into()),
+                None => format!("the fallback topic {}", r.topic),
+            };
+            Entry {
+                incident_id: r.incident_id,
+                at: now,
+                kind: "reminder",
+                actor_id: None,
+                text: format!("reminded {who}: {}", r.why),
+            }
+        })
+        .collect();
+    timelines(tx, &entries).await
+}
+
+/// The columns `resume_many` reads, in `Paused` order.
+pub(crate) const PAUSED: &str =
+    "id, state, archived_at, reminded_at, esc_step, esc_due_at, page_topic, page_user_id";
+
+/// An incident's paging state: id, state, archived_at, reminded_at, esc_step, esc_due_at,
+/// page_topic, page_user_id.
+pub(crate) type Paused = (
+    i64,
+    String,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+    Option<String>,
+    Option<i64>,
+);
 
 /// A snooze ended (expired or lifted by hand) on a still-untouched incident: paging resumes
 /// where it paused, paging again at once — the current ladder level is re-entered with its
 /// timeout restarted, or a reminder goes to the opening topic. Returns true when it queued work.
 pub(crate) async fn resume(tx: &mut Tx, incident_id: i64, now: i64) -> Result<bool> {
-    type Row = (
-        String,
-        Option<i64>,
-        Option<i64>,
-        Option<i64>,
-        Option<i64>,
-        Option<String>,
-        Option<i64>,
-    );
-    let (state, archived, reminded_at, step, due, topic, user): Row = sqlx::query_as(
-        "SELECT state, archived_at, reminded_at, esc_step, esc_due_at, page_topic, page_user_id FROM incidents WHERE id = $1",
+    let row: Paused = sqlx::query_as(&format!("SELECT {PAUSED} FROM incidents WHERE id = $1"))
+        .bind(incident_id)
+        .fetch_one(&mut **tx)
+        .await?;
+    Ok(resume_many(tx, &[row], now).await? == 1)
+}
+
+/// `resume` for a batch of incidents whose snooze ended; returns how many queued work.
+pub(crate) async fn resume_many(tx: &mut Tx, rows: &[Paused], now: i64) -> Result<usize> {
+    let mut ladder = Vec::new();
+    let mut reminders = Vec::new();
+    for (id, state, archived, reminded_at, step, due, topic, user) in rows {
+        if state != "triggered" || archived.is_some() {
+            continue;
+        }
+        if step.is_some() && due.is_some() {
+            ladder.push(*id);
+        } else if let (Some(_), Some(topic)) = (reminded_at, topic) {
+            reminders.push(Reminder {
+                incident_id: *id,
+                topic: topic.clone(),
+                user_id: *user,
+                why: "snooze ended".into(),
+            });
+        }
+    }
+    // The current level again: one step back (the step counts levels entered), due now.
+    update_ids(
+        tx,
+        "UPDATE incidents SET esc_step = CASE WHEN esc_step > 0 THEN esc_step - 1 ELSE 0 END, esc_due_at = $1 WHERE id IN",
+        now,
+        &ladder,
     )
-    .bind(incident_id)
-    .fetch_one(&mut **tx)
     .await?;
-    if state != "triggered" || archived.is_some() {
-        return Ok(false);
+    let reminded: Vec<i64> = reminders.iter().map(|r| r.incident_id).collect();
+    update_ids(
+        tx,
+        "UPDATE incidents SET reminded_at = $1 WHERE id IN",
+        now,
+        &reminded,
+    )
+    .await?;
+    remind_many(tx, &reminders, now).await?;
+    Ok(ladder.len() + reminders.len())
+}
+
+/// Runs `head ($2, …)` over `ids` in chunks, with `value` as `$1`.
+pub(crate) async fn update_ids(tx: &mut Tx, head: &str, value: i64, ids: &[i64]) -> Result<u64> {
+    let mut done = 0;
+    for chunk in ids.chunks(rows_per_statement(tx.backend, 1) - 1) {
+        let sql = format!("{head} ({})", list(chunk.len(), 2));
+        let mut q = sqlx::query(&sql).persistent(chunk.len() == 1).bind(value);
+        for id in chunk {
+            q = q.bind(id);
+        }
+        done += q.execute(&mut **tx).await?.rows_affected();
     }
-    if let (Some(step), Some(_)) = (step, due) {
-        sqlx::query("UPDATE incidents SET esc_step = $1, esc_due_at = $2 WHERE id = $3")
-            .bind((step - 1).max(0))
-            .bind(now)
-            .bind(incident_id)
-            .execute(&mut **tx)
-            .await?;
-        return Ok(true);
-    }
-    if let (Some(_), Some(topic)) = (reminded_at, topic) {
-        sqlx::query("UPDATE incidents SET reminded_at = $1 WHERE id = $2")
-            .bind(now)
-            .bind(incident_id)
-            .execute(&mut **tx)
-            .await?;
-        remind(tx, incident_id, &topic, user, "snooze ended", now).await?;
-        return Ok(true);
-    }
-    Ok(false)
+    Ok(done)
 }

@@ -6,10 +6,12 @@
 use super::message::{compose, About};
 use super::ntfy::{Message, PushError};
 use super::tokens::TOKEN_TTL;
-use super::{escalation, remind, resolved, resume};
+use super::{
+    escalation, remind_many, resolved_many, resume_many, update_ids, Paused, Reminder, PAUSED,
+};
 use crate::authz::require_human;
-use crate::db::Tx;
-use crate::incidents::lifecycle::timeline;
+use crate::db::{list, rows_per_statement, tuples, Tx};
+use crate::incidents::lifecycle::{timeline, timelines, Entry};
 use crate::secrets::{hash_token, new_token};
 use crate::{Actor, Core, Error, Result};
 use futures::StreamExt;
@@ -17,16 +19,14 @@ use klaxon_domain::alerting::Severity;
 use klaxon_domain::paging::{retry_delay, Page, PageKind, PageStatus, GIVE_UP_AFTER};
 use klaxon_domain::{Duration, Timestamp};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// The safety-net interval; a queued page wakes the notifier at once.
 pub const TICK: std::time::Duration = std::time::Duration::from_secs(30);
-/// Rows read per query, so one pass never holds long locks.
+/// Rows claimed per transaction, so one pass never holds long locks.
 const BATCH: i64 = 500;
 /// Batches per phase in one pass; the rest waits for the next pass.
 const MAX_BATCHES: usize = 20;
-/// Due incidents handled per transaction.
-const PER_TX: usize = 100;
 /// A claimed page not confirmed within this long is tried again (its replica died mid-send).
 const CLAIM_FOR: i64 = 60;
 /// Publishes in flight at once.
@@ -59,6 +59,41 @@ struct Claimed {
     created_at: i64,
 }
 
+/// An incident as a page needs it: id, state, archived_at, snoozed_until, title, severity,
+/// and its first alert's annotations.
+type IncidentRow = (
+    i64,
+    String,
+    Option<i64>,
+    Option<i64>,
+    String,
+    String,
+    Option<String>,
+);
+
+/// The description (or summary) among an alert's annotations.
+fn description(annotations: Option<&str>) -> Option<String> {
+    let annotations: BTreeMap<String, String> = annotations
+        .and_then(|a| serde_json::from_str(a).ok())
+        .unwrap_or_default();
+    annotations
+        .get("description")
+        .or_else(|| annotations.get("summary"))
+        .cloned()
+}
+
+/// What one delivery batch did.
+#[derive(Default)]
+struct Delivered {
+    sent: u64,
+    failed: u64,
+    cancelled: u64,
+    /// Whether the batch came back full (more may be due).
+    more: bool,
+    /// Time spent waiting on the push service.
+    publishing: std::time::Duration,
+}
+
 enum Plan {
     Cancel(Claimed, &'static str),
     /// The message, and the raw acknowledge token it carries.
@@ -81,21 +116,21 @@ impl Core {
     pub async fn schedule_due(&self) -> Result<NotifyReport> {
         let mut report = NotifyReport::default();
         for _ in 0..MAX_BATCHES {
-            let (n, full) = self.resume_snoozes().await?;
+            let (n, full) = retry_lost_race(|| self.resume_snoozes()).await?;
             report.resumed += n;
             if !full {
                 break;
             }
         }
         for _ in 0..MAX_BATCHES {
-            let (n, full) = self.escalate_due().await?;
+            let (n, full) = retry_lost_race(|| self.escalate_due()).await?;
             report.escalated += n;
             if !full {
                 break;
             }
         }
         for _ in 0..MAX_BATCHES {
-            let (n, full) = self.remind_due().await?;
+            let (n, full) = retry_lost_race(|| self.remind_due()).await?;
             report.reminded += n;
             if !full {
                 break;
@@ -106,148 +141,158 @@ impl Core {
 
     /// The second half of a pass: deliver every due page.
     pub async fn deliver_pending(&self, holder: &str) -> Result<NotifyReport> {
+        Ok(self.deliver_pending_timed(holder).await?.0)
+    }
+
+    /// `deliver_pending`, also returning the time spent waiting on the push service, which
+    /// bounds delivery however little the rest costs (`klaxon bench ticks` reports it apart).
+    pub async fn deliver_pending_timed(
+        &self,
+        holder: &str,
+    ) -> Result<(NotifyReport, std::time::Duration)> {
         let mut report = NotifyReport::default();
+        let mut publishing = std::time::Duration::ZERO;
         for _ in 0..MAX_BATCHES {
-            let (sent, failed, cancelled, more) = self.deliver_due(holder).await?;
-            report.sent += sent;
-            report.failed += failed;
-            report.cancelled += cancelled;
-            if !more {
-                return Ok(report);
+            let done = self.deliver_due(holder).await?;
+            report.sent += done.sent;
+            report.failed += done.failed;
+            report.cancelled += done.cancelled;
+            publishing += done.publishing;
+            if !done.more {
+                return Ok((report, publishing));
             }
         }
         // Still more: the next pass continues at once.
         self.wake_notifier();
-        Ok(report)
+        Ok((report, publishing))
     }
 
-    /// Runs `each` over `rows` in transactions of `PER_TX` rows; returns how many it applied.
-    async fn in_batches<R, F>(&self, rows: Vec<R>, each: F) -> Result<u64>
-    where
-        F: for<'t> Fn(
-            &'t mut Tx,
-            &'t R,
-            i64,
-        ) -> std::pin::Pin<
-            Box<dyn std::future::Future<Output = Result<bool>> + Send + 't>,
-        >,
-        R: Sync,
-    {
-        let mut applied = 0;
-        for chunk in rows.chunks(PER_TX) {
-            let now = self.now();
-            let mut tx = self.db.begin().await?;
-            for row in chunk {
-                if each(&mut tx, row, now).await? {
-                    applied += 1;
-                }
-            }
-            tx.commit().await?;
-        }
-        Ok(applied)
+    /// The ids of up to `BATCH` due incidents, read outside any transaction so an idle pass
+    /// never takes the writer; the claim that follows re-checks the same conditions.
+    async fn due_ids(&self, sql: &str, bound: i64) -> Result<Vec<i64>> {
+        let rows: Vec<(i64,)> = sqlx::query_as(sql)
+            .bind(bound)
+            .bind(BATCH)
+            .fetch_all(&self.db.pool)
+            .await?;
+        Ok(rows.into_iter().map(|r| r.0).collect())
     }
 
     async fn resume_snoozes(&self) -> Result<(u64, bool)> {
-        let ended: Vec<(i64, i64)> = sqlx::query_as(
-            "SELECT id, snoozed_until FROM incidents WHERE snoozed_until IS NOT NULL AND snoozed_until <= $1 ORDER BY snoozed_until LIMIT $2",
+        let ids = self
+            .due_ids(
+                "SELECT id FROM incidents WHERE snoozed_until IS NOT NULL AND snoozed_until <= $1 ORDER BY snoozed_until LIMIT $2",
+                self.now(),
+            )
+            .await?;
+        if ids.is_empty() {
+            return Ok((0, false));
+        }
+        let now = self.now();
+        let mut tx = self.db.begin().await?;
+        // The claim: a snooze renewed or lifted meanwhile is no longer ended, and is skipped.
+        let mut ended: Vec<Paused> = claim(
+            &mut tx,
+            &format!(
+                "UPDATE incidents SET snoozed_until = NULL WHERE snoozed_until <= $1 AND id IN ({{ids}}) RETURNING {PAUSED}"
+            ),
+            &[now],
+            &ids,
         )
-        .bind(self.now())
-        .bind(BATCH)
-        .fetch_all(&self.db.pool)
         .await?;
-        let full = ended.len() as i64 == BATCH;
-        self.in_batches(ended, |tx, (id, until), now| {
-            Box::pin(async move {
-                let done = sqlx::query(
-                    "UPDATE incidents SET snoozed_until = NULL WHERE id = $1 AND snoozed_until = $2",
-                )
-                .bind(id)
-                .bind(until)
-                .execute(&mut **tx)
-                .await?;
-                if done.rows_affected() == 0 {
-                    return Ok(false);
-                }
-                timeline(tx, *id, now, "unsnoozed", None, "snooze ended").await?;
-                resume(tx, *id, now).await?;
-                Ok(true)
+        ended.sort_by_key(|r| r.0);
+        let entries: Vec<Entry> = ended
+            .iter()
+            .map(|r| Entry {
+                incident_id: r.0,
+                at: now,
+                kind: "unsnoozed",
+                actor_id: None,
+                text: "snooze ended".into(),
             })
-        })
-        .await
-        .map(|applied| (applied, full))
+            .collect();
+        timelines(&mut tx, &entries).await?;
+        resume_many(&mut tx, &ended, now).await?;
+        tx.commit().await?;
+        Ok((ended.len() as u64, ids.len() as i64 == BATCH))
     }
 
     async fn escalate_due(&self) -> Result<(u64, bool)> {
-        let due: Vec<(i64, i64, i64, i64)> = sqlx::query_as(
-            "SELECT id, team_id, esc_step, esc_due_at FROM incidents WHERE state = 'triggered' AND archived_at IS NULL \
-             AND esc_due_at <= $1 AND snoozed_until IS NULL ORDER BY esc_due_at LIMIT $2",
+        let ids = self
+            .due_ids(
+                "SELECT id FROM incidents WHERE state = 'triggered' AND archived_at IS NULL \
+                 AND esc_due_at <= $1 AND snoozed_until IS NULL ORDER BY esc_due_at LIMIT $2",
+                self.now(),
+            )
+            .await?;
+        if ids.is_empty() {
+            return Ok((0, false));
+        }
+        let now = self.now();
+        let mut tx = self.db.begin().await?;
+        // The claim clears esc_due_at, so another replica's claim of the same step finds nothing.
+        let mut due: Vec<(i64, i64, i64)> = claim(
+            &mut tx,
+            "UPDATE incidents SET esc_due_at = NULL WHERE esc_due_at <= $1 AND state = 'triggered' \
+             AND archived_at IS NULL AND snoozed_until IS NULL AND id IN ({ids}) RETURNING id, team_id, esc_step",
+            &[now],
+            &ids,
         )
-        .bind(self.now())
-        .bind(BATCH)
-        .fetch_all(&self.db.pool)
         .await?;
-        let full = due.len() as i64 == BATCH;
-        self.in_batches(due, |tx, (id, team, step, due_at), now| {
-            Box::pin(async move {
-                let claimed = sqlx::query(
-                    "UPDATE incidents SET esc_due_at = NULL WHERE id = $1 AND esc_step = $2 AND esc_due_at = $3 \
-                     AND state = 'triggered' AND snoozed_until IS NULL",
-                )
-                .bind(id)
-                .bind(step)
-                .bind(due_at)
-                .execute(&mut **tx)
-                .await?;
-                if claimed.rows_affected() == 0 {
-                    return Ok(false);
-                }
-                escalation::enter(tx, *id, *team, *step, now).await?;
-                Ok(true)
-            })
-        })
-        .await
-        .map(|applied| (applied, full))
+        due.sort_unstable();
+        escalation::enter_many(&mut tx, &due, now).await?;
+        tx.commit().await?;
+        Ok((due.len() as u64, ids.len() as i64 == BATCH))
     }
 
     async fn remind_due(&self) -> Result<(u64, bool)> {
         let interval = self.settings().await?.notify_repeat_interval.as_secs();
-        type Due = (i64, i64, Option<String>, Option<i64>, i64);
-        let due: Vec<Due> = sqlx::query_as(
-            "SELECT id, reminded_at, page_topic, page_user_id, created_at FROM incidents WHERE state = 'triggered' \
-             AND archived_at IS NULL AND reminded_at <= $1 AND snoozed_until IS NULL ORDER BY reminded_at LIMIT $2",
+        let ids = self
+            .due_ids(
+                "SELECT id FROM incidents WHERE state = 'triggered' AND archived_at IS NULL \
+                 AND reminded_at <= $1 AND snoozed_until IS NULL ORDER BY reminded_at LIMIT $2",
+                self.now() - interval,
+            )
+            .await?;
+        if ids.is_empty() {
+            return Ok((0, false));
+        }
+        let now = self.now();
+        let mut tx = self.db.begin().await?;
+        // The claim moves reminded_at to now (the interval is at least a minute), so another
+        // replica's claim of the same reminder finds it no longer due.
+        type Due = (i64, Option<String>, Option<i64>, i64);
+        let mut due: Vec<Due> = claim(
+            &mut tx,
+            "UPDATE incidents SET reminded_at = $1 WHERE reminded_at <= $2 AND state = 'triggered' \
+             AND archived_at IS NULL AND snoozed_until IS NULL AND id IN ({ids}) \
+             RETURNING id, page_topic, page_user_id, created_at",
+            &[now, now - interval],
+            &ids,
         )
-        .bind(self.now() - interval)
-        .bind(BATCH)
-        .fetch_all(&self.db.pool)
         .await?;
-        let full = due.len() as i64 == BATCH;
-        self.in_batches(due, |tx, (id, reminded_at, topic, user, created), now| {
-            Box::pin(async move {
-                let claimed = sqlx::query(
-                    "UPDATE incidents SET reminded_at = $1 WHERE id = $2 AND reminded_at = $3 AND state = 'triggered'",
-                )
-                .bind(now)
-                .bind(id)
-                .bind(reminded_at)
-                .execute(&mut **tx)
-                .await?;
-                let Some(topic) = topic.as_deref().filter(|_| claimed.rows_affected() == 1) else {
-                    return Ok(false);
-                };
-                let why = format!("unacknowledged for {}", Duration(now - created));
-                remind(tx, *id, topic, *user, &why, now).await?;
-                Ok(true)
+        due.sort_by_key(|r| r.0);
+        let reminders: Vec<Reminder> = due
+            .into_iter()
+            .filter_map(|(incident_id, topic, user_id, created)| {
+                Some(Reminder {
+                    incident_id,
+                    topic: topic?,
+                    user_id,
+                    why: format!("unacknowledged for {}", Duration(now - created)),
+                })
             })
-        })
-        .await
-        .map(|applied| (applied, full))
+            .collect();
+        remind_many(&mut tx, &reminders, now).await?;
+        tx.commit().await?;
+        Ok((reminders.len() as u64, ids.len() as i64 == BATCH))
     }
 
-    /// Claims due pages in one statement, prepares them (reads only), writes their tokens and
-    /// cancellations in one transaction, publishes them in parallel, and records the outcomes in
-    /// one transaction: a few writes per batch, not per page, because SQLite has one writer.
-    /// Returns (sent, failed, cancelled, whether more are due).
-    async fn deliver_due(&self, holder: &str) -> Result<(u64, u64, u64, bool)> {
+    /// Claims due pages in one statement, prepares them (a few reads for the whole batch),
+    /// writes their tokens and cancellations in one transaction, publishes them in parallel,
+    /// and records the outcomes in one transaction: a few statements per batch, not per page,
+    /// because SQLite has one writer and every PostgreSQL statement is a round trip.
+    async fn deliver_due(&self, holder: &str) -> Result<Delivered> {
         let now = self.now();
         type Row = (i64, i64, String, String, Option<i64>, String, i64, i64);
         let mut claim = self.db.begin().await?;
@@ -264,57 +309,74 @@ impl Core {
         .fetch_all(&mut *claim)
         .await?;
         claim.commit().await?;
-        let more = rows.len() as i64 == BATCH;
+        let mut done = Delivered {
+            more: rows.len() as i64 == BATCH,
+            ..Delivered::default()
+        };
         if rows.is_empty() {
-            return Ok((0, 0, 0, more));
+            return Ok(done);
         }
-        let mut plans = Vec::with_capacity(rows.len());
-        for (id, incident_id, kind, topic, user_id, detail, attempts, created_at) in rows {
-            let Some(kind) = PageKind::parse(&kind) else {
-                continue;
-            };
-            let page = Claimed {
-                id,
-                incident_id,
-                kind,
-                topic,
-                user_id,
-                detail,
-                attempts,
-                created_at,
-            };
-            plans.push(self.plan(page, now).await?);
-        }
+        let mut pages: Vec<Claimed> = rows
+            .into_iter()
+            .filter_map(
+                |(id, incident_id, kind, topic, user_id, detail, attempts, created_at)| {
+                    Some(Claimed {
+                        id,
+                        incident_id,
+                        kind: PageKind::parse(&kind)?,
+                        topic,
+                        user_id,
+                        detail,
+                        attempts,
+                        created_at,
+                    })
+                },
+            )
+            .collect();
+        pages.sort_by_key(|p| p.id);
+        let plans = self.plan(pages, now).await?;
 
         let mut tx = self.db.begin().await?;
-        let mut cancelled = 0;
+        let mut cancels: BTreeMap<&'static str, Vec<i64>> = BTreeMap::new();
+        let mut tokens = Vec::new();
         for plan in &plans {
             match plan {
-                Plan::Cancel(page, why) => {
-                    cancelled += sqlx::query("UPDATE pages SET state = 'cancelled', last_error = $1, claimed_by = NULL WHERE id = $2 AND claimed_by = $3")
-                        .bind(*why)
-                        .bind(page.id)
-                        .bind(holder)
-                        .execute(&mut *tx)
-                        .await?
-                        .rows_affected();
-                }
-                Plan::Send(page, _, Some(token)) => {
-                    sqlx::query(
-                        "INSERT INTO ack_tokens (token_hash, incident_id, user_id, expires_at) VALUES ($1, $2, $3, $4)",
-                    )
-                    .bind(hash_token(token))
-                    .bind(page.incident_id)
-                    .bind(page.user_id)
-                    .bind(now + TOKEN_TTL)
-                    .execute(&mut *tx)
-                    .await?;
-                }
+                Plan::Cancel(page, why) => cancels.entry(*why).or_default().push(page.id),
+                Plan::Send(page, _, Some(token)) => tokens.push((hash_token(token), page)),
                 Plan::Send(_, _, None) => {}
             }
         }
+        for (why, ids) in &cancels {
+            for chunk in ids.chunks(rows_per_statement(tx.backend, 1) - 2) {
+                let sql = format!(
+                    "UPDATE pages SET state = 'cancelled', last_error = $1, claimed_by = NULL WHERE claimed_by = $2 AND id IN ({})",
+                    list(chunk.len(), 3)
+                );
+                let mut q = sqlx::query(&sql).persistent(false).bind(*why).bind(holder);
+                for id in chunk {
+                    q = q.bind(id);
+                }
+                done.cancelled += q.execute(&mut *tx).await?.rows_affected();
+            }
+        }
+        for chunk in tokens.chunks(rows_per_statement(tx.backend, 4)) {
+            let sql = format!(
+                "INSERT INTO ack_tokens (token_hash, incident_id, user_id, expires_at) VALUES {}",
+                tuples(chunk.len(), 4, 1)
+            );
+            let mut q = sqlx::query(&sql).persistent(chunk.len() == 1);
+            for (hash, page) in chunk {
+                q = q
+                    .bind(hash.as_str())
+                    .bind(page.incident_id)
+                    .bind(page.user_id)
+                    .bind(now + TOKEN_TTL);
+            }
+            q.execute(&mut *tx).await?;
+        }
         tx.commit().await?;
 
+        let started = std::time::Instant::now();
         let ntfy = self.ntfy.clone();
         let outcomes: Vec<(Claimed, std::result::Result<(), PushError>)> =
             futures::stream::iter(plans.into_iter().filter_map(|plan| match plan {
@@ -337,133 +399,165 @@ impl Core {
             .buffer_unordered(PARALLEL)
             .collect()
             .await;
+        done.publishing = started.elapsed();
 
         let now = self.now();
-        let (mut sent, mut failed, mut all_clear) = (0, 0, false);
+        let mut sent = Vec::new();
         let mut tx = self.db.begin().await?;
         for (page, result) in &outcomes {
             match result {
-                Ok(()) => {
-                    sent += 1;
-                    all_clear |= record_sent(&mut tx, holder, page, now).await?;
-                }
+                Ok(()) => sent.push(page),
                 Err(e) => {
-                    failed += 1;
+                    done.failed += 1;
                     record_failure(&mut tx, holder, page, e, now).await?;
                 }
             }
         }
+        done.sent = sent.len() as u64;
+        let all_clears = record_sent(&mut tx, holder, &sent, now).await?;
         tx.commit().await?;
-        if all_clear {
+        if all_clears > 0 {
             self.wake_notifier();
         }
-        Ok((sent, failed, cancelled, more))
+        Ok(done)
     }
 
-    /// What to do with a claimed page: cancel it (the incident no longer wants it), or send
-    /// this message, with this acknowledge token.
-    async fn plan(&self, page: Claimed, now: i64) -> Result<Plan> {
-        type IncidentRow = (
-            String,
-            Option<i64>,
-            Option<i64>,
-            String,
-            String,
-            i64,
-            String,
-        );
-        let (state, archived, snoozed, title, severity, team_id, signature): IncidentRow =
-            sqlx::query_as(
-                "SELECT state, archived_at, snoozed_until, title, severity, team_id, signature FROM incidents WHERE id = $1",
-            )
-            .bind(page.incident_id)
-            .fetch_one(&self.db.pool)
-            .await?;
-        if page.kind.wants_owner() {
-            let why = if state == "resolved" {
-                Some("not sent: resolved first")
-            } else if state != "triggered" {
-                Some("not sent: acknowledged first")
-            } else if archived.is_some() {
-                Some("not sent: archived first")
-            } else if snoozed.is_some_and(|s| s > now) {
-                Some("not sent: snoozed first")
-            } else {
-                None
-            };
-            if let Some(why) = why {
-                return Ok(Plan::Cancel(page, why));
+    /// What to do with each claimed page: cancel it (the incident no longer wants it), or send
+    /// this message, with this acknowledge token. Reads the batch's incidents, first alerts and
+    /// last fixes in a few queries, whatever the batch's size.
+    async fn plan(&self, pages: Vec<Claimed>, now: i64) -> Result<Vec<Plan>> {
+        let mut ids: Vec<i64> = pages.iter().map(|p| p.incident_id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let mut asking: Vec<i64> = pages
+            .iter()
+            .filter(|p| p.kind != PageKind::AllClear)
+            .map(|p| p.incident_id)
+            .collect();
+        asking.sort_unstable();
+        asking.dedup();
+        let mut incidents = HashMap::new();
+        for chunk in ids.chunks(rows_per_statement(self.db.backend, 1)) {
+            // The first alert's annotations ride along: one index probe per incident.
+            let sql = format!(
+                "SELECT i.id, i.state, i.archived_at, i.snoozed_until, i.title, i.severity, \
+                 (SELECT a.annotations FROM alerts a WHERE a.incident_id = i.id ORDER BY a.id LIMIT 1) \
+                 FROM incidents i WHERE i.id IN ({})",
+                list(chunk.len(), 1)
+            );
+            let mut q = sqlx::query_as::<_, IncidentRow>(&sql).persistent(chunk.len() == 1);
+            for id in chunk {
+                q = q.bind(id);
+            }
+            for row in q.fetch_all(&self.db.pool).await? {
+                incidents.insert(row.0, row);
             }
         }
-        let description = self.first_description(page.incident_id).await?;
-        let last_fix = if page.kind == PageKind::AllClear {
-            None
-        } else {
-            self.last_fix(team_id, &signature, page.incident_id).await?
-        };
-        let token = match (page.kind, page.user_id) {
-            (PageKind::Opening | PageKind::Reminder | PageKind::Escalation, Some(_)) => {
-                Some(new_token())
+        let last_fixes = self.last_fixes(&asking).await?;
+        let mut plans = Vec::with_capacity(pages.len());
+        for page in pages {
+            let Some((_, state, archived, snoozed, title, severity, annotations)) =
+                incidents.get(&page.incident_id)
+            else {
+                continue;
+            };
+            if page.kind.wants_owner() {
+                let why = if state == "resolved" {
+                    Some("not sent: resolved first")
+                } else if state != "triggered" {
+                    Some("not sent: acknowledged first")
+                } else if archived.is_some() {
+                    Some("not sent: archived first")
+                } else if snoozed.is_some_and(|s| s > now) {
+                    Some("not sent: snoozed first")
+                } else {
+                    None
+                };
+                if let Some(why) = why {
+                    plans.push(Plan::Cancel(page, why));
+                    continue;
+                }
             }
-            _ => None,
-        };
-        let about = About {
-            incident_id: page.incident_id,
-            title: &title,
-            severity: Severity::parse(&severity).unwrap_or(Severity::Warning),
-            description: description.as_deref(),
-            last_fix: last_fix.as_ref().map(|(id, t)| (*id, t.as_str())),
-            detail: &page.detail,
-        };
-        let ack_url = token
-            .as_ref()
-            .map(|t| format!("{}/api/notify/ack/{t}", self.config.public_url));
-        let message = compose(
-            page.kind,
-            &page.topic,
-            &self.config.public_url,
-            &about,
-            ack_url,
-        );
-        Ok(Plan::Send(page, message, token))
+            let description = description(annotations.as_deref());
+            let last_fix = if page.kind == PageKind::AllClear {
+                None
+            } else {
+                last_fixes.get(&page.incident_id)
+            };
+            let token = match (page.kind, page.user_id) {
+                (PageKind::Opening | PageKind::Reminder | PageKind::Escalation, Some(_)) => {
+                    Some(new_token())
+                }
+                _ => None,
+            };
+            let about = About {
+                incident_id: page.incident_id,
+                title,
+                severity: Severity::parse(severity).unwrap_or(Severity::Warning),
+                description: description.as_deref(),
+                last_fix: last_fix.map(|(id, t)| (*id, t.as_str())),
+                detail: &page.detail,
+            };
+            let ack_url = token
+                .as_ref()
+                .map(|t| format!("{}/api/notify/ack/{t}", self.config.public_url));
+            let message = compose(
+                page.kind,
+                &page.topic,
+                &self.config.public_url,
+                &about,
+                ack_url,
+            );
+            plans.push(Plan::Send(page, message, token));
+        }
+        Ok(plans)
     }
 
-    /// The description (or summary) of the incident's first alert.
-    async fn first_description(&self, incident_id: i64) -> Result<Option<String>> {
-        let row: Option<(String,)> = sqlx::query_as(
-            "SELECT annotations FROM alerts WHERE incident_id = $1 ORDER BY id LIMIT 1",
-        )
-        .bind(incident_id)
-        .fetch_optional(&self.db.pool)
-        .await?;
-        let annotations: BTreeMap<String, String> = row
-            .and_then(|(a,)| serde_json::from_str(&a).ok())
-            .unwrap_or_default();
-        Ok(annotations
-            .get("description")
-            .or_else(|| annotations.get("summary"))
-            .cloned())
-    }
-
-    /// The latest resolution note of a resolved incident with the same signature.
-    async fn last_fix(
-        &self,
-        team_id: i64,
-        signature: &str,
-        incident_id: i64,
-    ) -> Result<Option<(i64, String)>> {
-        // Walks resolution notes newest first (they are few; a flapping alert's incidents are
-        // many), so the cost does not grow with the incidents of one signature.
-        Ok(sqlx::query_as(
-            "SELECT i.id, n.text FROM incident_notes n CROSS JOIN incidents i WHERE i.id = n.incident_id \
-             AND n.resolution = 1 AND i.team_id = $1 AND i.signature = $2 AND i.id <> $3 AND i.state = 'resolved' \
-             ORDER BY n.id DESC LIMIT 1",
-        )
-        .bind(team_id)
-        .bind(signature)
-        .bind(incident_id)
-        .fetch_optional(&self.db.pool)
-        .await?)
+    /// For each incident, the latest resolution note of another resolved incident of its team
+    /// with the same signature: (that incident, the note).
+    async fn last_fixes(&self, incident_ids: &[i64]) -> Result<HashMap<i64, (i64, String)>> {
+        let mut notes: Vec<(i64, i64)> = Vec::new();
+        for chunk in incident_ids.chunks(rows_per_statement(self.db.backend, 1)) {
+            // Walks resolution notes newest first (they are few; a flapping alert's incidents
+            // are many), so the cost does not grow with the incidents of one signature.
+            let sql = format!(
+                "SELECT i.id, (SELECT n.id FROM incident_notes n CROSS JOIN incidents j WHERE j.id = n.incident_id \
+                 AND n.resolution = 1 AND j.team_id = i.team_id AND j.signature = i.signature AND j.id <> i.id \
+                 AND j.state = 'resolved' ORDER BY n.id DESC LIMIT 1) FROM incidents i WHERE i.id IN ({})",
+                list(chunk.len(), 1)
+            );
+            let mut q = sqlx::query_as::<_, (i64, Option<i64>)>(&sql).persistent(chunk.len() == 1);
+            for id in chunk {
+                q = q.bind(id);
+            }
+            notes.extend(
+                q.fetch_all(&self.db.pool)
+                    .await?
+                    .into_iter()
+                    .filter_map(|(incident, note)| Some((incident, note?))),
+            );
+        }
+        let mut note_ids: Vec<i64> = notes.iter().map(|n| n.1).collect();
+        note_ids.sort_unstable();
+        note_ids.dedup();
+        let mut texts = HashMap::new();
+        for chunk in note_ids.chunks(rows_per_statement(self.db.backend, 1)) {
+            let sql = format!(
+                "SELECT id, incident_id, text FROM incident_notes WHERE id IN ({})",
+                list(chunk.len(), 1)
+            );
+            let mut q = sqlx::query_as::<_, (i64, i64, String)>(&sql).persistent(chunk.len() == 1);
+            for id in chunk {
+                q = q.bind(id);
+            }
+            for (id, incident, text) in q.fetch_all(&self.db.pool).await? {
+                texts.insert(id, (incident, text));
+            }
+        }
+        Ok(notes
+            .into_iter()
+            .filter_map(|(incident, note)| Some((incident, texts.get(&note)?.clone())))
+            .collect())
     }
 
     /// `POST /api/me/notify/test`: publishes straight to the caller's topic, not through the
@@ -541,26 +635,72 @@ impl Core {
     }
 }
 
-/// Marks a page sent. An opening page marks the incident's opening as sent; if the incident
-/// resolved while it was in flight, its all-clear is queued now. Returns true when it was.
-async fn record_sent(tx: &mut Tx, holder: &str, page: &Claimed, now: i64) -> Result<bool> {
-    let done = sqlx::query(
-        "UPDATE pages SET state = 'sent', sent_at = $1, attempts = attempts + 1, last_error = NULL, claimed_by = NULL \
-         WHERE id = $2 AND claimed_by = $3",
-    )
-    .bind(now)
-    .bind(page.id)
-    .bind(holder)
-    .execute(&mut **tx)
-    .await?;
-    if done.rows_affected() == 1 && page.kind == PageKind::Opening {
-        sqlx::query("UPDATE incidents SET opening_sent = 1 WHERE id = $1")
-            .bind(page.incident_id)
-            .execute(&mut **tx)
-            .await?;
-        return resolved(tx, page.incident_id, now).await;
+/// Runs a phase again when its transaction lost a race: two replicas claiming overlapping
+/// batches can deadlock on PostgreSQL, and the loser's rollback leaves nothing half done.
+async fn retry_lost_race<T, F, Fut>(phase: F) -> Result<T>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Result<T>>,
+{
+    let mut attempt = 0;
+    loop {
+        match phase().await {
+            Err(Error::Busy) if attempt < 3 => attempt += 1,
+            result => return result,
+        }
     }
-    Ok(false)
+}
+
+/// Runs a conditional `UPDATE … RETURNING` over the rows `ids` (at most `BATCH`): `{ids}` in
+/// `sql` becomes their parameter list, numbered after the leading `values`.
+async fn claim<T>(tx: &mut Tx, sql: &str, values: &[i64], ids: &[i64]) -> Result<Vec<T>>
+where
+    T: for<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> + Send + Unpin,
+{
+    let sql = sql.replace("{ids}", &list(ids.len(), values.len() + 1));
+    let mut q = sqlx::query_as::<_, T>(&sql).persistent(false);
+    for v in values.iter().chain(ids) {
+        q = q.bind(*v);
+    }
+    Ok(q.fetch_all(&mut **tx).await?)
+}
+
+/// Marks pages sent. Opening pages mark their incidents' openings as sent; an incident that
+/// resolved while its opening page was in flight gets its all-clear now. Returns how many
+/// all-clears it queued.
+async fn record_sent(tx: &mut Tx, holder: &str, pages: &[&Claimed], now: i64) -> Result<usize> {
+    let mut confirmed = Vec::new();
+    for chunk in pages.chunks(rows_per_statement(tx.backend, 1) - 2) {
+        let sql = format!(
+            "UPDATE pages SET state = 'sent', sent_at = $1, attempts = attempts + 1, last_error = NULL, claimed_by = NULL \
+             WHERE claimed_by = $2 AND id IN ({}) RETURNING id",
+            list(chunk.len(), 3)
+        );
+        let mut q = sqlx::query_as::<_, (i64,)>(&sql)
+            .persistent(chunk.len() == 1)
+            .bind(now)
+            .bind(holder);
+        for page in chunk {
+            q = q.bind(page.id);
+        }
+        confirmed.extend(q.fetch_all(&mut **tx).await?.into_iter().map(|r| r.0));
+    }
+    let confirmed: HashSet<i64> = confirmed.into_iter().collect();
+    let mut opened: Vec<i64> = pages
+        .iter()
+        .filter(|p| p.kind == PageKind::Opening && confirmed.contains(&p.id))
+        .map(|p| p.incident_id)
+        .collect();
+    opened.sort_unstable();
+    opened.dedup();
+    update_ids(
+        tx,
+        "UPDATE incidents SET opening_sent = $1 WHERE id IN",
+        1,
+        &opened,
+    )
+    .await?;
+    Ok(resolved_many(tx, &opened, now).await?.len())
 }
 
 /// Schedules the retry of a failed page, or gives it up after a day; the first failure and
