@@ -7,7 +7,7 @@ use crate::incidents::lifecycle::{timelines, Entry};
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::paging::{EscalationPolicy, PageKind, Target};
 use sqlx::AnyConnection;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{hash_map, BTreeMap, HashMap};
 
 impl Core {
     pub async fn escalation_policy(&self, actor: &Actor, team_id: i64) -> Result<EscalationPolicy> {
@@ -103,13 +103,16 @@ async fn reachable_at_save(
     })
 }
 
+/// Who a level reaches (each with whether as today's on-call), and why the others cannot be.
+type LevelReach = (Vec<(Reached, bool)>, Vec<String>);
+
 /// Who a level reaches now, and why the others cannot be reached.
 async fn reach_level(
     conn: &mut AnyConnection,
     team_id: i64,
     targets: &[Target],
     now: i64,
-) -> Result<(Vec<(Reached, bool)>, Vec<String>)> {
+) -> Result<LevelReach> {
     let mut reached: Vec<(Reached, bool)> = Vec::new();
     let mut missing = Vec::new();
     for target in targets {
@@ -155,14 +158,13 @@ enum Entered {
 /// this runs once per step. Policies and reachability are read once per team and level.
 pub(crate) async fn enter_many(tx: &mut Tx, due: &[(i64, i64, i64)], now: i64) -> Result<()> {
     let mut policies: HashMap<i64, EscalationPolicy> = HashMap::new();
-    let mut reach: HashMap<(i64, usize), (Vec<(Reached, bool)>, Vec<String>)> = HashMap::new();
+    let mut reach: HashMap<(i64, usize), LevelReach> = HashMap::new();
     let mut passed = Vec::new();
     let mut pages = Vec::new();
     let mut entered = Vec::with_capacity(due.len());
     for &(incident_id, team_id, mut step) in due {
-        if !policies.contains_key(&team_id) {
-            let p = policy(tx, team_id).await?;
-            policies.insert(team_id, p);
+        if let hash_map::Entry::Vacant(e) = policies.entry(team_id) {
+            e.insert(policy(tx, team_id).await?);
         }
         let policy = &policies[&team_id];
         if policy.levels.is_empty() {
@@ -182,9 +184,8 @@ pub(crate) async fn enter_many(tx: &mut Tx, due: &[(i64, i64, i64)], now: i64) -
                 }
                 break Entered::Exhausted { step };
             };
-            if !reach.contains_key(&(team_id, level)) {
-                let r = reach_level(tx, team_id, &policy.levels[level].targets, now).await?;
-                reach.insert((team_id, level), r);
+            if let hash_map::Entry::Vacant(e) = reach.entry((team_id, level)) {
+                e.insert(reach_level(tx, team_id, &policy.levels[level].targets, now).await?);
             }
             let (reached, missing) = &reach[&(team_id, level)];
             if reached.is_empty() {
