@@ -372,6 +372,15 @@ impl Core {
         if done.rows_affected() == 0 {
             return Err(last_admin());
         }
+        // What the foreign keys' actions did before migration 0005: the history keeps the
+        // pages and entries without their person, the acknowledge tokens go.
+        for sql in [
+            "UPDATE pages SET user_id = NULL WHERE user_id = $1",
+            "UPDATE timeline SET actor_id = NULL WHERE actor_id = $1",
+            "DELETE FROM ack_tokens WHERE user_id = $1",
+        ] {
+            sqlx::query(sql).bind(id).execute(&mut *tx).await?;
+        }
         tx.commit().await?;
         Ok(())
     }

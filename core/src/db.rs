@@ -154,14 +154,23 @@ impl Db {
 
 impl Backend {
     /// Parameters per multi-row statement. PostgreSQL: one round trip per statement, so many
-    /// (its limit is 65 535). SQLite: few, because sqlx looks each `$n` up by name and SQLite
-    /// finds a name by walking the list, so a statement's binding grows with the square of
-    /// its parameters (measured: 3 500 parameters bound in ~50 ms, the same rows as 160-param
-    /// statements in a few ms).
+    /// (its limit is 65 535). SQLite: a few hundred, because sqlx binds each parameter after
+    /// asking SQLite its name, which SQLite finds by walking the statement's list, so binding
+    /// grows with the square of a statement's parameters.
     pub(crate) fn max_params(self) -> usize {
         match self {
-            Backend::Sqlite => 160,
+            Backend::Sqlite => 250,
             Backend::Postgres => 8_000,
+        }
+    }
+
+    /// The `n`th parameter of a generated list. SQLite reads `$n` as a name and, while parsing,
+    /// looks every name up among those seen so far (quadratic again); `?n` is a plain number.
+    /// The fixed `$n` of the surrounding SQL still match: sqlx binds SQLite's `$n` and `?n` by n.
+    fn param(self, n: usize) -> String {
+        match self {
+            Backend::Sqlite => format!("?{n}"),
+            Backend::Postgres => format!("${n}"),
         }
     }
 }
@@ -172,7 +181,7 @@ pub(crate) fn rows_per_statement(backend: Backend, cols: usize) -> usize {
 }
 
 /// `($1, $2), ($3, $4)`: `rows` tuples of `cols` parameters, numbered from `$first`.
-pub(crate) fn tuples(rows: usize, cols: usize, first: usize) -> String {
+pub(crate) fn tuples(backend: Backend, rows: usize, cols: usize, first: usize) -> String {
     let mut sql = String::with_capacity(rows * cols * 6);
     for r in 0..rows {
         if r > 0 {
@@ -183,7 +192,7 @@ pub(crate) fn tuples(rows: usize, cols: usize, first: usize) -> String {
             if c > 0 {
                 sql.push_str(", ");
             }
-            sql.push_str(&format!("${}", first + r * cols + c));
+            sql.push_str(&backend.param(first + r * cols + c));
         }
         sql.push(')');
     }
@@ -191,23 +200,26 @@ pub(crate) fn tuples(rows: usize, cols: usize, first: usize) -> String {
 }
 
 /// `$first, …`: a list of `n` parameters, for `IN (…)`.
-pub(crate) fn list(n: usize, first: usize) -> String {
+pub(crate) fn list(backend: Backend, n: usize, first: usize) -> String {
     (first..first + n)
-        .map(|i| format!("${i}"))
+        .map(|i| backend.param(i))
         .collect::<Vec<_>>()
         .join(", ")
 }
 
 #[cfg(test)]
 mod tests {
+    use super::Backend::{Postgres, Sqlite};
+
     #[test]
     fn placeholders_are_numbered_across_rows() {
-        assert_eq!(super::tuples(2, 3, 2), "($2, $3, $4), ($5, $6, $7)");
-        assert_eq!(super::list(3, 1), "$1, $2, $3");
         assert_eq!(
-            super::rows_per_statement(super::Backend::Postgres, 5),
-            1_600
+            super::tuples(Postgres, 2, 3, 2),
+            "($2, $3, $4), ($5, $6, $7)"
         );
-        assert_eq!(super::rows_per_statement(super::Backend::Sqlite, 200), 1);
+        assert_eq!(super::tuples(Sqlite, 1, 2, 4), "(?4, ?5)");
+        assert_eq!(super::list(Postgres, 3, 1), "$1, $2, $3");
+        assert_eq!(super::rows_per_statement(Postgres, 5), 1_600);
+        assert_eq!(super::rows_per_statement(Sqlite, 600), 1);
     }
 }

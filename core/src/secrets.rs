@@ -12,7 +12,9 @@ pub const TOKEN_LEN: usize = 64;
 
 /// A fresh 64-character alphanumeric secret (about 380 bits).
 pub fn new_token() -> String {
-    rand::rngs::OsRng
+    // The thread's CSPRNG (ChaCha, seeded and reseeded from the OS): drawing each character
+    // from OsRng costs a system call per character, which showed in batches of pages.
+    rand::thread_rng()
         .sample_iter(&Alphanumeric)
         .take(TOKEN_LEN)
         .map(char::from)

@@ -116,10 +116,22 @@ impl Core {
 
     pub async fn delete_team(&self, actor: &Actor, id: i64) -> Result<()> {
         self.require_team_owner(actor, id).await?;
+        let mut tx = self.db.begin().await?;
+        // Pages, timeline entries and acknowledge tokens carry no foreign key (migration 0005):
+        // they go with the team's incidents here, which the team's deletion cascades to.
+        for table in ["pages", "timeline", "ack_tokens"] {
+            sqlx::query(&format!(
+                "DELETE FROM {table} WHERE incident_id IN (SELECT id FROM incidents WHERE team_id = $1)"
+            ))
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        }
         sqlx::query("DELETE FROM teams WHERE id = $1")
             .bind(id)
-            .execute(&self.db.pool)
+            .execute(&mut *tx)
             .await?;
+        tx.commit().await?;
         Ok(())
     }
 

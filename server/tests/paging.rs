@@ -629,3 +629,60 @@ both!(
         assert_eq!(clicks.len(), 39, "one reminder per incident");
     }
 );
+
+both!(deleting_a_user_or_a_team_takes_their_pages_along, |app| {
+    let w = app.paging_world().await;
+    let sent = app.fire(&w.key, "g1").await;
+    app.tick().await;
+    let ack = app.ntfy.published()[0].ack_url().unwrap();
+    let pending = app.fire(&w.key, "g2").await;
+    let rows = |sql: &'static str, id: i64| {
+        let pool = app.core.db.pool.clone();
+        async move {
+            let (n,): (i64,) = sqlx::query_as(sql).bind(id).fetch_one(&pool).await.unwrap();
+            n
+        }
+    };
+
+    // alice is deleted: her pages stay in the history without her name, her button is dead.
+    app.delete(&format!("/api/users/{}", w.alice.0), &w.admin)
+        .await
+        .expect(204);
+    let d = app.detail(&w.admin, sent).await;
+    assert_eq!(d["pages"][0]["status"], "sent");
+    assert_eq!(d["pages"][0]["recipient"], serde_json::Value::Null);
+    app.press_ack(&ack).await.expect_error(404, "not_found");
+    assert_eq!(app.detail(&w.admin, sent).await["state"], "triggered");
+    let by_alice = "SELECT (SELECT COUNT(*) FROM pages WHERE user_id = $1) \
+                    + (SELECT COUNT(*) FROM ack_tokens WHERE user_id = $1) \
+                    + (SELECT COUNT(*) FROM timeline WHERE actor_id = $1)";
+    assert_eq!(rows(by_alice, w.alice.0).await, 0);
+
+    // The team is deleted: nothing of its incidents is left, and nothing more is sent.
+    let before = app.ntfy.published().len();
+    app.delete(&format!("/api/teams/{}", w.team), &w.admin)
+        .await
+        .expect(204);
+    for incident in [sent, pending] {
+        let left = "SELECT (SELECT COUNT(*) FROM pages WHERE incident_id = $1) \
+                    + (SELECT COUNT(*) FROM ack_tokens WHERE incident_id = $1) \
+                    + (SELECT COUNT(*) FROM timeline WHERE incident_id = $1)";
+        assert_eq!(rows(left, incident).await, 0);
+    }
+    app.tick().await;
+    assert_eq!(app.ntfy.published().len(), before);
+
+    // A page left behind by a write racing the deletion is cancelled, not retried forever.
+    sqlx::query(
+        "INSERT INTO pages (incident_id, kind, topic, due_at, created_at) VALUES ($1, 'reminder', 'bob-pager', 0, 0)",
+    )
+    .bind(pending)
+    .execute(&app.core.db.pool)
+    .await
+    .unwrap();
+    assert_eq!(app.tick().await.cancelled, 1);
+    assert_eq!(app.ntfy.published().len(), before);
+    let cancelled = "SELECT COUNT(*) FROM pages WHERE incident_id = $1 AND state = 'cancelled' \
+                     AND last_error = 'not sent: the incident was deleted'";
+    assert_eq!(rows(cancelled, pending).await, 1);
+});

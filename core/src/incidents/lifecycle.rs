@@ -49,7 +49,7 @@ pub async fn timelines(tx: &mut Tx, entries: &[Entry<'_>]) -> Result<()> {
     for chunk in entries.chunks(rows_per_statement(tx.backend, 5)) {
         let sql = format!(
             "INSERT INTO timeline (incident_id, at, kind, actor_id, text) VALUES {}",
-            tuples(chunk.len(), 5, 1)
+            tuples(tx.backend, chunk.len(), 5, 1)
         );
         let mut q = sqlx::query(&sql).persistent(chunk.len() == 1);
         for e in chunk {
@@ -195,10 +195,14 @@ pub async fn cascade_many(
 ) -> Result<Vec<i64>> {
     let mut resolved = Vec::new();
     for chunk in incident_ids.chunks(rows_per_statement(tx.backend, 1) - 1) {
+        // `LIMIT 1 OFFSET 0` keeps PostgreSQL from turning the `NOT EXISTS` into an anti-join
+        // that hashes every firing alert (it did, for batches of a thousand): it probes the
+        // alerts of each incident by index instead, as SQLite does.
         let sql = format!(
             "UPDATE incidents SET state = 'resolved', resolved_at = $1 WHERE id IN ({}) AND state <> 'resolved' \
-             AND NOT EXISTS (SELECT 1 FROM alerts a WHERE a.incident_id = incidents.id AND a.status = 'firing') RETURNING id",
-            list(chunk.len(), 2)
+             AND NOT EXISTS (SELECT 1 FROM alerts a WHERE a.incident_id = incidents.id AND a.status = 'firing' \
+             LIMIT 1 OFFSET 0) RETURNING id",
+            list(tx.backend, chunk.len(), 2)
         );
         let mut q = sqlx::query_as::<_, (i64,)>(&sql)
             .persistent(chunk.len() == 1)

@@ -302,7 +302,7 @@ pub(crate) async fn enter_many(tx: &mut Tx, due: &[(i64, i64, i64)], now: i64) -
         for chunk in ids.chunks(rows_per_statement(tx.backend, 1) - 2) {
             let sql = format!(
                 "UPDATE incidents SET esc_step = $1, esc_due_at = $2 WHERE id IN ({})",
-                list(chunk.len(), 3)
+                list(tx.backend, chunk.len(), 3)
             );
             let mut q = sqlx::query(&sql)
                 .persistent(chunk.len() == 1)

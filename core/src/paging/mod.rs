@@ -126,7 +126,7 @@ pub(crate) async fn enqueue_many(tx: &mut Tx, pages: &[NewPage], now: i64) -> Re
     for chunk in asking.chunks(rows_per_statement(tx.backend, 1)) {
         let sql = format!(
             "SELECT incident_id, topic FROM pages WHERE state = 'pending' AND kind <> 'all_clear' AND incident_id IN ({})",
-            list(chunk.len(), 1)
+            list(tx.backend, chunk.len(), 1)
         );
         let mut q = sqlx::query_as::<_, (i64, String)>(&sql).persistent(chunk.len() == 1);
         for id in chunk {
@@ -152,7 +152,7 @@ pub(crate) async fn enqueue_many(tx: &mut Tx, pages: &[NewPage], now: i64) -> Re
     for chunk in kept.chunks(rows_per_statement(tx.backend, 7)) {
         let sql = format!(
             "INSERT INTO pages (incident_id, kind, topic, user_id, detail, due_at, created_at) VALUES {}",
-            tuples(chunk.len(), 7, 1)
+            tuples(tx.backend, chunk.len(), 7, 1)
         );
         let mut q = sqlx::query(&sql).persistent(chunk.len() == 1);
         for p in chunk {
@@ -238,11 +238,13 @@ pub(crate) async fn resolved(tx: &mut Tx, incident_id: i64, now: i64) -> Result<
 pub(crate) async fn resolved_many(tx: &mut Tx, incident_ids: &[i64], now: i64) -> Result<Vec<i64>> {
     let mut pages = Vec::new();
     for chunk in incident_ids.chunks(rows_per_statement(tx.backend, 1)) {
+        // The `OFFSET 0` fence: see `cascade_many`.
         let sql = format!(
             "SELECT id, page_topic, page_user_id FROM incidents WHERE id IN ({}) AND state = 'resolved' \
              AND opening_sent = 1 AND page_topic IS NOT NULL \
-             AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.incident_id = incidents.id AND p.kind = 'all_clear')",
-            list(chunk.len(), 1)
+             AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.incident_id = incidents.id AND p.kind = 'all_clear' \
+             LIMIT 1 OFFSET 0)",
+            list(tx.backend, chunk.len(), 1)
         );
         let mut q = sqlx::query_as::<_, (i64, Option<String>, Option<i64>)>(&sql)
             .persistent(chunk.len() == 1);
@@ -298,7 +300,7 @@ pub(crate) async fn remind_many(tx: &mut Tx, reminders: &[Reminder], now: i64) -
     for chunk in users.chunks(rows_per_statement(tx.backend, 1)) {
         let sql = format!(
             "SELECT id, username FROM users WHERE id IN ({})",
-            list(chunk.len(), 1)
+            list(tx.backend, chunk.len(), 1)
         );
         let mut q = sqlx::query_as::<_, (i64, String)>(&sql).persistent(chunk.len() == 1);
         for id in chunk {
@@ -399,7 +401,7 @@ pub(crate) async fn resume_many(tx: &mut Tx, rows: &[Paused], now: i64) -> Resul
 pub(crate) async fn update_ids(tx: &mut Tx, head: &str, value: i64, ids: &[i64]) -> Result<u64> {
     let mut done = 0;
     for chunk in ids.chunks(rows_per_statement(tx.backend, 1) - 1) {
-        let sql = format!("{head} ({})", list(chunk.len(), 2));
+        let sql = format!("{head} ({})", list(tx.backend, chunk.len(), 2));
         let mut q = sqlx::query(&sql).persistent(chunk.len() == 1).bind(value);
         for id in chunk {
             q = q.bind(id);

@@ -294,23 +294,39 @@ impl Core {
     /// because SQLite has one writer and every PostgreSQL statement is a round trip.
     async fn deliver_due(&self, holder: &str) -> Result<Delivered> {
         let now = self.now();
+        // Read outside any transaction (an idle pass never takes the writer), then claimed by
+        // id: one subquery-driven UPDATE let PostgreSQL, with statistics from an emptier
+        // outbox, rescan the due pages once per pending page.
+        let ids = self
+            .due_ids(
+                "SELECT id FROM pages WHERE state = 'pending' AND due_at <= $1 \
+                 AND (claimed_until IS NULL OR claimed_until < $1) ORDER BY due_at LIMIT $2",
+                now,
+            )
+            .await?;
+        if ids.is_empty() {
+            return Ok(Delivered::default());
+        }
         type Row = (i64, i64, String, String, Option<i64>, String, i64, i64);
-        let mut claim = self.db.begin().await?;
-        let rows: Vec<Row> = sqlx::query_as(
-            "UPDATE pages SET claimed_by = $1, claimed_until = $2 WHERE id IN (SELECT id FROM pages WHERE state = 'pending' \
-             AND due_at <= $3 AND (claimed_until IS NULL OR claimed_until < $3) ORDER BY due_at LIMIT $4) \
-             AND state = 'pending' AND (claimed_until IS NULL OR claimed_until < $3) \
+        let sql = format!(
+            "UPDATE pages SET claimed_by = $1, claimed_until = $2 WHERE state = 'pending' AND due_at <= $3 \
+             AND (claimed_until IS NULL OR claimed_until < $3) AND id IN ({}) \
              RETURNING id, incident_id, kind, topic, user_id, detail, attempts, created_at",
-        )
-        .bind(holder)
-        .bind(now + CLAIM_FOR)
-        .bind(now)
-        .bind(BATCH)
-        .fetch_all(&mut *claim)
-        .await?;
+            list(self.db.backend, ids.len(), 4)
+        );
+        let mut q = sqlx::query_as::<_, Row>(&sql)
+            .persistent(false)
+            .bind(holder)
+            .bind(now + CLAIM_FOR)
+            .bind(now);
+        for id in &ids {
+            q = q.bind(id);
+        }
+        let mut claim = self.db.begin().await?;
+        let rows: Vec<Row> = q.fetch_all(&mut *claim).await?;
         claim.commit().await?;
         let mut done = Delivered {
-            more: rows.len() as i64 == BATCH,
+            more: ids.len() as i64 == BATCH,
             ..Delivered::default()
         };
         if rows.is_empty() {
@@ -350,7 +366,7 @@ impl Core {
             for chunk in ids.chunks(rows_per_statement(tx.backend, 1) - 2) {
                 let sql = format!(
                     "UPDATE pages SET state = 'cancelled', last_error = $1, claimed_by = NULL WHERE claimed_by = $2 AND id IN ({})",
-                    list(chunk.len(), 3)
+                    list(tx.backend, chunk.len(), 3)
                 );
                 let mut q = sqlx::query(&sql).persistent(false).bind(*why).bind(holder);
                 for id in chunk {
@@ -362,7 +378,7 @@ impl Core {
         for chunk in tokens.chunks(rows_per_statement(tx.backend, 4)) {
             let sql = format!(
                 "INSERT INTO ack_tokens (token_hash, incident_id, user_id, expires_at) VALUES {}",
-                tuples(chunk.len(), 4, 1)
+                tuples(tx.backend, chunk.len(), 4, 1)
             );
             let mut q = sqlx::query(&sql).persistent(chunk.len() == 1);
             for (hash, page) in chunk {
@@ -443,7 +459,7 @@ impl Core {
                 "SELECT i.id, i.state, i.archived_at, i.snoozed_until, i.title, i.severity, \
                  (SELECT a.annotations FROM alerts a WHERE a.incident_id = i.id ORDER BY a.id LIMIT 1) \
                  FROM incidents i WHERE i.id IN ({})",
-                list(chunk.len(), 1)
+                list(self.db.backend, chunk.len(), 1)
             );
             let mut q = sqlx::query_as::<_, IncidentRow>(&sql).persistent(chunk.len() == 1);
             for id in chunk {
@@ -459,6 +475,7 @@ impl Core {
             let Some((_, state, archived, snoozed, title, severity, annotations)) =
                 incidents.get(&page.incident_id)
             else {
+                plans.push(Plan::Cancel(page, "not sent: the incident was deleted"));
                 continue;
             };
             if page.kind.wants_owner() {
@@ -524,7 +541,7 @@ impl Core {
                 "SELECT i.id, (SELECT n.id FROM incident_notes n CROSS JOIN incidents j WHERE j.id = n.incident_id \
                  AND n.resolution = 1 AND j.team_id = i.team_id AND j.signature = i.signature AND j.id <> i.id \
                  AND j.state = 'resolved' ORDER BY n.id DESC LIMIT 1) FROM incidents i WHERE i.id IN ({})",
-                list(chunk.len(), 1)
+                list(self.db.backend, chunk.len(), 1)
             );
             let mut q = sqlx::query_as::<_, (i64, Option<i64>)>(&sql).persistent(chunk.len() == 1);
             for id in chunk {
@@ -544,7 +561,7 @@ impl Core {
         for chunk in note_ids.chunks(rows_per_statement(self.db.backend, 1)) {
             let sql = format!(
                 "SELECT id, incident_id, text FROM incident_notes WHERE id IN ({})",
-                list(chunk.len(), 1)
+                list(self.db.backend, chunk.len(), 1)
             );
             let mut q = sqlx::query_as::<_, (i64, i64, String)>(&sql).persistent(chunk.len() == 1);
             for id in chunk {
@@ -657,7 +674,7 @@ async fn claim<T>(tx: &mut Tx, sql: &str, values: &[i64], ids: &[i64]) -> Result
 where
     T: for<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> + Send + Unpin,
 {
-    let sql = sql.replace("{ids}", &list(ids.len(), values.len() + 1));
+    let sql = sql.replace("{ids}", &list(tx.backend, ids.len(), values.len() + 1));
     let mut q = sqlx::query_as::<_, T>(&sql).persistent(false);
     for v in values.iter().chain(ids) {
         q = q.bind(*v);
@@ -674,7 +691,7 @@ async fn record_sent(tx: &mut Tx, holder: &str, pages: &[&Claimed], now: i64) ->
         let sql = format!(
             "UPDATE pages SET state = 'sent', sent_at = $1, attempts = attempts + 1, last_error = NULL, claimed_by = NULL \
              WHERE claimed_by = $2 AND id IN ({}) RETURNING id",
-            list(chunk.len(), 3)
+            list(tx.backend, chunk.len(), 3)
         );
         let mut q = sqlx::query_as::<_, (i64,)>(&sql)
             .persistent(chunk.len() == 1)
