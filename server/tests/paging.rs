@@ -447,6 +447,34 @@ both!(all_clear_only_when_the_opening_page_was_sent, |app| {
     app.tick().await;
     assert_eq!(app.ntfy.take().len(), 1);
 
+    // Resolved while the opening page was on its way: the all-clear follows it, once.
+    let mut held = app.ntfy.hold_next();
+    let racing = app.fire(&w.key, "g5").await;
+    let pass = tokio::spawn({
+        let core = app.core.clone();
+        async move { core.notify_tick("test").await.unwrap() }
+    });
+    held.arrived().await;
+    app.clear(&w.key, "g5").await;
+    assert_eq!(app.detail(&w.admin, racing).await["state"], "resolved");
+    held.release();
+    assert_eq!(pass.await.unwrap().sent, 1);
+    app.tick().await;
+    app.tick().await;
+    let pages = app.ntfy.take();
+    let titles: Vec<&str> = pages.iter().map(|p| p.title.as_str()).collect();
+    assert_eq!(pages.len(), 2, "{titles:?}");
+    assert!(!pages[0].title.starts_with("[RESOLVED] "));
+    assert!(pages[1].title.starts_with("[RESOLVED] "));
+    let d = app.detail(&w.admin, racing).await;
+    let kinds: Vec<&str> = d["pages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["opening", "all_clear"]);
+
     // The opening page failed (never sent), then resolved: no all-clear.
     app.ntfy.fail_next(1, 500, None);
     app.fire(&w.key, "g4").await;

@@ -3,6 +3,7 @@
 
 use super::lifecycle::timeline;
 use crate::db::Tx;
+use crate::paging::{all_clears, Cleared, CLEARED};
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::alerting::IncidentState;
 use klaxon_domain::incident::Incident;
@@ -84,14 +85,14 @@ impl Core {
             .transpose()?;
         let (_, mut tx) = self.act(actor, id).await?;
         let now = self.now();
-        let done = sqlx::query("UPDATE incidents SET state = 'resolved', resolved_at = $1 WHERE id = $2 AND state <> 'resolved'")
-            .bind(now)
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
-        if done.rows_affected() == 0 {
-            return Err(resolved_conflict());
-        }
+        let cleared: Cleared = sqlx::query_as(&format!(
+            "UPDATE incidents SET state = 'resolved', resolved_at = $1 WHERE id = $2 AND state <> 'resolved' RETURNING {CLEARED}"
+        ))
+        .bind(now)
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or_else(resolved_conflict)?;
         timeline(
             &mut tx,
             id,
@@ -105,7 +106,7 @@ impl Core {
             self.insert_note(&mut tx, id, actor.user_id, &text, true)
                 .await?;
         }
-        crate::paging::resolved(&mut tx, id, now).await?;
+        all_clears(&mut tx, &[cleared], now).await?;
         self.finish(tx, id).await
     }
 

@@ -3,6 +3,7 @@
 //! the all-clear), and timeline entries.
 
 use crate::db::{list, rows_per_statement, tuples, Tx};
+use crate::paging::{all_clears, Cleared, CLEARED};
 use crate::Result;
 use klaxon_domain::alerting::{signature, IncomingAlert, Severity};
 use klaxon_domain::incident::utc_date;
@@ -193,7 +194,7 @@ pub async fn cascade_many(
     now: i64,
     why: &str,
 ) -> Result<Vec<i64>> {
-    let mut resolved = Vec::new();
+    let mut cleared: Vec<Cleared> = Vec::new();
     for chunk in incident_ids.chunks(rows_per_statement(tx.backend, 1) - 1) {
         // `LIMIT 1 OFFSET 0` keeps PostgreSQL from turning the `NOT EXISTS` into an anti-join
         // that hashes every firing alert (it did, for batches of a thousand): it probes the
@@ -201,22 +202,22 @@ pub async fn cascade_many(
         let sql = format!(
             "UPDATE incidents SET state = 'resolved', resolved_at = $1 WHERE id IN ({}) AND state <> 'resolved' \
              AND NOT EXISTS (SELECT 1 FROM alerts a WHERE a.incident_id = incidents.id AND a.status = 'firing' \
-             LIMIT 1 OFFSET 0) RETURNING id",
+             LIMIT 1 OFFSET 0) RETURNING {CLEARED}",
             list(tx.backend, chunk.len(), 2)
         );
-        let mut q = sqlx::query_as::<_, (i64,)>(&sql)
+        let mut q = sqlx::query_as::<_, Cleared>(&sql)
             .persistent(chunk.len() == 1)
             .bind(now);
         for id in chunk {
             q = q.bind(id);
         }
-        resolved.extend(q.fetch_all(&mut **tx).await?.into_iter().map(|r| r.0));
+        cleared.extend(q.fetch_all(&mut **tx).await?);
     }
-    resolved.sort_unstable();
-    let entries: Vec<Entry> = resolved
+    cleared.sort_by_key(|r| r.0);
+    let entries: Vec<Entry> = cleared
         .iter()
-        .map(|&incident_id| Entry {
-            incident_id,
+        .map(|r| Entry {
+            incident_id: r.0,
             at: now,
             kind: "resolved",
             actor_id: None,
@@ -224,6 +225,6 @@ pub async fn cascade_many(
         })
         .collect();
     timelines(tx, &entries).await?;
-    crate::paging::resolved_many(tx, &resolved, now).await?;
-    Ok(resolved)
+    all_clears(tx, &cleared, now).await?;
+    Ok(cleared.into_iter().map(|r| r.0).collect())
 }

@@ -228,39 +228,31 @@ pub(crate) async fn opened(
     Ok(())
 }
 
-/// A resolved incident: an all-clear to the opening topic, only if the opening page was sent.
-/// Also called when an opening page is confirmed sent after its incident resolved.
-pub(crate) async fn resolved(tx: &mut Tx, incident_id: i64, now: i64) -> Result<bool> {
-    Ok(!resolved_many(tx, &[incident_id], now).await?.is_empty())
-}
+/// The columns `all_clears` reads, in `Cleared` order.
+pub(crate) const CLEARED: &str = "id, opening_sent, page_topic, page_user_id";
 
-/// `resolved` for a batch; returns the incidents whose all-clear it queued.
-pub(crate) async fn resolved_many(tx: &mut Tx, incident_ids: &[i64], now: i64) -> Result<Vec<i64>> {
-    let mut pages = Vec::new();
-    for chunk in incident_ids.chunks(rows_per_statement(tx.backend, 1)) {
-        // The `OFFSET 0` fence: see `cascade_many`.
-        let sql = format!(
-            "SELECT id, page_topic, page_user_id FROM incidents WHERE id IN ({}) AND state = 'resolved' \
-             AND opening_sent = 1 AND page_topic IS NOT NULL \
-             AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.incident_id = incidents.id AND p.kind = 'all_clear' \
-             LIMIT 1 OFFSET 0)",
-            list(tx.backend, chunk.len(), 1)
-        );
-        let mut q = sqlx::query_as::<_, (i64, Option<String>, Option<i64>)>(&sql)
-            .persistent(chunk.len() == 1);
-        for id in chunk {
-            q = q.bind(id);
-        }
-        for (incident_id, topic, user_id) in q.fetch_all(&mut **tx).await? {
-            pages.push(NewPage {
-                incident_id,
+/// An incident as its all-clear needs it: id, opening_sent, page_topic, page_user_id.
+pub(crate) type Cleared = (i64, i64, Option<String>, Option<i64>);
+
+/// Resolved incidents: an all-clear to the opening topic of each whose opening page was sent.
+/// The rows come from the `RETURNING` of the statement that resolved them, or of the one that
+/// marked their opening page sent after they resolved; the two lock the incident row, so
+/// whichever runs second sees the other's change, and each incident comes here once.
+/// Returns the incidents whose all-clear it queued.
+pub(crate) async fn all_clears(tx: &mut Tx, rows: &[Cleared], now: i64) -> Result<Vec<i64>> {
+    let mut pages: Vec<NewPage> = rows
+        .iter()
+        .filter(|(_, sent, _, _)| *sent == 1)
+        .filter_map(|(incident_id, _, topic, user_id)| {
+            Some(NewPage {
+                incident_id: *incident_id,
                 kind: PageKind::AllClear,
-                topic: topic.unwrap_or_default(),
-                user_id,
+                topic: topic.clone()?,
+                user_id: *user_id,
                 detail: String::new(),
-            });
-        }
-    }
+            })
+        })
+        .collect();
     pages.sort_by_key(|p| p.incident_id);
     let queued = enqueue_many(tx, &pages, now).await?;
     Ok(pages

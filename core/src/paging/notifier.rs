@@ -7,7 +7,7 @@ use super::message::{compose, About};
 use super::ntfy::{Message, PushError};
 use super::tokens::TOKEN_TTL;
 use super::{
-    escalation, remind_many, resolved_many, resume_many, update_ids, Paused, Reminder, PAUSED,
+    all_clears, escalation, remind_many, resume_many, Cleared, Paused, Reminder, CLEARED, PAUSED,
 };
 use crate::authz::require_human;
 use crate::db::{list, rows_per_statement, tuples, Tx};
@@ -710,14 +710,28 @@ async fn record_sent(tx: &mut Tx, holder: &str, pages: &[&Claimed], now: i64) ->
         .collect();
     opened.sort_unstable();
     opened.dedup();
-    update_ids(
-        tx,
-        "UPDATE incidents SET opening_sent = $1 WHERE id IN",
-        1,
-        &opened,
-    )
-    .await?;
-    Ok(resolved_many(tx, &opened, now).await?.len())
+    // An incident that resolved while its opening page was in flight gets its all-clear now
+    // (see `all_clears`); a re-sent opening page finds opening_sent already set.
+    let mut resolved: Vec<Cleared> = Vec::new();
+    for chunk in opened.chunks(rows_per_statement(tx.backend, 1)) {
+        let sql = format!(
+            "UPDATE incidents SET opening_sent = 1 WHERE opening_sent = 0 AND id IN ({}) RETURNING {CLEARED}, state",
+            list(tx.backend, chunk.len(), 1)
+        );
+        let mut q = sqlx::query_as::<_, (i64, i64, Option<String>, Option<i64>, String)>(&sql)
+            .persistent(chunk.len() == 1);
+        for id in chunk {
+            q = q.bind(id);
+        }
+        resolved.extend(
+            q.fetch_all(&mut **tx)
+                .await?
+                .into_iter()
+                .filter(|r| r.4 == "resolved")
+                .map(|(id, sent, topic, user, _)| (id, sent, topic, user)),
+        );
+    }
+    Ok(all_clears(tx, &resolved, now).await?.len())
 }
 
 /// Schedules the retry of a failed page, or gives it up after a day; the first failure and

@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tokio::sync::oneshot;
 
 pub const TOKEN: &str = "tk_klaxontestaccesstoken0000";
 
@@ -45,6 +46,30 @@ struct Inner {
     failures: VecDeque<(u16, Option<u64>)>,
     /// Every publish attempt, failed or not.
     attempts: usize,
+    /// The next publish waits: it says it arrived, then waits to be let through.
+    hold: Option<(oneshot::Sender<()>, oneshot::Receiver<()>)>,
+}
+
+/// A publish held at the push service, from `Recorder::hold_next`.
+pub struct Held {
+    arrived: Option<oneshot::Receiver<()>>,
+    release: Option<oneshot::Sender<()>>,
+}
+
+impl Held {
+    /// Waits until the held publish has reached the push service.
+    pub async fn arrived(&mut self) {
+        if let Some(rx) = self.arrived.take() {
+            rx.await.expect("a publish arrived");
+        }
+    }
+
+    /// Lets the held publish be accepted.
+    pub fn release(&mut self) {
+        if let Some(tx) = self.release.take() {
+            let _ = tx.send(());
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -85,6 +110,17 @@ impl Recorder {
     /// Takes what was accepted so far, leaving the record empty.
     pub fn take(&self) -> Vec<Published> {
         std::mem::take(&mut self.inner.lock().unwrap().published)
+    }
+
+    /// Holds the next publish until `Held::release`, as a slow push service would.
+    pub fn hold_next(&self) -> Held {
+        let (arrived_tx, arrived_rx) = oneshot::channel();
+        let (release_tx, release_rx) = oneshot::channel();
+        self.inner.lock().unwrap().hold = Some((arrived_tx, release_rx));
+        Held {
+            arrived: Some(arrived_rx),
+            release: Some(release_tx),
+        }
     }
 
     /// The next `n` publishes are refused with `status` (and `Retry-After` when given).
@@ -161,6 +197,11 @@ async fn json_publish(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
+    let hold = inner.lock().unwrap().hold.take();
+    if let Some((arrived, release)) = hold {
+        let _ = arrived.send(());
+        let _ = release.await;
+    }
     let mut guard = inner.lock().unwrap();
     if let Some(refusal) = gate(&mut guard, &headers, &body) {
         return refusal;
