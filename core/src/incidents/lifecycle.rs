@@ -2,7 +2,7 @@
 //! for a firing alert (queueing its opening page), raising severity, the cascade resolve (queueing
 //! the all-clear), and timeline entries.
 
-use crate::db::{list, rows_per_statement, tuples, Tx};
+use crate::db::{insert_json, insert_rows, list, rows_per_statement, Col::*, Tx};
 use crate::paging::{all_clears, Cleared, CLEARED};
 use crate::Result;
 use klaxon_domain::alerting::{signature, IncomingAlert, Severity};
@@ -16,6 +16,7 @@ pub struct Group<'a> {
 }
 
 /// One timeline entry, for `timelines`.
+#[derive(serde::Serialize)]
 pub struct Entry<'a> {
     pub incident_id: i64,
     pub at: i64,
@@ -45,25 +46,20 @@ pub async fn timeline(
     .await
 }
 
-/// Writes timeline entries in multi-row inserts, in order.
+/// Writes timeline entries in one insert, in order.
 pub async fn timelines(tx: &mut Tx, entries: &[Entry<'_>]) -> Result<()> {
-    for chunk in entries.chunks(rows_per_statement(tx.backend, 5)) {
-        let sql = format!(
-            "INSERT INTO timeline (incident_id, at, kind, actor_id, text) VALUES {}",
-            tuples(tx.backend, chunk.len(), 5, 1)
-        );
-        let mut q = sqlx::query(&sql).persistent(chunk.len() == 1);
-        for e in chunk {
-            q = q
-                .bind(e.incident_id)
-                .bind(e.at)
-                .bind(e.kind)
-                .bind(e.actor_id)
-                .bind(e.text.as_str());
-        }
-        q.execute(&mut **tx).await?;
-    }
-    Ok(())
+    let sql = insert_rows(
+        tx.backend,
+        "timeline",
+        &[
+            Int("incident_id"),
+            Int("at"),
+            Text("kind"),
+            Int("actor_id"),
+            Text("text"),
+        ],
+    );
+    insert_json(tx, &sql, entries).await
 }
 
 fn title(alert: &IncomingAlert) -> String {

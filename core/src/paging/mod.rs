@@ -13,7 +13,7 @@ pub mod notifier;
 pub mod ntfy;
 pub mod tokens;
 
-use crate::db::{list, rows_per_statement, tuples, Tx};
+use crate::db::{insert_json, insert_rows, list, rows_per_statement, Col::*, Tx};
 use crate::incidents::lifecycle::{timeline, timelines, Entry};
 use crate::Result;
 use klaxon_domain::paging::{EscalationPolicy, PageKind};
@@ -111,7 +111,7 @@ pub(crate) async fn enqueue(
     Ok(enqueue_many(tx, &[page], now).await?[0])
 }
 
-/// Queues pages in multi-row inserts; returns, for each, whether it was queued. A page that
+/// Queues pages in one insert; returns, for each, whether it was queued. A page that
 /// asks for an owner is not queued twice to one topic while the first still waits (one queued
 /// earlier in the same batch counts), so a slow push service never stacks pages on one phone.
 pub(crate) async fn enqueue_many(tx: &mut Tx, pages: &[NewPage], now: i64) -> Result<Vec<bool>> {
@@ -149,24 +149,42 @@ pub(crate) async fn enqueue_many(tx: &mut Tx, pages: &[NewPage], now: i64) -> Re
         queued.push(true);
         kept.push(page);
     }
-    for chunk in kept.chunks(rows_per_statement(tx.backend, 7)) {
-        let sql = format!(
-            "INSERT INTO pages (incident_id, kind, topic, user_id, detail, due_at, created_at) VALUES {}",
-            tuples(tx.backend, chunk.len(), 7, 1)
-        );
-        let mut q = sqlx::query(&sql).persistent(chunk.len() == 1);
-        for p in chunk {
-            q = q
-                .bind(p.incident_id)
-                .bind(p.kind.as_str())
-                .bind(p.topic.as_str())
-                .bind(p.user_id)
-                .bind(p.detail.as_str())
-                .bind(now)
-                .bind(now);
-        }
-        q.execute(&mut **tx).await?;
+    #[derive(serde::Serialize)]
+    struct Row<'a> {
+        incident_id: i64,
+        kind: &'a str,
+        topic: &'a str,
+        user_id: Option<i64>,
+        detail: &'a str,
+        due_at: i64,
+        created_at: i64,
     }
+    let rows: Vec<Row> = kept
+        .iter()
+        .map(|p| Row {
+            incident_id: p.incident_id,
+            kind: p.kind.as_str(),
+            topic: &p.topic,
+            user_id: p.user_id,
+            detail: &p.detail,
+            due_at: now,
+            created_at: now,
+        })
+        .collect();
+    let sql = insert_rows(
+        tx.backend,
+        "pages",
+        &[
+            Int("incident_id"),
+            Text("kind"),
+            Text("topic"),
+            Int("user_id"),
+            Text("detail"),
+            Int("due_at"),
+            Int("created_at"),
+        ],
+    );
+    insert_json(tx, &sql, &rows).await?;
     Ok(queued)
 }
 

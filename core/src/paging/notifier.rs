@@ -10,7 +10,7 @@ use super::{
     all_clears, escalation, remind_many, resume_many, Cleared, Paused, Reminder, CLEARED, PAUSED,
 };
 use crate::authz::require_human;
-use crate::db::{list, rows_per_statement, tuples, Tx};
+use crate::db::{insert_json, insert_rows, list, rows_per_statement, Col::*, Tx};
 use crate::incidents::lifecycle::{timeline, timelines, Entry};
 use crate::secrets::{hash_token, new_token};
 use crate::{Actor, Core, Error, Result};
@@ -375,21 +375,33 @@ impl Core {
                 done.cancelled += q.execute(&mut *tx).await?.rows_affected();
             }
         }
-        for chunk in tokens.chunks(rows_per_statement(tx.backend, 4)) {
-            let sql = format!(
-                "INSERT INTO ack_tokens (token_hash, incident_id, user_id, expires_at) VALUES {}",
-                tuples(tx.backend, chunk.len(), 4, 1)
-            );
-            let mut q = sqlx::query(&sql).persistent(chunk.len() == 1);
-            for (hash, page) in chunk {
-                q = q
-                    .bind(hash.as_str())
-                    .bind(page.incident_id)
-                    .bind(page.user_id)
-                    .bind(now + TOKEN_TTL);
-            }
-            q.execute(&mut *tx).await?;
+        #[derive(serde::Serialize)]
+        struct Token<'a> {
+            token_hash: &'a str,
+            incident_id: i64,
+            user_id: Option<i64>,
+            expires_at: i64,
         }
+        let tokens: Vec<Token> = tokens
+            .iter()
+            .map(|(hash, page)| Token {
+                token_hash: hash,
+                incident_id: page.incident_id,
+                user_id: page.user_id,
+                expires_at: now + TOKEN_TTL,
+            })
+            .collect();
+        let sql = insert_rows(
+            tx.backend,
+            "ack_tokens",
+            &[
+                Text("token_hash"),
+                Int("incident_id"),
+                Int("user_id"),
+                Int("expires_at"),
+            ],
+        );
+        insert_json(&mut tx, &sql, &tokens).await?;
         tx.commit().await?;
 
         let started = std::time::Instant::now();
