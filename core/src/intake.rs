@@ -7,7 +7,8 @@ use crate::deadman;
 use crate::incidents::lifecycle::{self, Group};
 use crate::{Core, Error, Result};
 use klaxon_domain::alerting::{
-    ingest, AlertStatus, IncomingAlert, Ingest, Severity, StoredAlert, WebhookPayload,
+    ingest, scrub_nul, scrub_nul_map, AlertStatus, IncomingAlert, Ingest, Severity, StoredAlert,
+    WebhookPayload,
 };
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -74,14 +75,16 @@ impl Core {
                 Err(_) => ignored += 1,
             }
         }
+        let group_labels = scrub_nul_map(&payload.group_labels);
         let group_key = payload
             .group_key
-            .clone()
+            .as_deref()
             .filter(|k| !k.is_empty())
-            .unwrap_or_else(|| format!("labels:{:?}", payload.group_labels));
+            .map(scrub_nul)
+            .unwrap_or_else(|| format!("labels:{group_labels:?}"));
         let group = Group {
             key: &group_key,
-            labels: &payload.group_labels,
+            labels: &group_labels,
         };
         // Alerts are applied in fingerprint order, so concurrent payloads lock rows in one order;
         // a deadlock or busy database that still happens is retried whole.

@@ -191,14 +191,27 @@ impl WebhookAlert {
             Some(Some(t)) => Some(t.0),
         };
         Ok(IncomingAlert {
-            fingerprint: fingerprint.to_string(),
+            fingerprint: scrub_nul(fingerprint),
             status,
-            labels: self.labels.clone(),
-            annotations: self.annotations.clone(),
+            labels: scrub_nul_map(&self.labels),
+            annotations: scrub_nul_map(&self.annotations),
             starts_at,
             ends_at,
         })
     }
+}
+
+/// A sender's NUL character as U+FFFD: PostgreSQL text cannot hold NUL, and an alert carrying
+/// one must still land (and page) rather than fail its whole payload.
+pub fn scrub_nul(s: &str) -> String {
+    s.replace('\0', "\u{FFFD}")
+}
+
+/// `scrub_nul` over the keys and values of a label set.
+pub fn scrub_nul_map(m: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+    m.iter()
+        .map(|(k, v)| (scrub_nul(k), scrub_nul(v)))
+        .collect()
 }
 
 // ---- what one incoming alert does to the stored one ------------------------------------------

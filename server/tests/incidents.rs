@@ -132,6 +132,13 @@ both!(acknowledge_snooze_assign_note_resolve, |app| {
     app.post(
         &format!("{base}/notes"),
         &w.carol,
+        json!({"text": "null\u{0}byte"}),
+    )
+    .await
+    .expect_error(400, "invalid");
+    app.post(
+        &format!("{base}/notes"),
+        &w.carol,
         json!({"text": "x".repeat(10_001)}),
     )
     .await

@@ -464,7 +464,26 @@ both!(hostile_payloads_get_4xx_or_a_correct_result, |app| {
         p = p.alert(&format!("m{i}"), "firing", 0, None, json!({}));
     }
     app.webhook(&key, &p).await.expect_error(400, "invalid");
-    assert_eq!(app.incidents(&bob, team).await.len(), 1);
+    assert_eq!(app.incidents(&bob, team).await.len(), 1); // NUL characters, which PostgreSQL text cannot hold, still page: they become U+FFFD.
+    let p = Payload::new("nul").alert(
+        "nul\u{0}name",
+        "firing",
+        0,
+        None,
+        json!({"severity": "critical", "zone": "a\u{0}b"}),
+    );
+    let mut p = p;
+    p.alerts[0]["annotations"] = json!({"description": "broken\u{0}text"});
+    let r = app.webhook(&key, &p).await.expect(200);
+    assert_eq!(r["accepted"], 1);
+    let all = app.get("/api/alerts?limit=1000", &bob).await.expect(200);
+    let stored = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["labels"]["zone"].as_str() == Some("a\u{fffd}b"))
+        .expect("the alert with NUL characters landed");
+    assert_eq!(stored["annotations"]["description"], "broken\u{fffd}text");
 });
 
 both!(ten_thousand_alerts_in_one_payload_all_land, |app| {

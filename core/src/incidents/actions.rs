@@ -21,6 +21,11 @@ fn note_text(text: &str) -> Result<String> {
             "text must be 1 to {MAX_NOTE} characters"
         )));
     }
+    if t.contains('\0') {
+        return Err(Error::Invalid(
+            "text must not contain NUL characters".into(),
+        ));
+    }
     Ok(t.to_string())
 }
 
