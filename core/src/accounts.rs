@@ -179,7 +179,11 @@ impl Core {
             ));
         }
         let username = username.trim().to_lowercase();
-        if username.is_empty() || username.len() > 64 || password.len() > validate::MAX_PASSWORD {
+        if username.is_empty()
+            || username.len() > 64
+            || username.contains('\0')
+            || password.len() > validate::MAX_PASSWORD
+        {
             return Err(unauthorized_login());
         }
         self.check_login_throttle(&username, address).await?;

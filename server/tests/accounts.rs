@@ -114,6 +114,16 @@ both!(password_login_sets_a_session_cookie, |app| {
         .await
         .expect_error(401, "unauthorized");
     assert_eq!(a, b);
+    // A NUL, which PostgreSQL text cannot hold, is just another unknown name.
+    let c = app
+        .post(
+            "/api/auth/login",
+            &Auth::None,
+            json!({"username": "ad\u{0}min", "password": "nope nope"}),
+        )
+        .await
+        .expect_error(401, "unauthorized");
+    assert_eq!(a, c);
 });
 
 #[tokio::test]
