@@ -23,8 +23,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// The safety-net interval; a queued page wakes the notifier at once.
 pub const TICK: std::time::Duration = std::time::Duration::from_secs(30);
-/// Rows claimed per transaction, so one pass never holds long locks.
-const BATCH: i64 = 500;
+/// Rows claimed per transaction: a few statements each, so a pass's fixed cost stays small,
+/// and a transaction holds its locks for tens of milliseconds at most.
+const BATCH: i64 = 1000;
 /// Batches per phase in one pass; the rest waits for the next pass.
 const MAX_BATCHES: usize = 20;
 /// A claimed page not confirmed within this long is tried again (its replica died mid-send).
