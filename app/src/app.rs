@@ -50,6 +50,21 @@ pub fn use_hydrated() -> ReadSignal<bool> {
         .unwrap_or_else(|| signal(false).0)
 }
 
+/// Every page's title goes through here. On the server leptos_meta writes the result into
+/// `<title>` as it is, so it is escaped there (titles carry alert names and team names, which
+/// anyone who can post a webhook chooses); in the browser it becomes `document.title`, which is
+/// plain text.
+fn document_title(page: String) -> String {
+    let title = if page.is_empty() {
+        "Klaxon".to_string()
+    } else {
+        format!("{page} · Klaxon")
+    };
+    #[cfg(feature = "ssr")]
+    let title = crate::components::text::escape_html(&title);
+    title
+}
+
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
@@ -59,7 +74,7 @@ pub fn App() -> impl IntoView {
     provide_context(Hydrated(hydrated));
 
     view! {
-        <Title formatter=|page: String| if page.is_empty() { "Klaxon".to_string() } else { format!("{page} · Klaxon") } />
+        <Title formatter=document_title />
         <div class="app" data-hydrated=move || if hydrated.get() { "true" } else { "false" }>
             <Router>
                 <Routes fallback=NotFoundShell>

@@ -1,6 +1,10 @@
 //! Accounts: bootstrap, password sign-in, sessions, API keys, and user administration.
 
-use crate::authz::{require_admin, require_human, require_human_admin, require_self_or_admin};
+use crate::authz::{
+    may_see_private_fields, require_admin, require_human, require_human_admin,
+    require_self_or_admin,
+};
+use crate::credentials::Presented;
 use crate::secrets::{self, hash_token, looks_like_token, new_token};
 use crate::{Actor, Core, Error, Result, Via};
 use klaxon_domain::account::{
@@ -64,6 +68,14 @@ pub struct StartedSession {
     pub token: String,
 }
 
+/// The user as `actor` may see them.
+fn redacted_for(actor: &Actor, mut user: User) -> User {
+    if !may_see_private_fields(actor, user.id) {
+        user.push_topic = None;
+    }
+    user
+}
+
 fn invalid(e: String) -> Error {
     Error::Invalid(e)
 }
@@ -82,7 +94,8 @@ impl Core {
     }
 
     /// The roster, open to every authenticated caller; `username` filters to an exact name.
-    pub async fn list_users(&self, _actor: &Actor, username: Option<&str>) -> Result<Vec<User>> {
+    /// Push topics are left out except the caller's own (all of them for an administrator).
+    pub async fn list_users(&self, actor: &Actor, username: Option<&str>) -> Result<Vec<User>> {
         let rows: Vec<UserRow> = match username {
             Some(u) => {
                 let sql = format!("SELECT {USER_COLUMNS} FROM users WHERE username = $1");
@@ -96,11 +109,14 @@ impl Core {
                 sqlx::query_as(&sql).fetch_all(&self.db.pool).await?
             }
         };
-        Ok(rows.into_iter().map(User::from).collect())
+        Ok(rows
+            .into_iter()
+            .map(|row| redacted_for(actor, row.into()))
+            .collect())
     }
 
-    pub async fn get_user(&self, _actor: &Actor, id: i64) -> Result<User> {
-        self.user_by_id(id).await
+    pub async fn get_user(&self, actor: &Actor, id: i64) -> Result<User> {
+        Ok(redacted_for(actor, self.user_by_id(id).await?))
     }
 
     /// The administrator's user listing (same rows, administrator only).
@@ -166,18 +182,23 @@ impl Core {
     }
 
     /// Password sign-in. Unknown user, wrong password and disabled account get one identical
-    /// answer; the throttle refuses before the password is even checked.
+    /// answer; the throttle refuses before the password is even checked. A browser's sign-in
+    /// must come from our own pages (no login CSRF), and the address the throttle counts is
+    /// read from the request as `client_address` says.
     pub async fn login(
         &self,
+        request: &Presented<'_>,
         username: &str,
         password: &str,
-        address: &str,
     ) -> Result<StartedSession> {
         if !self.config.password_login {
             return Err(Error::forbidden(
                 "password sign-in is turned off; use single sign-on",
             ));
         }
+        self.check_same_origin(request)?;
+        let address = self.client_address(request);
+        let address = address.as_str();
         let username = username.trim().to_lowercase();
         if username.is_empty()
             || username.len() > 64
@@ -472,11 +493,17 @@ impl Core {
             let current = current.ok_or_else(|| {
                 Error::Invalid("current_password: required to change your own password".into())
             })?;
+            // Guesses at the current password count with the sign-in failures of the username,
+            // so a stolen session cannot try passwords faster than the sign-in page allows.
+            self.check_login_throttle(&actor.username, &actor.address)
+                .await?;
             let ok = match stored {
                 Some(h) => secrets::verify_password_async(current.to_string(), Some(h)).await,
                 None => false,
             };
             if !ok {
+                self.record_login_failure(&actor.username, &actor.address)
+                    .await?;
                 return Err(Error::Invalid(
                     "current_password: that is not your current password".into(),
                 ));
@@ -640,6 +667,7 @@ impl UserRowForActor {
                 None
             },
             via,
+            address: String::new(),
         }
     }
 }

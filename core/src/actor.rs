@@ -18,6 +18,8 @@ pub struct Actor {
     /// For a team-scoped service account, the one team it may act on.
     pub team_scope: Option<i64>,
     pub via: Via,
+    /// The request's client address, as the per-address limits count it.
+    pub address: String,
 }
 
 impl Actor {

@@ -37,6 +37,12 @@ pub fn require_self_or_admin(actor: &Actor, user_id: i64) -> Result<()> {
     }
 }
 
+/// A user's private fields (the push topic, whose name is all a stranger needs to read their
+/// pages on a public ntfy server): shown to that user and to administrators only.
+pub fn may_see_private_fields(actor: &Actor, user_id: i64) -> bool {
+    actor.user_id == user_id || actor.is_admin
+}
+
 /// How the actor stands in one team.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TeamAccess {

@@ -2,12 +2,14 @@
 //! functions alike. Plain strings in, so this holds no HTTP types.
 
 use crate::{Actor, Core, Error, Result};
+use std::net::IpAddr;
 
 pub const SESSION_COOKIE: &str = "klaxon_session";
 
-/// The credential-bearing parts of a request.
+/// The credential-bearing parts of a request, and where it came from.
 #[derive(Debug, Default, Clone)]
 pub struct Presented<'a> {
+    /// `Some("")` when the header is present but unreadable: it still decides alone.
     pub authorization: Option<&'a str>,
     pub session_cookie: Option<&'a str>,
     /// True for methods that change state (anything but GET, HEAD, OPTIONS).
@@ -15,14 +17,24 @@ pub struct Presented<'a> {
     pub origin: Option<&'a str>,
     pub sec_fetch_site: Option<&'a str>,
     pub host: Option<&'a str>,
+    /// The connection's peer address.
+    pub peer: Option<IpAddr>,
+    /// Every `X-Forwarded-For` header, in order; believed only from a trusted proxy.
+    pub forwarded_for: Vec<&'a str>,
 }
 
 impl<'a> Presented<'a> {
-    /// Reads the credential-bearing headers of a request.
-    pub fn from_headers(method: &http::Method, headers: &'a http::HeaderMap) -> Presented<'a> {
+    /// Reads the credential-bearing headers of a request that arrived from `peer`.
+    pub fn from_request(
+        method: &http::Method,
+        headers: &'a http::HeaderMap,
+        peer: Option<IpAddr>,
+    ) -> Presented<'a> {
         let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
         Presented {
-            authorization: get("authorization"),
+            authorization: headers
+                .get("authorization")
+                .map(|v| v.to_str().unwrap_or("")),
             session_cookie: headers
                 .get_all("cookie")
                 .iter()
@@ -35,6 +47,12 @@ impl<'a> Presented<'a> {
             origin: get("origin"),
             sec_fetch_site: get("sec-fetch-site"),
             host: get("host"),
+            peer,
+            forwarded_for: headers
+                .get_all("x-forwarded-for")
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .collect(),
         }
     }
 }
@@ -42,19 +60,23 @@ impl<'a> Presented<'a> {
 impl Core {
     /// A request with an Authorization header is judged on it alone. A cookie request that
     /// changes state must come from our own origin.
+    /// The actor carries the request's client address (for the sign-in throttle).
     pub async fn authenticate(&self, p: &Presented<'_>) -> Result<Actor> {
-        if let Some(header) = p.authorization {
+        let mut actor = if let Some(header) = p.authorization {
             let key = header
                 .strip_prefix("Bearer ")
                 .or_else(|| header.strip_prefix("bearer "))
                 .ok_or(Error::Unauthorized)?;
-            return self.authenticate_api_key(key.trim()).await;
-        }
-        let token = p.session_cookie.ok_or(Error::Unauthorized)?;
-        if p.changes_state {
-            self.check_same_origin(p)?;
-        }
-        self.authenticate_session(token).await
+            self.authenticate_api_key(key.trim()).await?
+        } else {
+            let token = p.session_cookie.ok_or(Error::Unauthorized)?;
+            if p.changes_state {
+                self.check_same_origin(p)?;
+            }
+            self.authenticate_session(token).await?
+        };
+        actor.address = self.client_address(p);
+        Ok(actor)
     }
 
     /// The cross-origin guard for cookie requests: `Sec-Fetch-Site` when the browser sends it,
@@ -82,6 +104,13 @@ impl Core {
         } else {
             Err(refused())
         }
+    }
+
+    /// The address the per-address sign-in and sign-up limits count against.
+    pub fn client_address(&self, p: &Presented<'_>) -> String {
+        self.config
+            .trusted_proxies
+            .client_address(p.peer, &p.forwarded_for)
     }
 
     /// The `Set-Cookie` value for a new session.

@@ -51,6 +51,41 @@ pub struct Db {
     writer: std::sync::Arc<tokio::sync::Mutex<()>>,
 }
 
+/// The file a `sqlite:` URL names, unless it is in memory.
+fn sqlite_file(url: &str) -> Option<&str> {
+    let rest = url
+        .strip_prefix("sqlite://")
+        .or_else(|| url.strip_prefix("sqlite:"))?;
+    let path = rest.split('?').next().unwrap_or("");
+    (!path.is_empty() && path != ":memory:").then_some(path)
+}
+
+/// The data directory holds the database and nothing for other users: created 0700.
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
+}
+
+/// The SQLite file is created 0600 before SQLite opens it (SQLite would use the umask, often
+/// 0644); its journal and WAL files take the database file's mode. An existing file is left as
+/// it is.
+fn create_private_file(file: &Path) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    match options.open(file) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        // A missing folder is SQLite's to report, in its own words.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
 impl Db {
     /// `url` selects the backend: `postgres://…` or `sqlite://…`. Without one, a SQLite file
     /// `klaxon.db` in `data_dir` (created with the directory if missing).
@@ -59,12 +94,17 @@ impl Db {
         let url = match url {
             Some(u) if !u.is_empty() => u.to_string(),
             _ => {
-                std::fs::create_dir_all(data_dir).map_err(|e| {
+                create_private_dir(data_dir).map_err(|e| {
                     crate::Error::Internal(format!("cannot create {}: {e}", data_dir.display()))
                 })?;
                 format!("sqlite://{}?mode=rwc", data_dir.join("klaxon.db").display())
             }
         };
+        if let Some(file) = sqlite_file(&url) {
+            create_private_file(Path::new(file)).map_err(|e| {
+                crate::Error::Internal(format!("cannot create the database file {file}: {e}"))
+            })?;
+        }
         let backend = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             Backend::Postgres
         } else if url.starts_with("sqlite:") {

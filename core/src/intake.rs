@@ -7,8 +7,7 @@ use crate::deadman;
 use crate::incidents::lifecycle::{self, Group};
 use crate::{Core, Error, Result};
 use klaxon_domain::alerting::{
-    ingest, scrub_nul, scrub_nul_map, AlertStatus, IncomingAlert, Ingest, Severity, StoredAlert,
-    WebhookPayload,
+    ingest, AlertStatus, IncomingAlert, Ingest, PayloadGroup, Severity, StoredAlert, WebhookPayload,
 };
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -32,35 +31,55 @@ pub struct IntakeOutcome {
 /// Most alerts one payload may carry; Alertmanager's own default cap is far lower.
 pub const MAX_ALERTS: usize = 10_000;
 
+/// Where a payload goes, decided from its route before its body is read.
+#[derive(Debug, Clone, Copy)]
+pub struct Destination {
+    integration_id: Option<i64>,
+    team_id: i64,
+}
+
 impl Core {
-    pub async fn intake(&self, route: Route<'_>, payload: WebhookPayload) -> Result<IntakeOutcome> {
-        let (integration_id, team_id) = match route {
+    /// Checks the key (or finds the legacy path's team). Called before the body is read, so
+    /// an unknown key is refused with 401 whatever it sends.
+    pub async fn intake_destination(&self, route: Route<'_>) -> Result<Destination> {
+        match route {
             Route::Key(key) => {
-                let (i, t) = self.integration_by_key(key).await?;
-                (Some(i), t)
+                let (integration_id, team_id) = self.integration_by_key(key).await?;
+                Ok(Destination {
+                    integration_id: Some(integration_id),
+                    team_id,
+                })
             }
             Route::Legacy => {
                 let oldest: Option<(i64,)> =
                     sqlx::query_as("SELECT id FROM teams ORDER BY id LIMIT 1")
                         .fetch_optional(&self.db.pool)
                         .await?;
-                (
-                    None,
-                    oldest
-                        .ok_or_else(|| {
-                            Error::Invalid(
-                                "no team exists to receive alerts; create one first".into(),
-                            )
-                        })?
-                        .0,
-                )
+                let (team_id,) = oldest.ok_or_else(|| {
+                    Error::Invalid("no team exists to receive alerts; create one first".into())
+                })?;
+                Ok(Destination {
+                    integration_id: None,
+                    team_id,
+                })
             }
-        };
+        }
+    }
+
+    pub async fn intake(&self, to: Destination, payload: WebhookPayload) -> Result<IntakeOutcome> {
+        let Destination {
+            integration_id,
+            team_id,
+        } = to;
         if payload.alerts.len() > MAX_ALERTS {
             return Err(Error::Invalid(format!(
                 "a payload may carry at most {MAX_ALERTS} alerts"
             )));
         }
+        let PayloadGroup {
+            key: group_key,
+            labels: group_labels,
+        } = payload.group().map_err(Error::Invalid)?;
         // Unusable alerts are counted and skipped; the rest of the payload still counts.
         let mut usable: BTreeMap<String, IncomingAlert> = BTreeMap::new();
         let mut ignored = 0;
@@ -75,13 +94,6 @@ impl Core {
                 Err(_) => ignored += 1,
             }
         }
-        let group_labels = scrub_nul_map(&payload.group_labels);
-        let group_key = payload
-            .group_key
-            .as_deref()
-            .filter(|k| !k.is_empty())
-            .map(scrub_nul)
-            .unwrap_or_else(|| format!("labels:{group_labels:?}"));
         let group = Group {
             key: &group_key,
             labels: &group_labels,

@@ -5,6 +5,7 @@
 pub mod accounts;
 pub mod actor;
 pub mod authz;
+pub mod client;
 pub mod clock;
 pub mod credentials;
 pub mod db;
@@ -44,6 +45,8 @@ pub struct Config {
     /// The dead man's switch `KLAXON_DEADMAN_*` asks for: seeded once per install into the
     /// teams that have none.
     pub deadman_seed: Option<klaxon_domain::deadman::SwitchSpec>,
+    /// Proxies whose `X-Forwarded-For` is believed (`KLAXON_TRUSTED_PROXIES`).
+    pub trusted_proxies: client::TrustedProxies,
 }
 
 impl Default for Config {
@@ -56,6 +59,7 @@ impl Default for Config {
             ntfy_token: None,
             setting_seeds: Vec::new(),
             deadman_seed: None,
+            trusted_proxies: client::TrustedProxies::default(),
         }
     }
 }

@@ -42,6 +42,8 @@ pub struct User {
     pub team_id: Option<i64>,
     /// `oidc` when access was granted by single sign-on groups, `manual` otherwise.
     pub source: String,
+    /// Shown only to the user and to administrators; absent otherwise and when unset.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
     pub push_topic: Option<String>,
     pub created_at: Timestamp,
 }

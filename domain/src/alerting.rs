@@ -114,6 +114,8 @@ pub struct WebhookPayload {
     pub receiver: Option<String>,
     pub group_labels: BTreeMap<String, String>,
     pub common_labels: BTreeMap<String, String>,
+    pub common_annotations: BTreeMap<String, String>,
+    #[serde(rename = "externalURL")]
     pub external_url: Option<String>,
     pub truncated_alerts: u64,
     pub alerts: Vec<WebhookAlert>,
@@ -199,6 +201,76 @@ impl WebhookAlert {
             ends_at,
         })
     }
+}
+
+/// Group keys longer than this are stored as `sha256:` and their hash: Alertmanager's own
+/// keys are far shorter, and the key is returned with every incident.
+pub const MAX_GROUP_KEY: usize = 512;
+/// `externalURL` and `receiver` are a URL and a name.
+pub const MAX_PAYLOAD_STRING: usize = 2048;
+
+/// What a payload says about its group, bounded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PayloadGroup {
+    /// The correlation key: the sender's group key (hashed past `MAX_GROUP_KEY`), or one made
+    /// from the group labels when the sender gave none.
+    pub key: String,
+    pub labels: BTreeMap<String, String>,
+}
+
+impl WebhookPayload {
+    /// Checks the payload's group-level fields against the same bounds as one alert's labels,
+    /// so a payload cannot smuggle unbounded text past the per-alert checks. `Err` names the
+    /// field; the whole payload is then refused (a real Alertmanager never sends such a group,
+    /// since its common labels and annotations are shared by alerts that pass the bounds).
+    pub fn group(&self) -> Result<PayloadGroup, String> {
+        for (field, map) in [
+            ("groupLabels", &self.group_labels),
+            ("commonLabels", &self.common_labels),
+            ("commonAnnotations", &self.common_annotations),
+        ] {
+            let size: usize = map.iter().map(|(k, v)| k.len() + v.len()).sum();
+            if map.len() > MAX_LABELS || size > MAX_LABEL_BYTES {
+                return Err(format!(
+                    "{field} must hold at most {MAX_LABELS} entries and {MAX_LABEL_BYTES} bytes"
+                ));
+            }
+        }
+        for (field, value) in [
+            ("externalURL", &self.external_url),
+            ("receiver", &self.receiver),
+        ] {
+            if value
+                .as_deref()
+                .is_some_and(|v| v.len() > MAX_PAYLOAD_STRING)
+            {
+                return Err(format!(
+                    "{field} must be at most {MAX_PAYLOAD_STRING} bytes"
+                ));
+            }
+        }
+        let labels = scrub_nul_map(&self.group_labels);
+        let key = self
+            .group_key
+            .as_deref()
+            .filter(|k| !k.is_empty())
+            .map(scrub_nul)
+            .unwrap_or_else(|| format!("labels:{labels:?}"));
+        let key = if key.len() > MAX_GROUP_KEY {
+            use sha2::Digest;
+            format!(
+                "sha256:{}",
+                hex_lower(&sha2::Sha256::digest(key.as_bytes()))
+            )
+        } else {
+            key
+        };
+        Ok(PayloadGroup { key, labels })
+    }
+}
+
+fn hex_lower(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A sender's NUL character as U+FFFD: PostgreSQL text cannot hold NUL, and an alert carrying
@@ -372,6 +444,56 @@ mod tests {
             a.ends_at.map(|t| Timestamp(t).to_rfc3339()).as_deref(),
             Some("2026-11-22T01:23:53Z")
         );
+    }
+
+    #[test]
+    fn group_fields_are_bounded_and_long_keys_hashed() {
+        let p: WebhookPayload = serde_json::from_str(
+            r#"{"groupKey":"{}:{alertname=\"A\"}","groupLabels":{"alertname":"A"},"externalURL":"http://am:9093"}"#,
+        )
+        .unwrap();
+        let g = p.group().unwrap();
+        assert_eq!(g.key, "{}:{alertname=\"A\"}");
+        assert_eq!(g.labels["alertname"], "A");
+
+        let long = WebhookPayload {
+            group_key: Some("k".repeat(2 * 1024 * 1024)),
+            ..WebhookPayload::default()
+        };
+        let g = long.group().unwrap();
+        assert!(
+            g.key.starts_with("sha256:") && g.key.len() == 7 + 64,
+            "{}",
+            g.key
+        );
+        assert_eq!(g, long.group().unwrap(), "the same key hashes the same way");
+
+        let mut big = BTreeMap::new();
+        big.insert("k".to_string(), "v".repeat(MAX_LABEL_BYTES));
+        for p in [
+            WebhookPayload {
+                group_labels: big.clone(),
+                ..Default::default()
+            },
+            WebhookPayload {
+                common_labels: big.clone(),
+                ..Default::default()
+            },
+            WebhookPayload {
+                common_annotations: big.clone(),
+                ..Default::default()
+            },
+            WebhookPayload {
+                external_url: Some("h".repeat(MAX_PAYLOAD_STRING + 1)),
+                ..Default::default()
+            },
+            WebhookPayload {
+                receiver: Some("r".repeat(MAX_PAYLOAD_STRING + 1)),
+                ..Default::default()
+            },
+        ] {
+            assert!(p.group().is_err());
+        }
     }
 
     #[test]

@@ -10,6 +10,8 @@ pub enum ErrorCode {
     Unauthorized,
     Forbidden,
     NotFound,
+    /// The path exists, the method does not (405, with `Allow`).
+    MethodNotAllowed,
     Conflict,
     PayloadTooLarge,
     RateLimited,
@@ -25,6 +27,7 @@ impl ErrorCode {
             ErrorCode::Unauthorized => 401,
             ErrorCode::Forbidden => 403,
             ErrorCode::NotFound => 404,
+            ErrorCode::MethodNotAllowed => 405,
             ErrorCode::Conflict => 409,
             ErrorCode::PayloadTooLarge => 413,
             ErrorCode::RateLimited => 429,

@@ -1,6 +1,7 @@
 //! The `klaxon` command line. Every `KLAXON_*` environment variable is also a flag.
 
 use clap::{Args, Parser, Subcommand};
+use klaxon_core::client::TrustedProxies;
 use klaxon_core::{Config, Core, Db, SystemClock};
 use klaxon_domain::alerting::Severity;
 use klaxon_domain::deadman::{matcher::Matcher, SwitchSpec};
@@ -98,6 +99,10 @@ struct ServeArgs {
     /// ntfy access token (tk_…).
     #[arg(long, env = "KLAXON_NTFY_TOKEN", hide_env_values = true)]
     ntfy_token: Option<String>,
+    /// Reverse proxies whose X-Forwarded-For is believed: comma-separated CIDRs or addresses,
+    /// e.g. 10.0.0.0/8. Default none: the connection's address is the client's.
+    #[arg(long, env = "KLAXON_TRUSTED_PROXIES", default_value = "")]
+    trusted_proxies: String,
     /// Log filter, e.g. info or klaxon=debug.
     #[arg(long, env = "KLAXON_LOG", default_value = "info")]
     log: String,
@@ -140,7 +145,10 @@ impl ServeArgs {
                 return Err("KLAXON_NTFY_URL must start with http:// or https://".into());
             }
         }
+        let trusted_proxies = TrustedProxies::parse(&self.trusted_proxies)
+            .map_err(|e| format!("KLAXON_TRUSTED_PROXIES: {e}"))?;
         Ok(Config {
+            trusted_proxies,
             deadman_seed: self.deadman_seed()?,
             public_url: public_url.trim_end_matches('/').to_string(),
             password_login: self.password_login,

@@ -5,9 +5,10 @@ use crate::error::ApiError;
 use crate::AppState;
 use axum::extract::{ConnectInfo, FromRequest, FromRequestParts};
 use axum::http::request::Parts;
+use axum::http::{HeaderMap, Method};
 use klaxon_core::credentials::Presented;
 use klaxon_core::Actor;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 
 /// The authenticated caller. A missing or bad credential is a 401 in the error shape.
 pub struct Caller(pub Actor);
@@ -16,34 +17,47 @@ impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let presented = Presented::from_headers(&parts.method, &parts.headers);
+        let presented = presented(parts);
         Ok(Caller(state.core.authenticate(&presented).await?))
     }
 }
 
-/// The client's address for throttling: the first `X-Forwarded-For` hop, else the peer.
-pub struct ClientAddress(pub String);
+/// What a request presents to core (credentials, origin headers, peer address), for the
+/// operations that read it themselves, such as sign-in.
+pub struct Request {
+    method: Method,
+    headers: HeaderMap,
+    peer: Option<IpAddr>,
+}
 
-impl<S: Send + Sync> FromRequestParts<S> for ClientAddress {
+impl Request {
+    pub fn presented(&self) -> Presented<'_> {
+        Presented::from_request(&self.method, &self.headers, self.peer)
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Request {
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        let forwarded = parts
-            .headers
-            .get("x-forwarded-for")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split(',').next())
-            .map(|v| v.trim().chars().take(64).collect::<String>())
-            .filter(|v| !v.is_empty());
-        let peer = || {
-            parts
-                .extensions
-                .get::<ConnectInfo<SocketAddr>>()
-                .map(|c| c.0.ip().to_string())
-                .unwrap_or_else(|| "unknown".into())
-        };
-        Ok(ClientAddress(forwarded.unwrap_or_else(peer)))
+        Ok(Request {
+            method: parts.method.clone(),
+            headers: parts.headers.clone(),
+            peer: peer(parts),
+        })
     }
+}
+
+/// The headers and peer of a request as core reads them.
+pub fn presented(parts: &Parts) -> Presented<'_> {
+    Presented::from_request(&parts.method, &parts.headers, peer(parts))
+}
+
+fn peer(parts: &Parts) -> Option<IpAddr> {
+    parts
+        .extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip())
 }
 
 #[derive(FromRequest)]

@@ -11,10 +11,12 @@ pub mod loops;
 mod web;
 
 use axum::extract::{DefaultBodyLimit, FromRef};
-use axum::http::{header, HeaderValue};
+use axum::http::{header, HeaderValue, Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use klaxon_core::Core;
+use klaxon_domain::{ErrorBody, ErrorCode};
 use leptos::config::LeptosOptions;
 use tower_http::set_header::SetResponseHeaderLayer;
 
@@ -47,6 +49,10 @@ pub fn leptos_options() -> LeptosOptions {
 
 /// The whole HTTP application.
 pub fn app(core: Core) -> Router {
+    // Browsers that reached an https deployment keep to https for a year.
+    let hsts = core
+        .secure_cookies()
+        .then(|| HeaderValue::from_static("max-age=31536000"));
     let state = AppState {
         core,
         leptos: leptos_options(),
@@ -67,6 +73,7 @@ pub fn app(core: Core) -> Router {
         )
         .route("/healthz", get(api::healthz))
         .merge(web::router(&state))
+        .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(SetResponseHeaderLayer::if_not_present(
             header::CONTENT_SECURITY_POLICY,
@@ -80,6 +87,20 @@ pub fn app(core: Core) -> Router {
             header::REFERRER_POLICY,
             HeaderValue::from_static("same-origin"),
         ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::STRICT_TRANSPORT_SECURITY,
+            move |_: &Response| hsts.clone(),
+        ))
         .layer(tower_http::compression::CompressionLayer::new())
         .with_state(state)
+}
+
+/// A known path asked with the wrong method: the error shape, like every other refusal (axum
+/// adds the `Allow` header).
+async fn method_not_allowed(method: Method, uri: Uri) -> Response {
+    let body = ErrorBody {
+        error: ErrorCode::MethodNotAllowed,
+        message: format!("{} does not accept {method}", uri.path()),
+    };
+    (StatusCode::METHOD_NOT_ALLOWED, Json(body)).into_response()
 }

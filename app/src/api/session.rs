@@ -29,11 +29,11 @@ pub async fn login(
     password: String,
     next: Option<String>,
 ) -> Result<(), ServerFnError> {
-    use crate::server::{client_address, core, set_cookie, sign_in_failure};
+    use crate::server::{core, presented, request_parts, set_cookie, sign_in_failure};
     let core = core()?;
-    let address = client_address().await;
+    let parts = request_parts().await?;
     let started = core
-        .login(&username, &password, &address)
+        .login(&presented(&parts), &username, &password)
         .await
         .map_err(sign_in_failure)?;
     set_cookie(&core.session_cookie(&started.token))?;

@@ -2,6 +2,33 @@
 
 use klaxon_domain::Timestamp;
 
+/// Text made safe to write into HTML by hand (element content or a quoted attribute), for the
+/// few places that bypass the view macro's own escaping.
+pub fn escape_html(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A link taken from stored text (an alert's `runbook_url`) when it is an absolute `http` or
+/// `https` URL; anything else (`javascript:`, `data:`, relative paths) is not a link.
+pub fn web_link(url: &str) -> Option<&str> {
+    let url = url.trim();
+    let scheme = url.split_once("://")?.0;
+    let host_follows = url.len() > scheme.len() + 3;
+    (host_follows && (scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https")))
+        .then_some(url)
+}
+
 /// `2026-11-22 10:00 UTC`: short enough for a phone row, explicit about the zone.
 pub fn when(t: Timestamp) -> String {
     let s = t.to_rfc3339();
@@ -63,6 +90,37 @@ pub fn sentence(message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn escapes_text_for_hand_written_html() {
+        assert_eq!(
+            escape_html(r#"X</title><meta http-equiv="refresh" content='0'> & co"#),
+            "X&lt;/title&gt;&lt;meta http-equiv=&quot;refresh&quot; content=&#39;0&#39;&gt; &amp; co"
+        );
+    }
+
+    #[test]
+    fn only_web_urls_become_links() {
+        assert_eq!(
+            web_link(" https://wiki.example/runbook "),
+            Some("https://wiki.example/runbook")
+        );
+        assert_eq!(
+            web_link("HTTP://wiki.example/"),
+            Some("HTTP://wiki.example/")
+        );
+        for bad in [
+            "javascript:alert(1)",
+            "javascript://%0aalert(1)",
+            "data:text/html,<script>x</script>",
+            "/relative/path",
+            "//evil.example/",
+            "https://",
+            "ftp://files.example/",
+        ] {
+            assert_eq!(web_link(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn formats_minutes_in_utc() {

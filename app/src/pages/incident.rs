@@ -10,7 +10,7 @@ use crate::api::incidents::{
 use crate::components::form::{failed, ActionError};
 use crate::components::poll::{use_poll, Freshness};
 use crate::components::severity::{snoozed, IncidentBadges};
-use crate::components::text::{ago, sentence, span, when};
+use crate::components::text::{ago, sentence, span, web_link, when};
 use klaxon_domain::alerting::{AlertStatus, IncidentState};
 use klaxon_domain::incident::{Alert, Incident, Note, SimilarIncident, TimelineEntry};
 use klaxon_domain::paging::{Page, PageKind, PageStatus};
@@ -165,8 +165,9 @@ fn Summary(data: IncidentPageData) -> impl IntoView {
             .cloned()
     });
     let runbook = first_alert
-        .and_then(|a| a.annotations.get("runbook_url").cloned())
-        .filter(|u| u.starts_with("https://") || u.starts_with("http://"));
+        .and_then(|a| a.annotations.get("runbook_url"))
+        .and_then(|u| web_link(u))
+        .map(str::to_string);
     // Alertmanager may have held the alert before sending it: the first alert's start counts.
     let started = data
         .detail

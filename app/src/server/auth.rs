@@ -15,18 +15,26 @@ pub fn core() -> Result<Core, ServerFnError> {
         .ok_or_else(|| ServerFnError::new("Klaxon is not ready; try again in a moment."))
 }
 
-async fn request_parts() -> Result<Parts, ServerFnError> {
+pub async fn request_parts() -> Result<Parts, ServerFnError> {
     leptos_axum::extract::<Parts>()
         .await
         .map_err(|_| ServerFnError::new("Klaxon could not read the request; try again."))
+}
+
+/// What the request presents to core: credentials, origin headers, the peer address.
+pub fn presented(parts: &Parts) -> Presented<'_> {
+    let peer = parts
+        .extensions
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|info| info.0.ip());
+    Presented::from_request(&parts.method, &parts.headers, peer)
 }
 
 /// The caller, by API key or session cookie (with core's cross-origin guard).
 pub async fn signed_in() -> Result<(Core, Actor), ServerFnError> {
     let core = core()?;
     let parts = request_parts().await?;
-    let presented = Presented::from_headers(&parts.method, &parts.headers);
-    let actor = core.authenticate(&presented).await.map_err(fail)?;
+    let actor = core.authenticate(&presented(&parts)).await.map_err(fail)?;
     Ok((core, actor))
 }
 
@@ -34,35 +42,11 @@ pub async fn signed_in() -> Result<(Core, Actor), ServerFnError> {
 pub async fn signed_in_or_none() -> Result<Option<(Core, Actor)>, ServerFnError> {
     let core = core()?;
     let parts = request_parts().await?;
-    let presented = Presented::from_headers(&parts.method, &parts.headers);
-    match core.authenticate(&presented).await {
+    match core.authenticate(&presented(&parts)).await {
         Ok(actor) => Ok(Some((core, actor))),
         Err(Error::Unauthorized) => Ok(None),
         Err(e) => Err(fail(e)),
     }
-}
-
-/// The address sign-in throttling counts against: the first `X-Forwarded-For` hop, else the
-/// peer address when the server records it, else "unknown".
-pub async fn client_address() -> String {
-    let Ok(parts) = request_parts().await else {
-        return "unknown".into();
-    };
-    let forwarded = parts
-        .headers
-        .get("x-forwarded-for")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(',').next())
-        .map(str::trim)
-        .filter(|v| !v.is_empty());
-    if let Some(hop) = forwarded {
-        return hop.to_string();
-    }
-    parts
-        .extensions
-        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-        .map(|info| info.0.ip().to_string())
-        .unwrap_or_else(|| "unknown".into())
 }
 
 /// Adds a `Set-Cookie` header to the response.

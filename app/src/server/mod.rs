@@ -4,5 +4,5 @@
 mod auth;
 mod errors;
 
-pub use auth::{client_address, core, set_cookie, signed_in, signed_in_or_none};
+pub use auth::{core, presented, request_parts, set_cookie, signed_in, signed_in_or_none};
 pub use errors::{fail, sign_in_failure};

@@ -1,7 +1,7 @@
 //! Bootstrap, sign-in and the signed-in user.
 
 use crate::error::ApiResult;
-use crate::extract::{Body, Caller, ClientAddress};
+use crate::extract::{Body, Caller, Request};
 use crate::AppState;
 use axum::extract::State;
 use axum::http::{header, StatusCode};
@@ -51,13 +51,16 @@ pub struct LoginResponse {
 #[utoipa::path(post, path = "/api/auth/login", tag = "auth", request_body = LoginRequest,
     responses((status = 200, body = LoginResponse), (status = 401, body = ErrorBody),
               (status = 429, body = ErrorBody, description = "too many failures for this username or address"),
-              (status = 403, body = ErrorBody, description = "password sign-in is turned off")))]
+              (status = 403, body = ErrorBody, description = "password sign-in is turned off, or a browser's sign-in came from another site")))]
 pub async fn login(
     State(s): State<AppState>,
-    ClientAddress(address): ClientAddress,
+    request: Request,
     Body(req): Body<LoginRequest>,
 ) -> ApiResult<impl IntoResponse> {
-    let started = s.core.login(&req.username, &req.password, &address).await?;
+    let started = s
+        .core
+        .login(&request.presented(), &req.username, &req.password)
+        .await?;
     let cookie = s.core.session_cookie(&started.token);
     Ok((
         AppendHeaders([(header::SET_COOKIE, cookie)]),

@@ -5,7 +5,7 @@ use crate::extract::Path;
 use crate::AppState;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::State;
+use axum::extract::{FromRequest, Request, State};
 use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -16,6 +16,12 @@ use klaxon_domain::ErrorBody;
 
 /// Webhook bodies may be large (a group of many alerts); everything else keeps the small limit.
 pub const WEBHOOK_BODY_LIMIT: usize = 5 * 1024 * 1024;
+
+/// The body, read only once the route is known to be good (an unknown key is refused without
+/// reading it), within the intake router's body limit.
+async fn read(request: Request) -> Result<WebhookPayload, ApiError> {
+    parse(Bytes::from_request(request, &()).await)
+}
 
 /// Parsed by hand from the bytes so a bad body gets the API's error shape whatever its
 /// content type: Alertmanager sends `application/json`, curl users often do not.
@@ -38,27 +44,29 @@ fn parse(body: Result<Bytes, BytesRejection>) -> Result<WebhookPayload, ApiError
 #[utoipa::path(post, path = "/api/alertmanager/webhook/{key}", tag = "intake",
     request_body(content = Object, description = "Alertmanager webhook payload (version 4)"),
     responses((status = 200, body = IntakeOutcome), (status = 401, body = ErrorBody, description = "unknown or revoked key"),
-              (status = 400, body = ErrorBody), (status = 413, body = ErrorBody)))]
+              (status = 400, body = ErrorBody, description = "not a webhook payload, or its group fields are over their bounds"),
+              (status = 413, body = ErrorBody), (status = 503, body = ErrorBody, description = "the database is not answering; Alertmanager retries")))]
 pub async fn webhook(
     State(s): State<AppState>,
     Path(key): Path<String>,
-    body: Result<Bytes, BytesRejection>,
+    request: Request,
 ) -> ApiResult<Json<IntakeOutcome>> {
-    Ok(Json(s.core.intake(Route::Key(&key), parse(body)?).await?))
+    let to = s.core.intake_destination(Route::Key(&key)).await?;
+    Ok(Json(s.core.intake(to, read(request).await?).await?))
 }
 
 /// Deprecated key-less intake, kept for one release: routes to the oldest team.
 #[utoipa::path(post, path = "/api/alertmanager/webhook", tag = "intake",
     request_body(content = Object, description = "Alertmanager webhook payload (version 4)"),
-    responses((status = 200, body = IntakeOutcome, description = "with a `Deprecation: true` header")))]
-pub async fn legacy_webhook(
-    State(s): State<AppState>,
-    body: Result<Bytes, BytesRejection>,
-) -> Response {
-    let result = match parse(body) {
-        Ok(p) => s.core.intake(Route::Legacy, p).await.map_err(ApiError),
-        Err(e) => Err(e),
-    };
+    responses((status = 200, body = IntakeOutcome, description = "with a `Deprecation: true` header"),
+              (status = 400, body = ErrorBody, description = "not a webhook payload, its group fields are over their bounds, or no team exists"),
+              (status = 413, body = ErrorBody), (status = 503, body = ErrorBody)))]
+pub async fn legacy_webhook(State(s): State<AppState>, request: Request) -> Response {
+    let result: ApiResult<IntakeOutcome> = async {
+        let to = s.core.intake_destination(Route::Legacy).await?;
+        Ok(s.core.intake(to, read(request).await?).await?)
+    }
+    .await;
     let mut res = match result {
         Ok(outcome) => Json(outcome).into_response(),
         Err(e) => e.into_response(),

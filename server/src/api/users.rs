@@ -17,7 +17,8 @@ pub struct UserQuery {
     username: Option<String>,
 }
 
-/// The roster: every user, open to any authenticated caller.
+/// The roster: every user, open to any authenticated caller. `push_topic` appears only on the
+/// caller's own entry (on every entry for an administrator).
 #[utoipa::path(get, path = "/api/users", tag = "users", params(UserQuery), responses((status = 200, body = Vec<User>)))]
 pub async fn list_users(
     State(s): State<AppState>,
@@ -68,8 +69,12 @@ pub struct PasswordChange {
     current_password: Option<String>,
 }
 
-/// Sets a password (self or administrator). Ends the user's other sessions.
-#[utoipa::path(put, path = "/api/users/{id}/password", tag = "users", request_body = PasswordChange, responses((status = 204), (status = 400, body = ErrorBody)))]
+/// Sets a password (self or administrator). Ends the user's other sessions. A wrong
+/// `current_password` counts as a failed sign-in of the user.
+#[utoipa::path(put, path = "/api/users/{id}/password", tag = "users", request_body = PasswordChange,
+    responses((status = 204), (status = 400, body = ErrorBody, description = "password too short or long, current_password missing or wrong"),
+              (status = 401, body = ErrorBody), (status = 403, body = ErrorBody, description = "neither the user nor an administrator"),
+              (status = 404, body = ErrorBody), (status = 429, body = ErrorBody, description = "too many failed sign-ins or current-password guesses for this username")))]
 pub async fn change_password(
     State(s): State<AppState>,
     Caller(a): Caller,

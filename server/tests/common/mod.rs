@@ -305,7 +305,7 @@ async fn into_res(r: reqwest::Response) -> Res {
 
 /// A fresh schema in the PostgreSQL database named by `KLAXON_TEST_DATABASE_URL`, and a URL
 /// whose connections use it, so every test starts from an empty database.
-async fn postgres_schema() -> Option<String> {
+pub async fn postgres_schema() -> Option<String> {
     let base = std::env::var("KLAXON_TEST_DATABASE_URL")
         .ok()
         .filter(|u| !u.is_empty())?;
