@@ -60,9 +60,11 @@ fn document_title(page: String) -> String {
     } else {
         format!("{page} · Klaxon")
     };
-    #[cfg(feature = "ssr")]
-    let title = crate::components::text::escape_html(&title);
-    title
+    if cfg!(feature = "ssr") {
+        crate::components::text::escape_html(&title)
+    } else {
+        title
+    }
 }
 
 #[component]
