@@ -43,6 +43,36 @@ pub fn may_see_private_fields(actor: &Actor, user_id: i64) -> bool {
     actor.user_id == user_id || actor.is_admin
 }
 
+/// That an operation is open to every signed-in caller, human or service account: it takes
+/// this instead of checking anything, so its signature says so.
+#[derive(Debug, Clone, Copy)]
+pub struct SignedIn;
+
+/// Any authenticated actor passes.
+pub fn signed_in(_: &Actor) -> SignedIn {
+    SignedIn
+}
+
+/// Humans and instance-scoped service accounts may create teams; a team-scoped account may not.
+pub fn require_may_create_team(actor: &Actor) -> Result<()> {
+    if actor.team_scope.is_some() {
+        Err(Error::forbidden(
+            "a team-scoped service account cannot create teams",
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// The team's owner may remove anyone; a member may leave.
+pub fn require_may_remove_member(actor: &Actor, access: TeamAccess, user_id: i64) -> Result<()> {
+    if access.is_owner() || user_id == actor.user_id {
+        Ok(())
+    } else {
+        Err(Error::forbidden("this requires the team's owner role"))
+    }
+}
+
 /// How the actor stands in one team.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TeamAccess {
@@ -70,13 +100,18 @@ impl Core {
                 Err(Error::NotFound)
             };
         }
-        let role: Option<(String,)> =
+        #[derive(sqlx::FromRow)]
+        struct Membership {
+            #[sqlx(try_from = "String")]
+            role: Role,
+        }
+        let membership: Option<Membership> =
             sqlx::query_as("SELECT role FROM team_members WHERE team_id = $1 AND user_id = $2")
                 .bind(team_id)
                 .bind(actor.user_id)
                 .fetch_optional(&self.db.pool)
                 .await?;
-        match role.and_then(|(r,)| Role::parse(&r)) {
+        match membership.map(|m| m.role) {
             Some(role) => Ok(TeamAccess::Member(role)),
             None if actor.is_admin && self.team_exists(team_id).await? => Ok(TeamAccess::Admin),
             None => Err(Error::NotFound),

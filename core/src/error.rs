@@ -22,8 +22,9 @@ pub enum Error {
     RateLimited { retry_after: i64, message: String },
     #[error("{0}")]
     PushFailed(String),
+    /// The detail is logged, never shown to the caller.
     #[error("the database is not answering")]
-    Unavailable,
+    Unavailable(String),
     /// A transaction lost a race (deadlock, serialization failure, SQLite busy): safe to retry.
     #[error("the database is busy; try again")]
     Busy,
@@ -43,7 +44,7 @@ impl Error {
             Error::PayloadTooLarge => ErrorCode::PayloadTooLarge,
             Error::RateLimited { .. } => ErrorCode::RateLimited,
             Error::PushFailed(_) => ErrorCode::PushFailed,
-            Error::Unavailable | Error::Busy => ErrorCode::Unavailable,
+            Error::Unavailable(_) | Error::Busy => ErrorCode::Unavailable,
             Error::Internal(_) => ErrorCode::Internal,
         }
     }
@@ -52,6 +53,16 @@ impl Error {
         ErrorBody {
             error: self.code(),
             message: self.to_string(),
+        }
+    }
+
+    /// Logs what the caller is not shown, once, where the error leaves the service (the REST
+    /// handlers and the server functions both call this).
+    pub fn report(&self) {
+        match self {
+            Error::Internal(detail) => tracing::error!(%detail, "internal error"),
+            Error::Unavailable(detail) => tracing::warn!(%detail, "database unavailable"),
+            _ => {}
         }
     }
 
@@ -83,14 +94,18 @@ impl From<sqlx::Error> for Error {
                 Error::Busy
             }
             sqlx::Error::PoolTimedOut | sqlx::Error::Io(_) | sqlx::Error::PoolClosed => {
-                tracing::warn!(error = %e, "database unavailable");
-                Error::Unavailable
+                Error::Unavailable(e.to_string())
             }
-            other => {
-                tracing::error!(error = %other, "database error");
-                Error::Internal(other.to_string())
-            }
+            // Logged once, by `report`, where the error leaves the service.
+            other => Error::Internal(format!("database: {other}")),
         }
+    }
+}
+
+/// A stored word no variant names: the row is corrupt, which is never the caller's fault.
+impl From<klaxon_domain::words::UnknownWord> for Error {
+    fn from(e: klaxon_domain::words::UnknownWord) -> Self {
+        Error::Internal(format!("database: {e}"))
     }
 }
 

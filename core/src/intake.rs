@@ -260,7 +260,18 @@ fn summary(what: &str, names: &[String]) -> String {
     }
 }
 
-type StoredRow = (i64, String, i64, Option<i64>);
+/// An alert as stored, as much as applying a new instance of it needs.
+#[derive(sqlx::FromRow)]
+struct StoredRow {
+    fingerprint: String,
+    id: i64,
+    #[sqlx(try_from = "String")]
+    status: AlertStatus,
+    starts_at: i64,
+    incident_id: Option<i64>,
+}
+
+const STORED_COLUMNS: &str = "fingerprint, id, status, starts_at, incident_id";
 
 /// The stored state of a payload's alerts, read in a few queries instead of one per alert.
 async fn load_stored<'a>(
@@ -269,23 +280,19 @@ async fn load_stored<'a>(
     fingerprints: impl Iterator<Item = &'a String>,
 ) -> Result<HashMap<String, StoredRow>> {
     let fingerprints: Vec<&String> = fingerprints.collect();
-    let mut out = HashMap::with_capacity(fingerprints.len());
-    for chunk in fingerprints.chunks(500) {
-        let marks: Vec<String> = (0..chunk.len()).map(|i| format!("${}", i + 2)).collect();
-        let sql = format!(
-            "SELECT fingerprint, id, status, starts_at, incident_id FROM alerts WHERE team_id = $1 AND fingerprint IN ({})",
-            marks.join(",")
-        );
-        let mut q =
-            sqlx::query_as::<_, (String, i64, String, i64, Option<i64>)>(&sql).bind(team_id);
-        for f in chunk {
-            q = q.bind(f.as_str());
-        }
-        for (f, id, status, starts, incident) in q.fetch_all(&mut **tx).await? {
-            out.insert(f, (id, status, starts, incident));
-        }
-    }
-    Ok(out)
+    let rows: Vec<StoredRow> = tx
+        .fetch_in(
+            &format!(
+                "SELECT {STORED_COLUMNS} FROM alerts WHERE team_id = $1 AND fingerprint IN ({{ids}})"
+            ),
+            &[team_id.into()],
+            &fingerprints,
+        )
+        .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| (r.fingerprint.clone(), r))
+        .collect())
 }
 
 /// Applies one alert under the seed's transition table. Every write is conditional on the row
@@ -312,23 +319,23 @@ async fn apply_alert(
     for attempt in 0..5 {
         if attempt > 0 {
             // Lost a race with a concurrent delivery: read the row as it is now.
-            stored = sqlx::query_as("SELECT id, status, starts_at, incident_id FROM alerts WHERE team_id = $1 AND fingerprint = $2")
-                .bind(p.team_id)
-                .bind(&a.fingerprint)
-                .fetch_optional(&mut **tx)
-                .await?;
+            stored = sqlx::query_as(&format!(
+                "SELECT {STORED_COLUMNS} FROM alerts WHERE team_id = $1 AND fingerprint = $2"
+            ))
+            .bind(p.team_id)
+            .bind(&a.fingerprint)
+            .fetch_optional(&mut **tx)
+            .await?;
         }
-        let previous = stored
-            .as_ref()
-            .map(|(_, status, starts_at, _)| StoredAlert {
-                status: AlertStatus::parse(status).unwrap_or(AlertStatus::Resolved),
-                starts_at: *starts_at,
-            });
+        let previous = stored.as_ref().map(|s| StoredAlert {
+            status: s.status,
+            starts_at: s.starts_at,
+        });
         let decision = ingest(previous, a.status, a.starts_at);
         if decision == Ingest::Discard {
             return Ok(decision);
         }
-        let previous_incident = stored.as_ref().and_then(|s| s.3);
+        let previous_incident = stored.as_ref().and_then(|s| s.incident_id);
         // A new occurrence belongs to the group's incident; otherwise the alert keeps its own.
         let incident = match decision {
             Ingest::Fire if heartbeat => None,
@@ -358,7 +365,7 @@ async fn apply_alert(
                 .await?;
                 inserted.is_some()
             }
-            Some((id, old_status, old_starts, _)) => {
+            Some(old) => {
                 // Firing again clears the archive mark; the last sender wins on integration_id.
                 let done = sqlx::query(
                     "UPDATE alerts SET status = $1, labels = $2, annotations = $3, starts_at = $4, ends_at = $5, \
@@ -376,9 +383,9 @@ async fn apply_alert(
                 .bind(p.integration_id)
                 .bind(&alertname)
                 .bind(incident)
-                .bind(id)
-                .bind(old_status)
-                .bind(old_starts)
+                .bind(old.id)
+                .bind(old.status.as_str())
+                .bind(old.starts_at)
                 .execute(&mut **tx)
                 .await?;
                 done.rows_affected() == 1

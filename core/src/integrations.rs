@@ -7,6 +7,8 @@ use klaxon_domain::incident::{Integration, IntegrationStatus, NewIntegration};
 use klaxon_domain::{validate, Timestamp};
 
 pub const KINDS: &[&str] = &["alertmanager"];
+/// The kind of an integration created without one.
+pub const DEFAULT_KIND: &str = "alertmanager";
 
 type Row = (i64, i64, String, String, i64, Option<i64>, Option<i64>, i64);
 
@@ -39,9 +41,10 @@ impl Core {
         actor: &Actor,
         team_id: i64,
         name: &str,
-        kind: &str,
+        kind: Option<&str>,
     ) -> Result<NewIntegration> {
         self.require_team_owner(actor, team_id).await?;
+        let kind = kind.unwrap_or(DEFAULT_KIND);
         let name = validate::label("name", name).map_err(Error::Invalid)?;
         if !KINDS.contains(&kind) {
             return Err(Error::Invalid(format!(

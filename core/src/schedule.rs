@@ -5,7 +5,7 @@ use klaxon_domain::incident::{parse_date, utc_date, ScheduleEntry};
 use serde::Serialize;
 
 /// At most a year of dates in one request.
-pub const MAX_DATES: usize = 366;
+pub use klaxon_domain::incident::MAX_SHIFT_DATES as MAX_DATES;
 
 /// `GET /api/schedule/current`: who holds each of the caller's teams today.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]

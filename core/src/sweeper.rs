@@ -2,7 +2,6 @@
 //! with nothing firing, archives old resolved alerts, and watches the dead man's switches.
 //! Reads the settings on every tick.
 
-use crate::db::list;
 use crate::incidents::lifecycle::{self, Entry};
 use crate::{Core, Result};
 use serde::Serialize;
@@ -47,21 +46,16 @@ impl Core {
             }
             // The whole batch in one conditional update: an alert refreshed or resolved
             // meanwhile is no longer firing-and-due and is left alone.
-            let sql = format!(
-                "UPDATE alerts SET status = 'resolved', resolution_source = 'expiry', ends_at = COALESCE(ends_at, $1) \
-                 WHERE status = 'firing' AND (ends_at < $2 OR received_at < $3) AND id IN ({}) \
-                 RETURNING id, incident_id, alertname",
-                list(self.db.backend, due.len(), 4)
-            );
-            let mut q = sqlx::query_as::<_, (i64, Option<i64>, String)>(&sql)
-                .persistent(false)
-                .bind(now)
-                .bind(now - GRACE)
-                .bind(stale_before);
-            for (id,) in &due {
-                q = q.bind(id);
-            }
-            let mut expired = q.fetch_all(&mut *tx).await?;
+            let ids: Vec<i64> = due.iter().map(|r| r.0).collect();
+            let mut expired: Vec<(i64, Option<i64>, String)> = tx
+                .fetch_in(
+                    "UPDATE alerts SET status = 'resolved', resolution_source = 'expiry', ends_at = COALESCE(ends_at, $1) \
+                     WHERE status = 'firing' AND (ends_at < $2 OR received_at < $3) AND id IN ({ids}) \
+                     RETURNING id, incident_id, alertname",
+                    &[now.into(), (now - GRACE).into(), stale_before.into()],
+                    &ids,
+                )
+                .await?;
             expired.sort_unstable();
             report.expired += expired.len() as u64;
             let entries: Vec<Entry> = expired

@@ -1,17 +1,46 @@
 //! Teams and memberships. Data in a team the caller is not in answers 404.
 
+use crate::authz::{self, SignedIn};
 use crate::{Actor, Core, Error, Result};
-use klaxon_domain::team::{Member, Role, Team, TeamSummary};
+use klaxon_domain::team::{Member, Role, Team, TeamSummary, TeamView};
 use klaxon_domain::{validate, Timestamp};
 
-type TeamRow = (i64, String, String, i64);
+#[derive(sqlx::FromRow)]
+struct TeamRow {
+    id: i64,
+    name: String,
+    display_name: String,
+    created_at: i64,
+}
 
-fn team(r: TeamRow) -> Team {
-    Team {
-        id: r.0,
-        name: r.1,
-        display_name: r.2,
-        created_at: Timestamp(r.3),
+impl From<TeamRow> for Team {
+    fn from(r: TeamRow) -> Team {
+        Team {
+            id: r.id,
+            name: r.name,
+            display_name: r.display_name,
+            created_at: Timestamp(r.created_at),
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct MemberRow {
+    user_id: i64,
+    username: String,
+    #[sqlx(try_from = "String")]
+    role: Role,
+    source: String,
+}
+
+impl From<MemberRow> for Member {
+    fn from(r: MemberRow) -> Member {
+        Member {
+            user_id: r.user_id,
+            username: r.username,
+            role: r.role,
+            source: r.source,
+        }
     }
 }
 
@@ -28,12 +57,10 @@ impl Core {
         name: &str,
         display_name: Option<&str>,
     ) -> Result<Team> {
-        if actor.team_scope.is_some() {
-            return Err(Error::forbidden(
-                "a team-scoped service account cannot create teams",
-            ));
-        }
+        authz::require_may_create_team(actor)?;
         let name = validate::team_name(name).map_err(invalid)?;
+        // A blank display name is no display name: the team is shown by its name.
+        let display_name = display_name.filter(|d| !d.trim().is_empty());
         let display =
             validate::label("display_name", display_name.unwrap_or(&name)).map_err(invalid)?;
         let now = self.now();
@@ -66,8 +93,9 @@ impl Core {
         })
     }
 
-    /// The teams the caller belongs to; `name` looks one up by its name.
+    /// The teams the caller belongs to (any signed-in caller); `name` looks one up by its name.
     pub async fn list_teams(&self, actor: &Actor, name: Option<&str>) -> Result<Vec<Team>> {
+        let SignedIn = authz::signed_in(actor);
         let name = name.map(|n| n.trim().to_lowercase());
         let rows: Vec<TeamRow> = if let Some(scope) = actor.team_scope {
             sqlx::query_as("SELECT id, name, display_name, created_at FROM teams WHERE id = $1 AND ($2 IS NULL OR name = $2)")
@@ -85,7 +113,7 @@ impl Core {
             .fetch_all(&self.db.pool)
             .await?
         };
-        Ok(rows.into_iter().map(team).collect())
+        Ok(rows.into_iter().map(Team::from).collect())
     }
 
     pub async fn get_team(&self, actor: &Actor, id: i64) -> Result<Team> {
@@ -93,14 +121,23 @@ impl Core {
         self.team_by_id(id).await
     }
 
-    async fn team_by_id(&self, id: i64) -> Result<Team> {
+    /// The team as its page shows it: with whether the caller may manage it.
+    pub async fn team_view(&self, actor: &Actor, id: i64) -> Result<TeamView> {
+        let access = self.require_team_member(actor, id).await?;
+        Ok(TeamView {
+            team: self.team_by_id(id).await?,
+            may_manage: access.is_owner(),
+        })
+    }
+
+    pub(crate) async fn team_by_id(&self, id: i64) -> Result<Team> {
         let row: TeamRow =
             sqlx::query_as("SELECT id, name, display_name, created_at FROM teams WHERE id = $1")
                 .bind(id)
                 .fetch_optional(&self.db.pool)
                 .await?
                 .ok_or(Error::NotFound)?;
-        Ok(team(row))
+        Ok(row.into())
     }
 
     pub async fn rename_team(&self, actor: &Actor, id: i64, display_name: &str) -> Result<Team> {
@@ -138,23 +175,28 @@ impl Core {
     /// Every team with its size, for administrators.
     pub async fn admin_list_teams(&self, actor: &Actor) -> Result<Vec<TeamSummary>> {
         crate::authz::require_admin(actor)?;
-        let rows: Vec<(i64, String, String, i64, i64, i64)> = sqlx::query_as(
+        #[derive(sqlx::FromRow)]
+        struct Row {
+            #[sqlx(flatten)]
+            team: TeamRow,
+            member_count: i64,
+            open_incidents: i64,
+        }
+        let rows: Vec<Row> = sqlx::query_as(
             "SELECT t.id, t.name, t.display_name, t.created_at, \
-             (SELECT COUNT(*) FROM team_members m WHERE m.team_id = t.id), \
-             (SELECT COUNT(*) FROM incidents i WHERE i.team_id = t.id AND i.state <> 'resolved') \
+             (SELECT COUNT(*) FROM team_members m WHERE m.team_id = t.id) AS member_count, \
+             (SELECT COUNT(*) FROM incidents i WHERE i.team_id = t.id AND i.state <> 'resolved') AS open_incidents \
              FROM teams t ORDER BY t.name",
         )
         .fetch_all(&self.db.pool)
         .await?;
         Ok(rows
             .into_iter()
-            .map(
-                |(id, name, display_name, created, members, open)| TeamSummary {
-                    team: team((id, name, display_name, created)),
-                    member_count: members,
-                    open_incidents: open,
-                },
-            )
+            .map(|r| TeamSummary {
+                team: r.team.into(),
+                member_count: r.member_count,
+                open_incidents: r.open_incidents,
+            })
             .collect())
     }
 
@@ -162,22 +204,19 @@ impl Core {
 
     pub async fn list_members(&self, actor: &Actor, team_id: i64) -> Result<Vec<Member>> {
         self.require_team_member(actor, team_id).await?;
-        let rows: Vec<(i64, String, String, String)> = sqlx::query_as(
-            "SELECT u.id, u.username, m.role, m.source FROM team_members m JOIN users u ON u.id = m.user_id \
+        self.members_of(team_id).await
+    }
+
+    /// The team's members by username; the caller has checked the right to see them.
+    pub(crate) async fn members_of(&self, team_id: i64) -> Result<Vec<Member>> {
+        let rows: Vec<MemberRow> = sqlx::query_as(
+            "SELECT u.id AS user_id, u.username, m.role, m.source FROM team_members m JOIN users u ON u.id = m.user_id \
              WHERE m.team_id = $1 ORDER BY u.username",
         )
         .bind(team_id)
         .fetch_all(&self.db.pool)
         .await?;
-        Ok(rows
-            .into_iter()
-            .map(|(user_id, username, role, source)| Member {
-                user_id,
-                username,
-                role: Role::parse(&role).unwrap_or(Role::Member),
-                source,
-            })
-            .collect())
+        Ok(rows.into_iter().map(Member::from).collect())
     }
 
     /// Adds a user to a team (owner). A user already in the team is a 409.
@@ -252,9 +291,7 @@ impl Core {
     /// Removes a member: the team's owner may remove anyone, a member may leave. The last owner stays.
     pub async fn remove_member(&self, actor: &Actor, team_id: i64, user_id: i64) -> Result<()> {
         let access = self.require_team_member(actor, team_id).await?;
-        if !access.is_owner() && user_id != actor.user_id {
-            return Err(Error::forbidden("this requires the team's owner role"));
-        }
+        authz::require_may_remove_member(actor, access, user_id)?;
         let mut tx = self.db.begin().await?;
         lock_team(&mut tx, team_id).await?;
         let done = sqlx::query(&format!(

@@ -12,21 +12,10 @@ pub enum AccountKind {
     Service,
 }
 
-impl AccountKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            AccountKind::Human => "human",
-            AccountKind::Service => "service",
-        }
-    }
-    pub fn parse(s: &str) -> Self {
-        if s == "service" {
-            AccountKind::Service
-        } else {
-            AccountKind::Human
-        }
-    }
-}
+crate::words!(AccountKind, "account kind" {
+    Human => "human",
+    Service => "service",
+});
 
 /// A user as every API answer shows it. `is_admin` is always present.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

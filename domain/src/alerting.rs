@@ -15,27 +15,18 @@ pub enum Severity {
     Critical,
 }
 
+crate::words!(Severity, "severity" {
+    Info => "info",
+    Warning => "warning",
+    Critical => "critical",
+});
+
 impl Severity {
     pub fn from_label(label: Option<&str>) -> Severity {
         match label.map(|s| s.trim().to_ascii_lowercase()).as_deref() {
             Some("info") => Severity::Info,
             Some("critical") => Severity::Critical,
             _ => Severity::Warning,
-        }
-    }
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::Critical => "critical",
-        }
-    }
-    pub fn parse(s: &str) -> Option<Severity> {
-        match s {
-            "info" => Some(Severity::Info),
-            "warning" => Some(Severity::Warning),
-            "critical" => Some(Severity::Critical),
-            _ => None,
         }
     }
     /// ntfy priority of a page at this severity.
@@ -56,21 +47,10 @@ pub enum AlertStatus {
     Resolved,
 }
 
-impl AlertStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            AlertStatus::Firing => "firing",
-            AlertStatus::Resolved => "resolved",
-        }
-    }
-    pub fn parse(s: &str) -> Option<AlertStatus> {
-        match s {
-            "firing" => Some(AlertStatus::Firing),
-            "resolved" => Some(AlertStatus::Resolved),
-            _ => None,
-        }
-    }
-}
+crate::words!(AlertStatus, "alert status" {
+    Firing => "firing",
+    Resolved => "resolved",
+});
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -81,22 +61,13 @@ pub enum IncidentState {
     Resolved,
 }
 
+crate::words!(IncidentState, "incident state" {
+    Triggered => "triggered",
+    Acknowledged => "acknowledged",
+    Resolved => "resolved",
+});
+
 impl IncidentState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            IncidentState::Triggered => "triggered",
-            IncidentState::Acknowledged => "acknowledged",
-            IncidentState::Resolved => "resolved",
-        }
-    }
-    pub fn parse(s: &str) -> Option<IncidentState> {
-        match s {
-            "triggered" => Some(IncidentState::Triggered),
-            "acknowledged" => Some(IncidentState::Acknowledged),
-            "resolved" => Some(IncidentState::Resolved),
-            _ => None,
-        }
-    }
     pub fn is_open(self) -> bool {
         self != IncidentState::Resolved
     }

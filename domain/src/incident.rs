@@ -132,6 +132,54 @@ pub struct SimilarIncident {
     pub notes: Vec<Note>,
 }
 
+/// What the caller may do to an incident as it stands: decided by the server, so the phone
+/// app offers exactly the actions the server would accept.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct IncidentRights {
+    pub acknowledge: bool,
+    pub resolve: bool,
+    pub snooze: bool,
+    pub unsnooze: bool,
+    pub assign: bool,
+    pub annotate: bool,
+    pub archive: bool,
+    pub unarchive: bool,
+}
+
+impl IncidentRights {
+    /// A member of the incident's team (every member may work its incidents) at `now`: an
+    /// open incident can be acknowledged (until it is), snoozed, woken while snoozed,
+    /// assigned and resolved; a resolved one archived or brought back; notes go on any.
+    pub fn of_member(incident: &Incident, now: Timestamp) -> IncidentRights {
+        let open = incident.state.is_open();
+        IncidentRights {
+            acknowledge: incident.state == IncidentState::Triggered,
+            resolve: open,
+            snooze: open,
+            unsnooze: open && incident.snoozed_until.is_some_and(|t| t.0 > now.0),
+            assign: open,
+            annotate: true,
+            archive: !open && !incident.archived,
+            unarchive: !open && incident.archived,
+        }
+    }
+}
+
+/// One incident with what working it needs: the incident page's one read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IncidentView {
+    /// The server's clock when it was read: ages are measured from it.
+    pub now: Timestamp,
+    pub me: i64,
+    pub team_name: String,
+    pub detail: IncidentDetail,
+    pub similar: Vec<SimilarIncident>,
+    /// Who it can be assigned to.
+    pub assignable: Vec<crate::team::Member>,
+    pub may: IncidentRights,
+}
+
 /// `GET /api/stats/incidents`: null, not zero, until there is data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -142,6 +190,9 @@ pub struct IncidentStats {
     pub acknowledged: i64,
     pub resolved: i64,
 }
+
+/// The most dates one call may give out: a year of shifts.
+pub const MAX_SHIFT_DATES: usize = 366;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

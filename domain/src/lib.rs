@@ -12,6 +12,7 @@ pub mod settings;
 pub mod team;
 pub mod timestamp;
 pub mod validate;
+pub mod words;
 
 pub use duration::Duration;
 pub use error::{ErrorBody, ErrorCode};

@@ -1,6 +1,7 @@
 //! Paging rules shared by the server and the phone UI: the escalation policy and its shape
 //! checks, the kinds and states of pages, and the retry schedule of a failed send.
 
+use crate::alerting::IncidentState;
 use crate::{Duration, Timestamp};
 use serde::{Deserialize, Serialize};
 
@@ -112,26 +113,15 @@ pub enum PageKind {
     AllClear,
 }
 
+crate::words!(PageKind, "page kind" {
+    Opening => "opening",
+    Reminder => "reminder",
+    Escalation => "escalation",
+    Fallback => "fallback",
+    AllClear => "all_clear",
+});
+
 impl PageKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PageKind::Opening => "opening",
-            PageKind::Reminder => "reminder",
-            PageKind::Escalation => "escalation",
-            PageKind::Fallback => "fallback",
-            PageKind::AllClear => "all_clear",
-        }
-    }
-    pub fn parse(s: &str) -> Option<PageKind> {
-        Some(match s {
-            "opening" => PageKind::Opening,
-            "reminder" => PageKind::Reminder,
-            "escalation" => PageKind::Escalation,
-            "fallback" => PageKind::Fallback,
-            "all_clear" => PageKind::AllClear,
-            _ => return None,
-        })
-    }
     /// Pages that ask for an owner; they are dropped if the incident was owned first.
     pub fn wants_owner(self) -> bool {
         !matches!(self, PageKind::AllClear)
@@ -152,25 +142,12 @@ pub enum PageStatus {
     Cancelled,
 }
 
-impl PageStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PageStatus::Pending => "pending",
-            PageStatus::Sent => "sent",
-            PageStatus::Failed => "failed",
-            PageStatus::Cancelled => "cancelled",
-        }
-    }
-    pub fn parse(s: &str) -> Option<PageStatus> {
-        Some(match s {
-            "pending" => PageStatus::Pending,
-            "sent" => PageStatus::Sent,
-            "failed" => PageStatus::Failed,
-            "cancelled" => PageStatus::Cancelled,
-            _ => return None,
-        })
-    }
-}
+crate::words!(PageStatus, "page status" {
+    Pending => "pending",
+    Sent => "sent",
+    Failed => "failed",
+    Cancelled => "cancelled",
+});
 
 /// One page of an incident's paging history.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -211,6 +188,61 @@ pub fn retry_delay(attempts: i64, retry_after: Option<i64>) -> i64 {
     match retry_after {
         Some(r) if r > backoff => r.min(GIVE_UP_AFTER),
         _ => backoff,
+    }
+}
+
+/// The incident a claimed page is about, as it stands when the page is delivered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IncidentNow {
+    pub state: IncidentState,
+    pub archived: bool,
+    pub snoozed_until: Option<i64>,
+}
+
+/// What the notifier does with a claimed page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivery {
+    /// Not sent; the reason is kept on the page.
+    Cancel(&'static str),
+    /// Sent. `acknowledge`: it carries an Acknowledge button (a one-use token for its
+    /// recipient); `last_fix`: it says how the last incident like this one was fixed.
+    Send { acknowledge: bool, last_fix: bool },
+}
+
+/// Whether a claimed page is still wanted, and what it carries. A page that asks for an owner
+/// is dropped once the incident has one (acknowledged or resolved), is archived, or is
+/// snoozed; the all-clear always goes. Only a page to one person (`personal`) can be
+/// acknowledged from the phone: a shared topic has no single recipient to act as.
+pub fn plan_delivery(
+    kind: PageKind,
+    personal: bool,
+    incident: Option<&IncidentNow>,
+    now: i64,
+) -> Delivery {
+    let Some(incident) = incident else {
+        return Delivery::Cancel("not sent: the incident was deleted");
+    };
+    if kind.wants_owner() {
+        let why = match incident.state {
+            IncidentState::Resolved => Some("not sent: resolved first"),
+            IncidentState::Acknowledged => Some("not sent: acknowledged first"),
+            IncidentState::Triggered if incident.archived => Some("not sent: archived first"),
+            IncidentState::Triggered if incident.snoozed_until.is_some_and(|s| s > now) => {
+                Some("not sent: snoozed first")
+            }
+            IncidentState::Triggered => None,
+        };
+        if let Some(why) = why {
+            return Delivery::Cancel(why);
+        }
+    }
+    Delivery::Send {
+        acknowledge: personal
+            && matches!(
+                kind,
+                PageKind::Opening | PageKind::Reminder | PageKind::Escalation
+            ),
+        last_fix: kind != PageKind::AllClear,
     }
 }
 
@@ -320,5 +352,51 @@ mod tests {
         assert_eq!(retry_delay(1, Some(120)), 120);
         assert_eq!(retry_delay(3, Some(1)), 20);
         assert_eq!(retry_delay(1, Some(i64::MAX)), GIVE_UP_AFTER);
+    }
+
+    #[test]
+    fn a_page_is_sent_only_while_it_is_still_wanted() {
+        use super::{plan_delivery, Delivery, IncidentNow};
+        use crate::alerting::IncidentState::*;
+        use PageKind::*;
+        let now = 1_000;
+        let at = |state, archived, snoozed_until| IncidentNow {
+            state,
+            archived,
+            snoozed_until,
+        };
+        let send = |acknowledge, last_fix| Delivery::Send {
+            acknowledge,
+            last_fix,
+        };
+        let cancel = Delivery::Cancel;
+        #[rustfmt::skip]
+        let table = [
+            // kind, to one person, the incident now, what happens
+            (Opening, true, Some(at(Triggered, false, None)), send(true, true)),
+            (Opening, false, Some(at(Triggered, false, None)), send(false, true)),
+            (Reminder, true, Some(at(Triggered, false, None)), send(true, true)),
+            (Escalation, true, Some(at(Triggered, false, None)), send(true, true)),
+            (Fallback, false, Some(at(Triggered, false, None)), send(false, true)),
+            (Fallback, true, Some(at(Triggered, false, None)), send(false, true)),
+            (AllClear, true, Some(at(Resolved, false, None)), send(false, false)),
+            (AllClear, false, Some(at(Resolved, true, Some(now + 60))), send(false, false)),
+            (Opening, true, None, cancel("not sent: the incident was deleted")),
+            (AllClear, true, None, cancel("not sent: the incident was deleted")),
+            (Opening, true, Some(at(Acknowledged, false, None)), cancel("not sent: acknowledged first")),
+            (Reminder, true, Some(at(Resolved, false, None)), cancel("not sent: resolved first")),
+            (Escalation, true, Some(at(Resolved, true, None)), cancel("not sent: resolved first")),
+            (Fallback, false, Some(at(Triggered, true, None)), cancel("not sent: archived first")),
+            (Reminder, true, Some(at(Triggered, false, Some(now + 1))), cancel("not sent: snoozed first")),
+            // A snooze that ended this second no longer holds pages back.
+            (Reminder, true, Some(at(Triggered, false, Some(now))), send(true, true)),
+        ];
+        for (kind, personal, incident, expected) in table {
+            assert_eq!(
+                plan_delivery(kind, personal, incident.as_ref(), now),
+                expected,
+                "{kind:?} personal={personal} {incident:?}"
+            );
+        }
     }
 }

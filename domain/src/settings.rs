@@ -13,21 +13,10 @@ pub enum SignupMode {
     Open,
 }
 
-impl SignupMode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SignupMode::InviteOnly => "invite_only",
-            SignupMode::Open => "open",
-        }
-    }
-    pub fn parse(s: &str) -> Option<SignupMode> {
-        match s {
-            "invite_only" => Some(SignupMode::InviteOnly),
-            "open" => Some(SignupMode::Open),
-            _ => None,
-        }
-    }
-}
+crate::words!(SignupMode, "sign-up mode" {
+    InviteOnly => "invite_only",
+    Open => "open",
+});
 
 pub const SIGNUP_MODE: &str = "signup_mode";
 pub const NOTIFY_REPEAT_INTERVAL: &str = "notify_repeat_interval";

@@ -11,21 +11,10 @@ pub enum Role {
     Owner,
 }
 
-impl Role {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Member => "member",
-            Role::Owner => "owner",
-        }
-    }
-    pub fn parse(s: &str) -> Option<Role> {
-        match s {
-            "member" => Some(Role::Member),
-            "owner" => Some(Role::Owner),
-            _ => None,
-        }
-    }
-}
+crate::words!(Role, "team role" {
+    Member => "member",
+    Owner => "owner",
+});
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -44,6 +33,15 @@ pub struct Member {
     pub role: Role,
     /// `oidc` when granted by provider groups, else `manual`.
     pub source: String,
+}
+
+/// A team as its page shows it: with whether the caller may manage it (its owners and
+/// administrators), so the page offers exactly the forms the server would accept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TeamView {
+    #[serde(flatten)]
+    pub team: Team,
+    pub may_manage: bool,
 }
 
 /// A team as the administrator's listing shows it.

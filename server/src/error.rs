@@ -20,9 +20,7 @@ impl From<Error> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        if let Error::Internal(detail) = &self.0 {
-            tracing::error!(%detail, "internal error");
-        }
+        self.0.report();
         let body = self.0.body();
         let status =
             StatusCode::from_u16(body.error.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);

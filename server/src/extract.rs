@@ -3,12 +3,11 @@
 
 use crate::error::ApiError;
 use crate::AppState;
-use axum::extract::{ConnectInfo, FromRequest, FromRequestParts};
+use axum::extract::{FromRequest, FromRequestParts};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, Method};
+use klaxon_app::server::presented;
 use klaxon_core::credentials::Presented;
 use klaxon_core::Actor;
-use std::net::{IpAddr, SocketAddr};
 
 /// The authenticated caller. A missing or bad credential is a 401 in the error shape.
 pub struct Caller(pub Actor);
@@ -23,16 +22,13 @@ impl FromRequestParts<AppState> for Caller {
 }
 
 /// What a request presents to core (credentials, origin headers, peer address), for the
-/// operations that read it themselves, such as sign-in.
-pub struct Request {
-    method: Method,
-    headers: HeaderMap,
-    peer: Option<IpAddr>,
-}
+/// operations that read it themselves, such as sign-in. Read by the one function the server
+/// functions use too (`klaxon_app::server::presented`).
+pub struct Request(Parts);
 
 impl Request {
     pub fn presented(&self) -> Presented<'_> {
-        Presented::from_request(&self.method, &self.headers, self.peer)
+        presented(&self.0)
     }
 }
 
@@ -40,24 +36,8 @@ impl<S: Send + Sync> FromRequestParts<S> for Request {
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        Ok(Request {
-            method: parts.method.clone(),
-            headers: parts.headers.clone(),
-            peer: peer(parts),
-        })
+        Ok(Request(parts.clone()))
     }
-}
-
-/// The headers and peer of a request as core reads them.
-pub fn presented(parts: &Parts) -> Presented<'_> {
-    Presented::from_request(&parts.method, &parts.headers, peer(parts))
-}
-
-fn peer(parts: &Parts) -> Option<IpAddr> {
-    parts
-        .extensions
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0.ip())
 }
 
 #[derive(FromRequest)]

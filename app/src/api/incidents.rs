@@ -1,8 +1,7 @@
 //! Incidents: the list, one incident with everything needed to work it, and the actions on it.
 
 use klaxon_domain::account::MyTeam;
-use klaxon_domain::incident::{Incident, IncidentDetail, SimilarIncident};
-use klaxon_domain::team::Member;
+use klaxon_domain::incident::{Incident, IncidentView};
 use klaxon_domain::Timestamp;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -66,39 +65,12 @@ pub async fn get_incident_board() -> Result<IncidentBoard, ServerFnError> {
     })
 }
 
-/// One incident with what the incident page needs around it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct IncidentPageData {
-    pub now: Timestamp,
-    pub me: i64,
-    pub team_name: String,
-    pub detail: IncidentDetail,
-    pub similar: Vec<SimilarIncident>,
-    /// Who it can be assigned to.
-    pub members: Vec<Member>,
-}
-
+/// One incident with everything the incident page needs, including what the caller may do.
 #[server(prefix = "/rpc")]
-pub async fn incident_page(id: i64) -> Result<IncidentPageData, ServerFnError> {
+pub async fn incident_page(id: i64) -> Result<IncidentView, ServerFnError> {
     use crate::server::{fail, signed_in};
     let (core, actor) = signed_in().await?;
-    let detail = core.incident_detail(&actor, id).await.map_err(fail)?;
-    let team_id = detail.incident.team_id;
-    let similar = core.similar_incidents(&actor, id).await.map_err(fail)?;
-    let members = core.list_members(&actor, team_id).await.map_err(fail)?;
-    let team_name = core
-        .get_team(&actor, team_id)
-        .await
-        .map(|t| t.display_name)
-        .map_err(fail)?;
-    Ok(IncidentPageData {
-        now: Timestamp(core.now()),
-        me: actor.user_id,
-        team_name,
-        detail,
-        similar,
-        members,
-    })
+    core.incident_view(&actor, id).await.map_err(fail)
 }
 
 #[server(prefix = "/rpc")]

@@ -18,7 +18,7 @@ pub async fn create_integration(
 ) -> Result<NewIntegration, ServerFnError> {
     use crate::server::{fail, signed_in};
     let (core, actor) = signed_in().await?;
-    core.create_integration(&actor, team_id, &name, "alertmanager")
+    core.create_integration(&actor, team_id, &name, None)
         .await
         .map_err(fail)
 }

@@ -1,24 +1,24 @@
 //! Teams the signed-in user belongs to.
 
-use klaxon_domain::team::{Member, Team};
+use klaxon_domain::team::{Member, Team, TeamView};
 use leptos::prelude::*;
 
-/// Creates a team with the caller as owner; an empty display name falls back to the name.
+/// Creates a team with the caller as owner.
 #[server(prefix = "/rpc")]
 pub async fn create_team(name: String, display_name: String) -> Result<Team, ServerFnError> {
     use crate::server::{fail, signed_in};
     let (core, actor) = signed_in().await?;
-    let display_name = Some(display_name.trim()).filter(|d| !d.is_empty());
-    core.create_team(&actor, &name, display_name)
+    core.create_team(&actor, &name, Some(&display_name))
         .await
         .map_err(fail)
 }
 
+/// The team with whether the caller may manage it, which decides the forms its pages offer.
 #[server(prefix = "/rpc")]
-pub async fn get_team(id: i64) -> Result<Team, ServerFnError> {
+pub async fn get_team(id: i64) -> Result<TeamView, ServerFnError> {
     use crate::server::{fail, signed_in};
     let (core, actor) = signed_in().await?;
-    core.get_team(&actor, id).await.map_err(fail)
+    core.team_view(&actor, id).await.map_err(fail)
 }
 
 #[server(prefix = "/rpc")]

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use time::{Date, Month};
 
 /// The most dates one request may give (core's own limit).
-pub const MAX_SPAN: usize = 366;
+pub use klaxon_domain::incident::MAX_SHIFT_DATES as MAX_SPAN;
 
 pub fn format_date(d: Date) -> String {
     format!("{:04}-{:02}-{:02}", d.year(), d.month() as u8, d.day())

@@ -6,9 +6,7 @@ use crate::api::failure;
 use crate::api::paging::{get_escalation_policy, SetEscalationPolicy};
 use crate::api::teams::{get_team, list_members};
 use crate::app::use_hydrated;
-use crate::components::layout::use_session_user;
 use crate::components::text::{sentence, span};
-use crate::pages::teams::owns_team;
 use klaxon_domain::paging::{EscalationPolicy, Level, Target, MAX_LEVELS, MAX_REPEAT};
 use klaxon_domain::team::Member;
 use klaxon_domain::Duration;
@@ -32,24 +30,13 @@ pub fn TeamEscalationPage() -> impl IntoView {
     let team = Resource::new(id, get_team);
     let members = Resource::new(id, list_members);
     let policy = Resource::new(id, get_escalation_policy);
-    let session = use_session_user();
-    // Only decides whether to offer the editor; core checks the right again on saving.
-    let is_owner = Signal::derive(move || {
-        let team = id();
-        session.with(|m| {
-            m.as_ref()
-                .and_then(|m| m.as_ref().ok())
-                .and_then(Option::as_ref)
-                .is_some_and(|m| owns_team(m, team))
-        })
-    });
 
     view! {
         <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
             {move || Suspend::new(async move {
                 let team_id = id();
                 let name = match team.await {
-                    Ok(t) => t.display_name,
+                    Ok(t) => t.team.display_name,
                     Err(_) => "Team".to_string(),
                 };
                 view! {
@@ -65,13 +52,14 @@ pub fn TeamEscalationPage() -> impl IntoView {
         <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
             {move || Suspend::new(async move {
                 let team_id = id();
-                let (policy, members) = match (policy.await, members.await) {
-                    (Ok(p), Ok(m)) => (p, m),
-                    (Err(e), _) | (_, Err(e)) => {
+                let (policy, members, team) = match (policy.await, members.await, team.await) {
+                    (Ok(p), Ok(m), Ok(t)) => (p, m, t),
+                    (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
                         return view! { <p class="error" role="alert">{error_text(&e)}</p> }.into_any();
                     }
                 };
-                if is_owner.get() {
+                // The server says whether the caller may change the ladder; it checks again on saving.
+                if team.may_manage {
                     view! { <LadderEditor team_id policy members /> }.into_any()
                 } else {
                     view! {

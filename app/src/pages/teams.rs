@@ -10,9 +10,7 @@ use crate::pages::home::CreateTeamForm;
 use crate::pages::team_deadman::DeadmanSwitches;
 use crate::pages::team_integrations::Integrations;
 use crate::pages::team_schedule::TeamSchedule;
-use klaxon_domain::account::Me;
 use klaxon_domain::paging::EscalationPolicy;
-use klaxon_domain::team::Role;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
@@ -37,16 +35,6 @@ pub fn TeamsPage() -> impl IntoView {
     }
 }
 
-/// Whether to offer the owner's forms of a team: owners and administrators. Only decides
-/// what the page shows; core checks the right again on every change.
-pub fn owns_team(me: &Me, team_id: i64) -> bool {
-    me.user.is_admin
-        || me
-            .teams
-            .iter()
-            .any(|t| t.id == team_id && t.role == Role::Owner)
-}
-
 #[component]
 pub fn TeamPage() -> impl IntoView {
     let params = use_params_map();
@@ -57,10 +45,11 @@ pub fn TeamPage() -> impl IntoView {
     let session = use_session_user();
     let me = Signal::derive(move || session.get().and_then(Result::ok).flatten());
     let my_id = Signal::derive(move || me.with(|m| m.as_ref().map(|m| m.user.id)));
-    // Only decides which forms to offer; core checks the right again on every change.
+    // The server says whether the caller may manage the team; it checks again on every change.
     let is_owner = Signal::derive(move || {
-        let team = id();
-        me.with(|m| m.as_ref().is_some_and(|m| owns_team(m, team)))
+        team.get()
+            .and_then(Result::ok)
+            .is_some_and(|t| t.may_manage)
     });
     let team_id = Signal::derive(id);
 
@@ -68,10 +57,10 @@ pub fn TeamPage() -> impl IntoView {
         <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
             {move || Suspend::new(async move {
                 match team.await {
-                    Ok(team) => view! {
-                        <Title text=team.display_name.clone() />
-                        <h1>{team.display_name.clone()}</h1>
-                        <p class="muted">{team.name.clone()}</p>
+                    Ok(view) => view! {
+                        <Title text=view.team.display_name.clone() />
+                        <h1>{view.team.display_name.clone()}</h1>
+                        <p class="muted">{view.team.name.clone()}</p>
                     }
                     .into_any(),
                     Err(e) => view! {

@@ -10,6 +10,7 @@ use leptos_axum::ResponseOptions;
 
 /// Maps any core error to a server-function error carrying a readable sentence.
 pub fn fail(e: Error) -> ServerFnError {
+    e.report();
     set_status(&e);
     let message = match e {
         Error::Unauthorized => "Your session has ended; sign in again.".to_string(),

@@ -3,7 +3,7 @@
 
 use super::lifecycle::timeline;
 use crate::db::Tx;
-use crate::paging::{all_clears, Cleared, CLEARED};
+use crate::paging::{all_clears, Cleared};
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::alerting::IncidentState;
 use klaxon_domain::incident::Incident;
@@ -91,7 +91,8 @@ impl Core {
         let (_, mut tx) = self.act(actor, id).await?;
         let now = self.now();
         let cleared: Cleared = sqlx::query_as(&format!(
-            "UPDATE incidents SET state = 'resolved', resolved_at = $1 WHERE id = $2 AND state <> 'resolved' RETURNING {CLEARED}"
+            "UPDATE incidents SET state = 'resolved', resolved_at = $1 WHERE id = $2 AND state <> 'resolved' RETURNING {}",
+            Cleared::COLUMNS
         ))
         .bind(now)
         .bind(id)

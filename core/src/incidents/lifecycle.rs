@@ -2,8 +2,8 @@
 //! for a firing alert (queueing its opening page), raising severity, the cascade resolve (queueing
 //! the all-clear), and timeline entries.
 
-use crate::db::{insert_json, insert_rows, list, rows_per_statement, Col::*, Tx};
-use crate::paging::{all_clears, Cleared, CLEARED};
+use crate::db::{insert_json, insert_rows, Col::*, Tx};
+use crate::paging::{all_clears, Cleared};
 use crate::Result;
 use klaxon_domain::alerting::{signature, IncomingAlert, Severity};
 use klaxon_domain::incident::utc_date;
@@ -190,30 +190,26 @@ pub async fn cascade_many(
     now: i64,
     why: &str,
 ) -> Result<Vec<i64>> {
-    let mut cleared: Vec<Cleared> = Vec::new();
-    for chunk in incident_ids.chunks(rows_per_statement(tx.backend, 1) - 1) {
-        // `LIMIT 1 OFFSET 0` keeps PostgreSQL from turning the `NOT EXISTS` into an anti-join
-        // that hashes every firing alert (it did, for batches of a thousand): it probes the
-        // alerts of each incident by index instead, as SQLite does.
-        let sql = format!(
-            "UPDATE incidents SET state = 'resolved', resolved_at = $1 WHERE id IN ({}) AND state <> 'resolved' \
-             AND NOT EXISTS (SELECT 1 FROM alerts a WHERE a.incident_id = incidents.id AND a.status = 'firing' \
-             LIMIT 1 OFFSET 0) RETURNING {CLEARED}",
-            list(tx.backend, chunk.len(), 2)
-        );
-        let mut q = sqlx::query_as::<_, Cleared>(&sql)
-            .persistent(chunk.len() == 1)
-            .bind(now);
-        for id in chunk {
-            q = q.bind(id);
-        }
-        cleared.extend(q.fetch_all(&mut **tx).await?);
-    }
-    cleared.sort_by_key(|r| r.0);
+    // `LIMIT 1 OFFSET 0` keeps PostgreSQL from turning the `NOT EXISTS` into an anti-join
+    // that hashes every firing alert (it did, for batches of a thousand): it probes the
+    // alerts of each incident by index instead, as SQLite does.
+    let mut cleared: Vec<Cleared> = tx
+        .fetch_in(
+            &format!(
+                "UPDATE incidents SET state = 'resolved', resolved_at = $1 WHERE id IN ({{ids}}) AND state <> 'resolved' \
+                 AND NOT EXISTS (SELECT 1 FROM alerts a WHERE a.incident_id = incidents.id AND a.status = 'firing' \
+                 LIMIT 1 OFFSET 0) RETURNING {}",
+                Cleared::COLUMNS
+            ),
+            &[now.into()],
+            incident_ids,
+        )
+        .await?;
+    cleared.sort_by_key(|r| r.id);
     let entries: Vec<Entry> = cleared
         .iter()
         .map(|r| Entry {
-            incident_id: r.0,
+            incident_id: r.id,
             at: now,
             kind: "resolved",
             actor_id: None,
@@ -222,5 +218,5 @@ pub async fn cascade_many(
         .collect();
     timelines(tx, &entries).await?;
     all_clears(tx, &cleared, now).await?;
-    Ok(cleared.into_iter().map(|r| r.0).collect())
+    Ok(cleared.into_iter().map(|r| r.id).collect())
 }

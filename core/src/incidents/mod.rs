@@ -1,5 +1,6 @@
 //! Incidents: the unit of human work.
 
 pub mod actions;
+pub mod detail;
 pub mod lifecycle;
 pub mod reads;

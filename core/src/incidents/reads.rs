@@ -1,10 +1,9 @@
-//! Reading incidents and alerts. Everything is filtered to the caller's teams.
+//! Listing incidents and alerts, and their statistics. Everything is filtered to the caller's
+//! teams. One incident with everything around it is `detail`.
 
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::alerting::{AlertStatus, IncidentState, Severity};
-use klaxon_domain::incident::{
-    Alert, Incident, IncidentDetail, IncidentStats, Note, SimilarIncident, TimelineEntry,
-};
+use klaxon_domain::incident::{Alert, Incident, IncidentStats};
 use klaxon_domain::Timestamp;
 use serde::Deserialize;
 
@@ -21,8 +20,10 @@ pub(crate) struct IncidentRow {
     id: i64,
     team_id: i64,
     title: String,
-    state: String,
-    severity: String,
+    #[sqlx(try_from = "String")]
+    state: IncidentState,
+    #[sqlx(try_from = "String")]
+    severity: Severity,
     group_key: String,
     signature: String,
     assignee_id: Option<i64>,
@@ -41,8 +42,8 @@ impl From<IncidentRow> for Incident {
             id: r.id,
             team_id: r.team_id,
             title: r.title,
-            state: IncidentState::parse(&r.state).unwrap_or(IncidentState::Triggered),
-            severity: Severity::parse(&r.severity).unwrap_or(Severity::Warning),
+            state: r.state,
+            severity: r.severity,
             group_key: r.group_key,
             signature: r.signature,
             assignee_id: r.assignee_id,
@@ -57,41 +58,46 @@ impl From<IncidentRow> for Incident {
     }
 }
 
-const ALERT_COLUMNS: &str =
+pub(crate) const ALERT_COLUMNS: &str =
     "id, team_id, fingerprint, status, labels, annotations, starts_at, ends_at, received_at, \
      resolution_source, archived_at, incident_id, integration_id";
 
-type AlertRow = (
-    i64,
-    i64,
-    String,
-    String,
-    String,
-    String,
-    i64,
-    Option<i64>,
-    i64,
-    Option<String>,
-    Option<i64>,
-    Option<i64>,
-    Option<i64>,
-);
+#[derive(sqlx::FromRow)]
+pub(crate) struct AlertRow {
+    id: i64,
+    team_id: i64,
+    fingerprint: String,
+    #[sqlx(try_from = "String")]
+    status: AlertStatus,
+    labels: String,
+    annotations: String,
+    starts_at: i64,
+    ends_at: Option<i64>,
+    received_at: i64,
+    resolution_source: Option<String>,
+    archived_at: Option<i64>,
+    incident_id: Option<i64>,
+    integration_id: Option<i64>,
+}
 
-fn alert(r: AlertRow) -> Alert {
-    Alert {
-        id: r.0,
-        team_id: r.1,
-        fingerprint: r.2,
-        status: AlertStatus::parse(&r.3).unwrap_or(AlertStatus::Resolved),
-        labels: serde_json::from_str(&r.4).unwrap_or_default(),
-        annotations: serde_json::from_str(&r.5).unwrap_or_default(),
-        starts_at: Timestamp(r.6),
-        ends_at: r.7.map(Timestamp),
-        received_at: Timestamp(r.8),
-        resolution_source: r.9,
-        archived_at: r.10.map(Timestamp),
-        incident_id: r.11,
-        integration_id: r.12,
+impl From<AlertRow> for Alert {
+    fn from(r: AlertRow) -> Alert {
+        Alert {
+            id: r.id,
+            team_id: r.team_id,
+            fingerprint: r.fingerprint,
+            status: r.status,
+            // Written by intake from a map, so always a JSON object.
+            labels: serde_json::from_str(&r.labels).unwrap_or_default(),
+            annotations: serde_json::from_str(&r.annotations).unwrap_or_default(),
+            starts_at: Timestamp(r.starts_at),
+            ends_at: r.ends_at.map(Timestamp),
+            received_at: Timestamp(r.received_at),
+            resolution_source: r.resolution_source,
+            archived_at: r.archived_at.map(Timestamp),
+            incident_id: r.incident_id,
+            integration_id: r.integration_id,
+        }
     }
 }
 
@@ -184,59 +190,6 @@ impl Core {
         Ok(incident)
     }
 
-    pub async fn incident_detail(&self, actor: &Actor, id: i64) -> Result<IncidentDetail> {
-        let incident = self.incident(actor, id).await?;
-        let alerts: Vec<AlertRow> = sqlx::query_as(&format!(
-            "SELECT {ALERT_COLUMNS} FROM alerts WHERE incident_id = $1 ORDER BY id"
-        ))
-        .bind(id)
-        .fetch_all(&self.db.pool)
-        .await?;
-        let timeline: Vec<(i64, i64, String, Option<String>, String)> = sqlx::query_as(
-            "SELECT t.id, t.at, t.kind, (SELECT username FROM users WHERE id = t.actor_id), t.text FROM timeline t \
-             WHERE t.incident_id = $1 ORDER BY t.id",
-        )
-        .bind(id)
-        .fetch_all(&self.db.pool)
-        .await?;
-        Ok(IncidentDetail {
-            incident,
-            alerts: alerts.into_iter().map(alert).collect(),
-            notes: self.notes(id).await?,
-            pages: self.pages(id).await?,
-            timeline: timeline
-                .into_iter()
-                .map(|(id, at, kind, actor, text)| TimelineEntry {
-                    id,
-                    at: Timestamp(at),
-                    kind,
-                    actor,
-                    text,
-                })
-                .collect(),
-        })
-    }
-
-    pub(crate) async fn notes(&self, incident_id: i64) -> Result<Vec<Note>> {
-        let rows: Vec<(i64, Option<String>, String, i64, i64)> = sqlx::query_as(
-            "SELECT n.id, (SELECT username FROM users WHERE id = n.author_id), n.text, n.resolution, n.created_at \
-             FROM incident_notes n WHERE n.incident_id = $1 ORDER BY n.id",
-        )
-        .bind(incident_id)
-        .fetch_all(&self.db.pool)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(|(id, author, text, resolution, at)| Note {
-                id,
-                author,
-                text,
-                resolution: resolution != 0,
-                created_at: Timestamp(at),
-            })
-            .collect())
-    }
-
     pub async fn list_incidents(&self, actor: &Actor, f: &IncidentFilter) -> Result<Vec<Incident>> {
         let teams = self.readable_teams(actor, f.team_id).await?;
         let limit = limit(f.limit)?;
@@ -316,7 +269,7 @@ impl Core {
             .bind(limit)
             .fetch_all(&self.db.pool)
             .await?;
-        Ok(rows.into_iter().map(alert).collect())
+        Ok(rows.into_iter().map(Alert::from).collect())
     }
 
     pub async fn get_alert(&self, actor: &Actor, id: i64) -> Result<Alert> {
@@ -326,31 +279,8 @@ impl Core {
                 .fetch_optional(&self.db.pool)
                 .await?
                 .ok_or(Error::NotFound)?;
-        self.require_team_member(actor, row.1).await?;
-        Ok(alert(row))
-    }
-
-    /// Resolved incidents of the same team and signature that have notes; ones with a
-    /// resolution note first, then the newest.
-    pub async fn similar_incidents(&self, actor: &Actor, id: i64) -> Result<Vec<SimilarIncident>> {
-        let incident = self.incident(actor, id).await?;
-        let rows: Vec<IncidentRow> = sqlx::query_as(&format!(
-            "SELECT {INCIDENT_COLUMNS} FROM incidents i WHERE i.team_id = $1 AND i.signature = $2 AND i.id <> $3 \
-             AND i.state = 'resolved' AND EXISTS (SELECT 1 FROM incident_notes n WHERE n.incident_id = i.id) \
-             ORDER BY (SELECT MAX(n.resolution) FROM incident_notes n WHERE n.incident_id = i.id) DESC, i.id DESC LIMIT 20"
-        ))
-        .bind(incident.team_id)
-        .bind(&incident.signature)
-        .bind(id)
-        .fetch_all(&self.db.pool)
-        .await?;
-        let mut out = Vec::with_capacity(rows.len());
-        for r in rows {
-            let incident = Incident::from(r);
-            let notes = self.notes(incident.id).await?;
-            out.push(SimilarIncident { incident, notes });
-        }
-        Ok(out)
+        self.require_team_member(actor, row.team_id).await?;
+        Ok(row.into())
     }
 
     /// Mean time to acknowledge and to resolve over incidents opened in [from, to).

@@ -1,8 +1,8 @@
 //! The escalation ladder: the team's policy (read by members, replaced by owners) and the
 //! notifier's step that enters the next level of an unacknowledged incident.
 
-use super::{enqueue_many, oncall_today, policy, reach_user, update_ids, NewPage, Reached};
-use crate::db::{list, rows_per_statement, Tx};
+use super::{enqueue_many, oncall_today, policy, reach_user, NewPage, Reached};
+use crate::db::Tx;
 use crate::incidents::lifecycle::{timelines, Entry};
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::paging::{EscalationPolicy, PageKind, Target};
@@ -151,18 +151,30 @@ enum Entered {
     Exhausted { step: i64 },
 }
 
-/// The notifier's escalation step for a batch of incidents, each `(incident, team, step)` whose
-/// step is due: enter that level (paging each reachable target with its own page), pass levels
+/// A ladder step due on an incident.
+#[derive(sqlx::FromRow)]
+pub(crate) struct DueStep {
+    pub id: i64,
+    pub team_id: i64,
+    pub esc_step: i64,
+}
+
+/// The notifier's escalation step for a batch of incidents whose step is due: enter that level (paging each reachable target with its own page), pass levels
 /// nobody can be reached on, and after the last step page the fallback topic once and leave
 /// the incident open. The caller has already claimed the steps with a conditional update, so
 /// this runs once per step. Policies and reachability are read once per team and level.
-pub(crate) async fn enter_many(tx: &mut Tx, due: &[(i64, i64, i64)], now: i64) -> Result<()> {
+pub(crate) async fn enter_many(tx: &mut Tx, due: &[DueStep], now: i64) -> Result<()> {
     let mut policies: HashMap<i64, EscalationPolicy> = HashMap::new();
     let mut reach: HashMap<(i64, usize), LevelReach> = HashMap::new();
     let mut passed = Vec::new();
     let mut pages = Vec::new();
     let mut entered = Vec::with_capacity(due.len());
-    for &(incident_id, team_id, mut step) in due {
+    for &DueStep {
+        id: incident_id,
+        team_id,
+        esc_step: mut step,
+    } in due
+    {
         if let hash_map::Entry::Vacant(e) = policies.entry(team_id) {
             e.insert(policy(tx, team_id).await?);
         }
@@ -299,26 +311,17 @@ pub(crate) async fn enter_many(tx: &mut Tx, due: &[(i64, i64, i64)], now: i64) -
     }
     timelines(tx, &entries).await?;
     for ((step, due_at), ids) in steps {
-        for chunk in ids.chunks(rows_per_statement(tx.backend, 1) - 2) {
-            let sql = format!(
-                "UPDATE incidents SET esc_step = $1, esc_due_at = $2 WHERE id IN ({})",
-                list(tx.backend, chunk.len(), 3)
-            );
-            let mut q = sqlx::query(&sql)
-                .persistent(chunk.len() == 1)
-                .bind(step)
-                .bind(due_at);
-            for id in chunk {
-                q = q.bind(id);
-            }
-            q.execute(&mut **tx).await?;
-        }
+        tx.execute_in(
+            "UPDATE incidents SET esc_step = $1, esc_due_at = $2 WHERE id IN ({ids})",
+            &[step.into(), due_at.into()],
+            &ids,
+        )
+        .await?;
     }
     // The ladder was removed after these opened: remind from now on instead.
-    update_ids(
-        tx,
-        "UPDATE incidents SET esc_step = NULL, esc_due_at = NULL, reminded_at = $1 WHERE page_topic IS NOT NULL AND id IN",
-        now,
+    tx.execute_in(
+        "UPDATE incidents SET esc_step = NULL, esc_due_at = NULL, reminded_at = $1 WHERE page_topic IS NOT NULL AND id IN ({ids})",
+        &[now.into()],
         &no_ladder,
     )
     .await?;

@@ -7,15 +7,20 @@
 //! topic, so that page has no Acknowledge button); else nobody is paged and the timeline says
 //! why. Reminders and the all-clear reuse the opening topic.
 
+mod delivery;
+mod due;
 pub mod escalation;
 pub mod message;
 pub mod notifier;
 pub mod ntfy;
+mod plan;
+mod test_page;
 pub mod tokens;
 
-use crate::db::{insert_json, insert_rows, list, rows_per_statement, Col::*, Tx};
+use crate::db::{insert_json, insert_rows, Col::*, Tx};
 use crate::incidents::lifecycle::{timeline, timelines, Entry};
 use crate::Result;
+use klaxon_domain::alerting::IncidentState;
 use klaxon_domain::paging::{EscalationPolicy, PageKind};
 use sqlx::AnyConnection;
 use std::collections::{HashMap, HashSet};
@@ -122,18 +127,15 @@ pub(crate) async fn enqueue_many(tx: &mut Tx, pages: &[NewPage], now: i64) -> Re
         .collect();
     asking.sort_unstable();
     asking.dedup();
-    let mut waiting: HashSet<(i64, String)> = HashSet::new();
-    for chunk in asking.chunks(rows_per_statement(tx.backend, 1)) {
-        let sql = format!(
-            "SELECT incident_id, topic FROM pages WHERE state = 'pending' AND kind <> 'all_clear' AND incident_id IN ({})",
-            list(tx.backend, chunk.len(), 1)
-        );
-        let mut q = sqlx::query_as::<_, (i64, String)>(&sql).persistent(chunk.len() == 1);
-        for id in chunk {
-            q = q.bind(id);
-        }
-        waiting.extend(q.fetch_all(&mut **tx).await?);
-    }
+    let mut waiting: HashSet<(i64, String)> = tx
+        .fetch_in::<(i64, String)>(
+            "SELECT incident_id, topic FROM pages WHERE state = 'pending' AND kind <> 'all_clear' AND incident_id IN ({ids})",
+            &[],
+            &asking,
+        )
+        .await?
+        .into_iter()
+        .collect();
     let mut queued = Vec::with_capacity(pages.len());
     let mut kept = Vec::with_capacity(pages.len());
     for page in pages {
@@ -246,11 +248,19 @@ pub(crate) async fn opened(
     Ok(())
 }
 
-/// The columns `all_clears` reads, in `Cleared` order.
-pub(crate) const CLEARED: &str = "id, opening_sent, page_topic, page_user_id";
+/// An incident as its all-clear needs it.
+#[derive(sqlx::FromRow)]
+pub(crate) struct Cleared {
+    pub id: i64,
+    pub opening_sent: i64,
+    pub page_topic: Option<String>,
+    pub page_user_id: Option<i64>,
+}
 
-/// An incident as its all-clear needs it: id, opening_sent, page_topic, page_user_id.
-pub(crate) type Cleared = (i64, i64, Option<String>, Option<i64>);
+impl Cleared {
+    /// What a statement returns to be read as a `Cleared`.
+    pub const COLUMNS: &str = "id, opening_sent, page_topic, page_user_id";
+}
 
 /// Resolved incidents: an all-clear to the opening topic of each whose opening page was sent.
 /// The rows come from the `RETURNING` of the statement that resolved them, or of the one that
@@ -260,13 +270,13 @@ pub(crate) type Cleared = (i64, i64, Option<String>, Option<i64>);
 pub(crate) async fn all_clears(tx: &mut Tx, rows: &[Cleared], now: i64) -> Result<Vec<i64>> {
     let mut pages: Vec<NewPage> = rows
         .iter()
-        .filter(|(_, sent, _, _)| *sent == 1)
-        .filter_map(|(incident_id, _, topic, user_id)| {
+        .filter(|r| r.opening_sent == 1)
+        .filter_map(|r| {
             Some(NewPage {
-                incident_id: *incident_id,
+                incident_id: r.id,
                 kind: PageKind::AllClear,
-                topic: topic.clone()?,
-                user_id: *user_id,
+                topic: r.page_topic.clone()?,
+                user_id: r.page_user_id,
                 detail: String::new(),
             })
         })
@@ -306,18 +316,15 @@ pub(crate) async fn remind_many(tx: &mut Tx, reminders: &[Reminder], now: i64) -
     let mut users: Vec<i64> = reminders.iter().filter_map(|r| r.user_id).collect();
     users.sort_unstable();
     users.dedup();
-    let mut names = HashMap::new();
-    for chunk in users.chunks(rows_per_statement(tx.backend, 1)) {
-        let sql = format!(
-            "SELECT id, username FROM users WHERE id IN ({})",
-            list(tx.backend, chunk.len(), 1)
-        );
-        let mut q = sqlx::query_as::<_, (i64, String)>(&sql).persistent(chunk.len() == 1);
-        for id in chunk {
-            q = q.bind(id);
-        }
-        names.extend(q.fetch_all(&mut **tx).await?);
-    }
+    let names: HashMap<i64, String> = tx
+        .fetch_in::<(i64, String)>(
+            "SELECT id, username FROM users WHERE id IN ({ids})",
+            &[],
+            &users,
+        )
+        .await?
+        .into_iter()
+        .collect();
     let entries: Vec<Entry> = reminders
         .iter()
         .map(|r| {
@@ -340,31 +347,37 @@ pub(crate) async fn remind_many(tx: &mut Tx, reminders: &[Reminder], now: i64) -
     timelines(tx, &entries).await
 }
 
-/// The columns `resume_many` reads, in `Paused` order.
-pub(crate) const PAUSED: &str =
-    "id, state, archived_at, reminded_at, esc_step, esc_due_at, page_topic, page_user_id";
+/// An incident's paging state, as resuming it after a snooze needs it.
+#[derive(sqlx::FromRow)]
+pub(crate) struct Paused {
+    pub id: i64,
+    #[sqlx(try_from = "String")]
+    pub state: IncidentState,
+    pub archived_at: Option<i64>,
+    pub reminded_at: Option<i64>,
+    pub esc_step: Option<i64>,
+    pub esc_due_at: Option<i64>,
+    pub page_topic: Option<String>,
+    pub page_user_id: Option<i64>,
+}
 
-/// An incident's paging state: id, state, archived_at, reminded_at, esc_step, esc_due_at,
-/// page_topic, page_user_id.
-pub(crate) type Paused = (
-    i64,
-    String,
-    Option<i64>,
-    Option<i64>,
-    Option<i64>,
-    Option<i64>,
-    Option<String>,
-    Option<i64>,
-);
+impl Paused {
+    /// What a statement returns to be read as a `Paused`.
+    pub const COLUMNS: &str =
+        "id, state, archived_at, reminded_at, esc_step, esc_due_at, page_topic, page_user_id";
+}
 
 /// A snooze ended (expired or lifted by hand) on a still-untouched incident: paging resumes
 /// where it paused, paging again at once — the current ladder level is re-entered with its
 /// timeout restarted, or a reminder goes to the opening topic. Returns true when it queued work.
 pub(crate) async fn resume(tx: &mut Tx, incident_id: i64, now: i64) -> Result<bool> {
-    let row: Paused = sqlx::query_as(&format!("SELECT {PAUSED} FROM incidents WHERE id = $1"))
-        .bind(incident_id)
-        .fetch_one(&mut **tx)
-        .await?;
+    let row: Paused = sqlx::query_as(&format!(
+        "SELECT {} FROM incidents WHERE id = $1",
+        Paused::COLUMNS
+    ))
+    .bind(incident_id)
+    .fetch_one(&mut **tx)
+    .await?;
     Ok(resume_many(tx, &[row], now).await? == 1)
 }
 
@@ -372,51 +385,35 @@ pub(crate) async fn resume(tx: &mut Tx, incident_id: i64, now: i64) -> Result<bo
 pub(crate) async fn resume_many(tx: &mut Tx, rows: &[Paused], now: i64) -> Result<usize> {
     let mut ladder = Vec::new();
     let mut reminders = Vec::new();
-    for (id, state, archived, reminded_at, step, due, topic, user) in rows {
-        if state != "triggered" || archived.is_some() {
+    for r in rows {
+        if r.state != IncidentState::Triggered || r.archived_at.is_some() {
             continue;
         }
-        if step.is_some() && due.is_some() {
-            ladder.push(*id);
-        } else if let (Some(_), Some(topic)) = (reminded_at, topic) {
+        if r.esc_step.is_some() && r.esc_due_at.is_some() {
+            ladder.push(r.id);
+        } else if let (Some(_), Some(topic)) = (r.reminded_at, &r.page_topic) {
             reminders.push(Reminder {
-                incident_id: *id,
+                incident_id: r.id,
                 topic: topic.clone(),
-                user_id: *user,
+                user_id: r.page_user_id,
                 why: "snooze ended".into(),
             });
         }
     }
     // The current level again: one step back (the step counts levels entered), due now.
-    update_ids(
-        tx,
-        "UPDATE incidents SET esc_step = CASE WHEN esc_step > 0 THEN esc_step - 1 ELSE 0 END, esc_due_at = $1 WHERE id IN",
-        now,
+    tx.execute_in(
+        "UPDATE incidents SET esc_step = CASE WHEN esc_step > 0 THEN esc_step - 1 ELSE 0 END, esc_due_at = $1 WHERE id IN ({ids})",
+        &[now.into()],
         &ladder,
     )
     .await?;
     let reminded: Vec<i64> = reminders.iter().map(|r| r.incident_id).collect();
-    update_ids(
-        tx,
-        "UPDATE incidents SET reminded_at = $1 WHERE id IN",
-        now,
+    tx.execute_in(
+        "UPDATE incidents SET reminded_at = $1 WHERE id IN ({ids})",
+        &[now.into()],
         &reminded,
     )
     .await?;
     remind_many(tx, &reminders, now).await?;
     Ok(ladder.len() + reminders.len())
-}
-
-/// Runs `head ($2, …)` over `ids` in chunks, with `value` as `$1`.
-pub(crate) async fn update_ids(tx: &mut Tx, head: &str, value: i64, ids: &[i64]) -> Result<u64> {
-    let mut done = 0;
-    for chunk in ids.chunks(rows_per_statement(tx.backend, 1) - 1) {
-        let sql = format!("{head} ({})", list(tx.backend, chunk.len(), 2));
-        let mut q = sqlx::query(&sql).persistent(chunk.len() == 1).bind(value);
-        for id in chunk {
-            q = q.bind(id);
-        }
-        done += q.execute(&mut **tx).await?.rows_affected();
-    }
-    Ok(done)
 }

@@ -26,12 +26,11 @@ pub async fn create(
     Path(team_id): Path<i64>,
     Body(b): Body<IntegrationRequest>,
 ) -> ApiResult<(StatusCode, Json<NewIntegration>)> {
-    let kind = b.kind.as_deref().unwrap_or("alertmanager");
     Ok((
         StatusCode::CREATED,
         Json(
             s.core
-                .create_integration(&a, team_id, &b.name, kind)
+                .create_integration(&a, team_id, &b.name, b.kind.as_deref())
                 .await?,
         ),
     ))

@@ -1,9 +1,11 @@
 //! Health and version.
 
+use crate::error::ApiResult;
 use crate::AppState;
 use axum::extract::State;
-use axum::http::StatusCode;
+
 use axum::Json;
+use klaxon_core::Error;
 use serde::Serialize;
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -26,14 +28,13 @@ pub async fn version() -> Json<VersionInfo> {
 }
 
 /// `GET /healthz`: 200 when the database answers, 503 otherwise. No credential.
-pub async fn healthz(State(state): State<AppState>) -> (StatusCode, Json<serde_json::Value>) {
-    match state.core.db.ping().await {
-        Ok(()) => (StatusCode::OK, Json(serde_json::json!({"status": "ok"}))),
-        Err(_) => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            Json(
-                serde_json::json!({"error": "unavailable", "message": "the database is not answering"}),
-            ),
-        ),
-    }
+pub async fn healthz(State(state): State<AppState>) -> ApiResult<Json<serde_json::Value>> {
+    // Any failure of the round trip is the database not answering, in the one error shape.
+    state
+        .core
+        .db
+        .ping()
+        .await
+        .map_err(|e| Error::Unavailable(e.to_string()))?;
+    Ok(Json(serde_json::json!({"status": "ok"})))
 }

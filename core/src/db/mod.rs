@@ -1,8 +1,14 @@
 //! One pool over either backend. SQL is written once (`$1` parameters, Unix-second integers,
-//! JSON as text); only the migrations are per backend.
+//! JSON as text). What differs per backend is kept here and in `batch`: the migrations, the
+//! connection settings, how a write transaction starts, the parameter style and count of
+//! generated lists, and the function that unnests a JSON array of rows.
+
+mod batch;
+
+pub(crate) use batch::{insert_json, insert_rows, Col};
 
 use crate::Result;
-use sqlx::any::{AnyPoolOptions, AnyQueryResult};
+use sqlx::any::AnyPoolOptions;
 use sqlx::{AnyPool, Executor};
 use std::path::Path;
 use std::time::Duration;
@@ -186,8 +192,7 @@ impl Db {
 
     /// A trivial round trip, for `/healthz`.
     pub async fn ping(&self) -> Result<()> {
-        let r: AnyQueryResult = sqlx::query("SELECT 1").execute(&self.pool).await?;
-        let _ = r;
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
         Ok(())
     }
 }
@@ -197,7 +202,7 @@ impl Backend {
     /// statement, so many (its limit is 65 535). SQLite: a few hundred, because sqlx binds each parameter after
     /// asking SQLite its name, which SQLite finds by walking the statement's list, so binding
     /// grows with the square of a statement's parameters.
-    pub(crate) fn max_params(self) -> usize {
+    fn max_params(self) -> usize {
         match self {
             Backend::Sqlite => 250,
             Backend::Postgres => 8_000,
@@ -207,113 +212,10 @@ impl Backend {
     /// The `n`th parameter of a generated list. SQLite reads `$n` as a name and, while parsing,
     /// looks every name up among those seen so far (quadratic again); `?n` is a plain number.
     /// The fixed `$n` of the surrounding SQL still match: sqlx binds SQLite's `$n` and `?n` by n.
-    fn param(self, n: usize) -> String {
+    pub(crate) fn param(self, n: usize) -> String {
         match self {
             Backend::Sqlite => format!("?{n}"),
             Backend::Postgres => format!("${n}"),
         }
-    }
-}
-
-/// A column of `insert_rows`: integers, or text.
-pub(crate) enum Col {
-    Int(&'static str),
-    Text(&'static str),
-}
-
-/// `INSERT INTO table (columns) SELECT …` that reads its rows from a JSON array of objects bound
-/// as `$1`, one object per row with the columns as keys: one parameter however many rows. A
-/// `VALUES` list costs PostgreSQL a parse and a bind per value, a third of a batch's insert
-/// (`klaxon bench ticks`). Only the function that unnests the array differs by backend.
-pub(crate) fn insert_rows(backend: Backend, table: &str, cols: &[Col]) -> String {
-    let names: Vec<&str> = cols
-        .iter()
-        .map(|c| match c {
-            Col::Int(n) | Col::Text(n) => *n,
-        })
-        .collect();
-    let names = names.join(", ");
-    match backend {
-        Backend::Sqlite => {
-            let values: Vec<String> = cols
-                .iter()
-                .map(|c| match c {
-                    Col::Int(n) => format!("CAST(value ->> '{n}' AS BIGINT)"),
-                    Col::Text(n) => format!("value ->> '{n}'"),
-                })
-                .collect();
-            format!(
-                "INSERT INTO {table} ({names}) SELECT {} FROM json_each($1)",
-                values.join(", ")
-            )
-        }
-        Backend::Postgres => {
-            // Parsed once into typed columns (`->>` on each would parse each object again).
-            let types: Vec<String> = cols
-                .iter()
-                .map(|c| match c {
-                    Col::Int(n) => format!("{n} bigint"),
-                    Col::Text(n) => format!("{n} text"),
-                })
-                .collect();
-            format!(
-                "INSERT INTO {table} ({names}) SELECT {names} FROM json_to_recordset(CAST($1 AS json)) AS rows({})",
-                types.join(", ")
-            )
-        }
-    }
-}
-
-/// Runs an `insert_rows` statement for `rows`, serialized with the column names as keys.
-pub(crate) async fn insert_json<T: serde::Serialize>(
-    tx: &mut Tx,
-    sql: &str,
-    rows: &[T],
-) -> Result<()> {
-    if rows.is_empty() {
-        return Ok(());
-    }
-    let json = serde_json::to_string(rows)
-        .map_err(|e| crate::Error::Internal(format!("cannot encode rows: {e}")))?;
-    sqlx::query(sql).bind(json).execute(&mut **tx).await?;
-    Ok(())
-}
-
-/// Rows of `cols` parameters per statement on `backend`.
-pub(crate) fn rows_per_statement(backend: Backend, cols: usize) -> usize {
-    (backend.max_params() / cols.max(1)).max(1)
-}
-
-/// `$first, …`: a list of `n` parameters, for `IN (…)`.
-pub(crate) fn list(backend: Backend, n: usize, first: usize) -> String {
-    (first..first + n)
-        .map(|i| backend.param(i))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Backend::{Postgres, Sqlite};
-
-    #[test]
-    fn placeholders_are_numbered_from_first() {
-        assert_eq!(super::list(Sqlite, 2, 4), "?4, ?5");
-        assert_eq!(super::list(Postgres, 3, 1), "$1, $2, $3");
-        assert_eq!(super::rows_per_statement(Postgres, 5), 1_600);
-        assert_eq!(super::rows_per_statement(Sqlite, 600), 1);
-    }
-
-    #[test]
-    fn json_rows_are_unnested_per_backend() {
-        use super::Col::{Int, Text};
-        assert_eq!(
-            super::insert_rows(Sqlite, "t", &[Int("a"), Text("b")]),
-            "INSERT INTO t (a, b) SELECT CAST(value ->> 'a' AS BIGINT), value ->> 'b' FROM json_each($1)"
-        );
-        assert_eq!(
-            super::insert_rows(Postgres, "t", &[Int("a"), Text("b")]),
-            "INSERT INTO t (a, b) SELECT a, b FROM json_to_recordset(CAST($1 AS json)) AS rows(a bigint, b text)"
-        );
     }
 }

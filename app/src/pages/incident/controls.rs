@@ -1,0 +1,128 @@
+//! The incident's controls: snooze, assign, add a note, archive, and the action bar with
+//! Acknowledge and Resolve. Which are shown is what the server said the caller may do.
+
+use super::Actions;
+use crate::components::form::{failed, ActionError};
+use klaxon_domain::incident::{IncidentRights, IncidentView};
+use klaxon_domain::team::Member;
+use leptos::prelude::*;
+
+/// Snooze choices: (value sent, words on the button).
+const SNOOZES: &[(&str, &str)] = &[("30m", "30 min"), ("1h", "1 hour"), ("4h", "4 hours")];
+
+/// Snooze, assign, add a note, archive; and the action bar with Acknowledge and Resolve.
+#[component]
+pub(super) fn Controls(
+    data: IncidentView,
+    actions: Actions,
+    live: Memo<Option<IncidentRights>>,
+) -> impl IntoView {
+    let id = data.detail.incident.id;
+    let start = data.may;
+    let may = Signal::derive(move || live.get().unwrap_or(start));
+    let is_open = move || may.with(|m| m.resolve);
+    let is_snoozed = move || may.with(|m| m.unsnooze);
+    let archived = move || may.with(|m| m.unarchive);
+    let members = data.assignable.clone();
+    let me = data.me;
+    let Actions {
+        ack,
+        resolve,
+        snooze,
+        unsnooze,
+        assign,
+        note,
+        archive,
+        ..
+    } = actions;
+
+    view! {
+        <section class="controls" aria-label="More actions">
+            <details class="card" hidden=move || !is_open() open=move || failed(snooze) || failed(unsnooze)>
+                <summary>"Snooze"</summary>
+                <p class="hint">"Pages stop until then; the incident stays open."</p>
+                <ActionForm action=snooze attr:class="choices">
+                    <input type="hidden" name="id" value=id />
+                    {SNOOZES
+                        .iter()
+                        .map(|(value, words)| view! {
+                            <button type="submit" class="secondary" name="duration" value=*value aria-label=format!("Snooze for {words}")>
+                                {*words}
+                            </button>
+                        })
+                        .collect_view()}
+                </ActionForm>
+                <ActionError action=snooze />
+                <ActionForm action=unsnooze attr:class="stack">
+                    <input type="hidden" name="id" value=id />
+                    <button type="submit" class="secondary wide" hidden=move || !is_snoozed()>"Wake it now"</button>
+                </ActionForm>
+                <ActionError action=unsnooze />
+            </details>
+            <details class="card" hidden=move || !is_open() open=move || failed(assign)>
+                <summary>"Assign"</summary>
+                <ActionForm action=assign attr:class="stack">
+                    <input type="hidden" name="id" value=id />
+                    <label for="assignee">"Give it to"</label>
+                    <select id="assignee" name="user_id">
+                        {members
+                            .into_iter()
+                            .map(|m: Member| {
+                                let label = if m.user_id == me { format!("{} (you)", m.username) } else { m.username };
+                                view! { <option value=m.user_id selected=m.user_id == me>{label}</option> }
+                            })
+                            .collect_view()}
+                    </select>
+                    <ActionError action=assign />
+                    <button type="submit" class="primary" disabled=move || assign.pending().get()>"Assign"</button>
+                </ActionForm>
+            </details>
+            <details class="card" open=move || failed(note)>
+                <summary>"Add a note"</summary>
+                <ActionForm action=note attr:class="stack">
+                    <input type="hidden" name="id" value=id />
+                    <label for="note-text">"Note"</label>
+                    <textarea id="note-text" name="text" rows="3" required></textarea>
+                    <label class="check">
+                        <input type="checkbox" name="resolution" value="true" />
+                        "This is what fixed it"
+                    </label>
+                    <ActionError action=note />
+                    <button type="submit" class="primary" disabled=move || note.pending().get()>"Add note"</button>
+                </ActionForm>
+            </details>
+            <ActionForm action=archive attr:class="archive">
+                <input type="hidden" name="id" value=id />
+                <input type="hidden" name="archived" value=move || (!archived()).to_string() />
+                <button type="submit" class="secondary wide" hidden=is_open>
+                    {move || if archived() { "Unarchive" } else { "Archive" }}
+                </button>
+                <ActionError action=archive />
+            </ActionForm>
+        </section>
+        <div class="action-space" aria-hidden="true" hidden=move || !is_open()></div>
+        <section class="action-bar" aria-label="Actions" hidden=move || !is_open()>
+            <ActionError action=ack />
+            <div class="action-row">
+                <ActionForm action=ack attr:class="ack">
+                    <input type="hidden" name="id" value=id />
+                    <button type="submit" class="primary big" hidden=move || !may.with(|m| m.acknowledge) disabled=move || ack.pending().get()>
+                        "Acknowledge"
+                    </button>
+                </ActionForm>
+                <details class="resolve" open=move || failed(resolve)>
+                    <summary class="big">"Resolve"</summary>
+                    <ActionForm action=resolve attr:class="stack">
+                        <input type="hidden" name="id" value=id />
+                        <label for="resolution">"What fixed it?"</label>
+                        <textarea id="resolution" name="resolution" rows="3" aria-describedby="resolution-hint"></textarea>
+                        <p id="resolution-hint" class="hint">"Optional. Whoever gets this alert next will see it."</p>
+                        <ActionError action=resolve />
+                        <button type="submit" class="primary big" disabled=move || resolve.pending().get()>"Resolve incident"</button>
+                    </ActionForm>
+                </details>
+            </div>
+        </section>
+    }
+    .into_any()
+}

@@ -1,0 +1,250 @@
+//! One incident, answering in order: what is broken, since when, who has it, what to do,
+//! what happened, and how it was fixed last time. Every action is a form that also works
+//! before the page is interactive; the page refreshes itself while open.
+
+mod controls;
+mod history;
+
+use crate::api::error_text;
+use crate::api::incidents::{
+    incident_page, Acknowledge, AddNote, Assign, PinResolutionNote, Resolve, SetArchived, Snooze,
+    Unsnooze,
+};
+use crate::components::poll::{use_poll, Freshness};
+use crate::components::severity::{snoozed, IncidentBadges};
+use crate::components::text::{ago, span, web_link, when};
+use controls::Controls;
+use history::History;
+use klaxon_domain::incident::{Alert, IncidentView};
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_params_map;
+
+/// Seconds between refreshes.
+const POLL_SECONDS: u64 = 10;
+
+/// Labels worth showing first, in this order, when the alerts carry them.
+const KEY_LABELS: &[&str] = &[
+    "alertname",
+    "service",
+    "job",
+    "instance",
+    "namespace",
+    "cluster",
+    "pod",
+    "environment",
+    "env",
+    "region",
+];
+
+/// The actions of the page; any of them finishing reloads what the page shows.
+#[derive(Clone, Copy)]
+pub(super) struct Actions {
+    pub ack: ServerAction<Acknowledge>,
+    pub resolve: ServerAction<Resolve>,
+    pub snooze: ServerAction<Snooze>,
+    pub unsnooze: ServerAction<Unsnooze>,
+    pub assign: ServerAction<Assign>,
+    pub note: ServerAction<AddNote>,
+    pub pin: ServerAction<PinResolutionNote>,
+    pub archive: ServerAction<SetArchived>,
+}
+
+impl Actions {
+    fn new() -> Self {
+        Actions {
+            ack: ServerAction::new(),
+            resolve: ServerAction::new(),
+            snooze: ServerAction::new(),
+            unsnooze: ServerAction::new(),
+            assign: ServerAction::new(),
+            note: ServerAction::new(),
+            pin: ServerAction::new(),
+            archive: ServerAction::new(),
+        }
+    }
+    fn changes(&self) -> usize {
+        self.ack.version().get()
+            + self.resolve.version().get()
+            + self.snooze.version().get()
+            + self.unsnooze.version().get()
+            + self.assign.version().get()
+            + self.note.version().get()
+            + self.pin.version().get()
+            + self.archive.version().get()
+    }
+}
+
+#[component]
+pub fn IncidentPage() -> impl IntoView {
+    let params = use_params_map();
+    // A malformed id is asked for anyway: the server answers it like any unknown incident.
+    let id = move || params.with(|p| p.get("id").and_then(|v| v.parse::<i64>().ok()).unwrap_or(0));
+    let actions = Actions::new();
+    let poll = use_poll(POLL_SECONDS);
+    let page = Resource::new(
+        move || (id(), actions.changes(), poll.round()),
+        |(id, _, _)| incident_page(id),
+    );
+    // The forms load once per change made here, not on every refresh, so a half-typed note
+    // or an open menu survives the polling.
+    let controls = Resource::new(
+        move || (id(), actions.changes()),
+        |(id, _)| incident_page(id),
+    );
+    let last = RwSignal::new(None::<IncidentView>);
+    // What the server last said the caller may do, from either load: decides which
+    // controls are shown.
+    let live = Memo::new(move |_| {
+        page.get()
+            .and_then(Result::ok)
+            .or_else(|| controls.get().and_then(Result::ok))
+            .map(|d| d.may)
+    });
+
+    view! {
+        <p class="back"><a href="/">"← Incidents"</a></p>
+        <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                let data = match page.await {
+                    Ok(d) => {
+                        poll.loaded();
+                        last.set(Some(d.clone()));
+                        d
+                    }
+                    Err(e) => {
+                        poll.failed();
+                        match last.get_untracked() {
+                            Some(d) => d,
+                            None => return view! {
+                                <Title text="Incident" />
+                                <h1>"Incident"</h1>
+                                <p class="error" role="alert">{error_text(&e)}</p>
+                            }
+                            .into_any(),
+                        }
+                    }
+                };
+                view! { <Summary data /> }.into_any()
+            })}
+        </Transition>
+        <Freshness poll />
+        <Transition fallback=|| ()>
+            {move || Suspend::new(async move {
+                controls.await.ok().map(|d| view! { <Controls data=d actions live /> })
+            })}
+        </Transition>
+        <Transition fallback=|| ()>
+            {move || Suspend::new(async move {
+                let data = match page.await {
+                    Ok(d) => d,
+                    Err(_) => last.get_untracked()?,
+                };
+                Some(view! { <History data actions /> })
+            })}
+        </Transition>
+    }
+    .into_any()
+}
+
+/// What is broken, since when, who has it.
+#[component]
+fn Summary(data: IncidentView) -> impl IntoView {
+    let i = data.detail.incident.clone();
+    let now = data.now;
+    let labels = key_labels(&data.detail.alerts);
+    let first_alert = data.detail.alerts.first();
+    // The title usually carries the summary already; the description says more.
+    let summary = first_alert.and_then(|a| {
+        a.annotations
+            .get("description")
+            .or_else(|| a.annotations.get("summary"))
+            .filter(|s| !i.title.contains(s.as_str()))
+            .cloned()
+    });
+    let runbook = first_alert
+        .and_then(|a| a.annotations.get("runbook_url"))
+        .and_then(|u| web_link(u))
+        .map(str::to_string);
+    // Alertmanager may have held the alert before sending it: the first alert's start counts.
+    let started = data
+        .detail
+        .alerts
+        .iter()
+        .map(|a| a.starts_at)
+        .chain([i.created_at])
+        .min()
+        .unwrap_or(i.created_at);
+    let since = match i.resolved_at {
+        Some(r) => format!(
+            "{} · resolved after {}",
+            when(started),
+            span(r.0 - started.0)
+        ),
+        None => format!("{} ({})", ago(now, started), when(started)),
+    };
+    let has_it = match (&i.assignee, i.assignee_id == Some(data.me)) {
+        (_, true) => "You".to_string(),
+        (Some(name), false) => name.clone(),
+        (None, false) => "Nobody yet".to_string(),
+    };
+    let acked = match (&i.acknowledged_by, i.acknowledged_at) {
+        (Some(by), Some(at)) => Some(format!("Acknowledged by {by}, {}", ago(now, at))),
+        (None, Some(at)) => Some(format!("Acknowledged {}", ago(now, at))),
+        _ => None,
+    };
+    let snooze_text = snoozed(&i, now)
+        .then(|| {
+            i.snoozed_until
+                .map(|t| format!("Snoozed until {}", when(t)))
+        })
+        .flatten();
+    view! {
+        <Title text=i.title.clone() />
+        <header class="incident-head" data-state=i.state.as_str()>
+            <IncidentBadges incident=i.clone() now />
+            <h1>{i.title.clone()}</h1>
+            {summary.map(|s| view! { <p class="summary">{s}</p> })}
+            {runbook.map(|u| view! { <p><a href=u rel="noreferrer noopener" target="_blank">"Runbook"</a></p> })}
+        </header>
+        {(!labels.is_empty()).then(|| view! {
+            <dl class="labels" aria-label="Labels">
+                {labels
+                    .into_iter()
+                    .map(|(k, v)| view! { <div><dt>{k}</dt><dd>{v}</dd></div> })
+                    .collect_view()}
+            </dl>
+        })}
+        <dl class="facts">
+            <div><dt>"Since"</dt><dd>{since}</dd></div>
+            <div>
+                <dt>"Who has it"</dt>
+                <dd>
+                    {has_it}
+                    {acked.map(|a| view! { <span class="meta block">{a}</span> })}
+                    {snooze_text.map(|s| view! { <span class="meta block">{s}</span> })}
+                </dd>
+            </div>
+            <div><dt>"Team"</dt><dd><a href=format!("/teams/{}", i.team_id)>{data.team_name.clone()}</a></dd></div>
+        </dl>
+    }
+    .into_any()
+}
+
+/// Distinct values of the labels that matter, across the incident's alerts.
+fn key_labels(alerts: &[Alert]) -> Vec<(String, String)> {
+    KEY_LABELS
+        .iter()
+        .filter_map(|k| {
+            let mut values: Vec<&str> = Vec::new();
+            for a in alerts {
+                if let Some(v) = a.labels.get(*k) {
+                    if !values.contains(&v.as_str()) {
+                        values.push(v);
+                    }
+                }
+            }
+            (!values.is_empty()).then(|| (k.to_string(), values.join(", ")))
+        })
+        .collect()
+}

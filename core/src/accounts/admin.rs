@@ -1,0 +1,148 @@
+//! User administration by administrators, with the self and last-administrator guards.
+
+use super::{invalid, NewUser};
+use crate::authz::require_human_admin;
+use crate::secrets;
+use crate::{Actor, Core, Error, Result};
+use klaxon_domain::account::{AccountKind, User};
+use klaxon_domain::validate;
+
+impl Core {
+    pub async fn create_user(&self, actor: &Actor, new: NewUser) -> Result<User> {
+        require_human_admin(actor)?;
+        let username = validate::username(&new.username).map_err(invalid)?;
+        if let Some(p) = &new.password {
+            validate::password(p).map_err(invalid)?;
+        }
+        let topic = match &new.push_topic {
+            Some(t) => validate::push_topic(t).map_err(invalid)?,
+            None => None,
+        };
+        let hash = match new.password {
+            Some(p) => Some(secrets::hash_password_async(p).await),
+            None => None,
+        };
+        let (id,): (i64,) = sqlx::query_as(
+            "INSERT INTO users (username, password_hash, is_admin, push_topic, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id",
+        )
+        .bind(&username)
+        .bind(hash)
+        .bind(new.is_admin as i64)
+        .bind(topic)
+        .bind(self.now())
+        .fetch_one(&self.db.pool)
+        .await
+        .map_err(Error::unique(format!("the username \"{username}\" is taken")))?;
+        self.user_by_id(id).await
+    }
+
+    /// Deletes a human or service account. Never oneself, never the last administrator.
+    pub async fn delete_user(&self, actor: &Actor, id: i64) -> Result<()> {
+        require_human_admin(actor)?;
+        if id == actor.user_id {
+            return Err(Error::Conflict("you cannot delete your own account".into()));
+        }
+        self.user_by_id(id).await?;
+        let mut tx = self.db.begin().await?;
+        lock_admins(&mut tx).await?;
+        let done = sqlx::query(&format!(
+            "DELETE FROM users WHERE id = $1 AND {NOT_LAST_ADMIN}"
+        ))
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+        if done.rows_affected() == 0 {
+            return Err(last_admin());
+        }
+        // What the foreign keys' actions did before migration 0005: the history keeps the
+        // pages and entries without their person, the acknowledge tokens go.
+        for sql in [
+            "UPDATE pages SET user_id = NULL WHERE user_id = $1",
+            "UPDATE timeline SET actor_id = NULL WHERE actor_id = $1",
+            "DELETE FROM ack_tokens WHERE user_id = $1",
+        ] {
+            sqlx::query(sql).bind(id).execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Disabling ends every session at once; keys stay but are refused by the lookup.
+    pub async fn set_disabled(&self, actor: &Actor, id: i64, disabled: bool) -> Result<User> {
+        require_human_admin(actor)?;
+        if id == actor.user_id {
+            return Err(Error::Conflict(
+                "you cannot disable your own account".into(),
+            ));
+        }
+        self.user_by_id(id).await?;
+        let mut tx = self.db.begin().await?;
+        lock_admins(&mut tx).await?;
+        let guard = if disabled { NOT_LAST_ADMIN } else { "TRUE" };
+        let done = sqlx::query(&format!(
+            "UPDATE users SET disabled = $1 WHERE id = $2 AND {guard}"
+        ))
+        .bind(disabled as i64)
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+        if done.rows_affected() == 0 {
+            return Err(last_admin());
+        }
+        if disabled {
+            sqlx::query("DELETE FROM sessions WHERE user_id = $1")
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        self.user_by_id(id).await
+    }
+
+    pub async fn set_admin(&self, actor: &Actor, id: i64, is_admin: bool) -> Result<User> {
+        require_human_admin(actor)?;
+        if id == actor.user_id {
+            return Err(Error::Conflict(
+                "you cannot change your own administrator flag".into(),
+            ));
+        }
+        let target = self.user_by_id(id).await?;
+        if is_admin && target.kind != AccountKind::Human {
+            return Err(Error::Invalid(
+                "is_admin: only human accounts can be administrators".into(),
+            ));
+        }
+        let guard = if is_admin { "TRUE" } else { NOT_LAST_ADMIN };
+        let mut tx = self.db.begin().await?;
+        lock_admins(&mut tx).await?;
+        let done = sqlx::query(&format!(
+            "UPDATE users SET is_admin = $1 WHERE id = $2 AND {guard}"
+        ))
+        .bind(is_admin as i64)
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+        if done.rows_affected() == 0 {
+            return Err(last_admin());
+        }
+        tx.commit().await?;
+        self.user_by_id(id).await
+    }
+}
+
+/// SQL condition: the row is not an enabled administrator, or other enabled administrators remain.
+const NOT_LAST_ADMIN: &str = "(is_admin = 0 OR disabled = 1 OR \
+     (SELECT COUNT(*) FROM users WHERE is_admin = 1 AND disabled = 0) > 1)";
+
+/// Taken first in every transaction that checks the administrator count, so two of them
+/// cannot both see "another administrator remains" and remove the last two.
+async fn lock_admins(tx: &mut crate::db::Tx) -> Result<()> {
+    sqlx::query("UPDATE guard_locks SET name = name WHERE name = 'admins'")
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+fn last_admin() -> Error {
+    Error::Conflict("the last administrator cannot be removed, disabled or demoted".into())
+}

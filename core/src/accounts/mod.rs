@@ -1,0 +1,168 @@
+//! Accounts: the users and the signed-in user's own view. Signing in and sessions are in
+//! `signin`, administering users in `admin`, what users change of their own in `profile`.
+
+mod admin;
+mod profile;
+mod signin;
+
+pub use signin::{StartedSession, SESSION_TTL};
+
+use crate::authz::{may_see_private_fields, require_admin, require_human, signed_in, SignedIn};
+use crate::{Actor, Core, Error, Result};
+use klaxon_domain::account::{AccountKind, Me, MyTeam, User};
+use klaxon_domain::team::Role;
+use klaxon_domain::Timestamp;
+use serde::Deserialize;
+
+const USER_COLUMNS: &str =
+    "id, username, is_admin, disabled, kind, team_id, source, push_topic, created_at";
+
+#[derive(sqlx::FromRow)]
+struct UserRow {
+    id: i64,
+    username: String,
+    is_admin: i64,
+    disabled: i64,
+    #[sqlx(try_from = "String")]
+    kind: AccountKind,
+    team_id: Option<i64>,
+    source: String,
+    push_topic: Option<String>,
+    created_at: i64,
+}
+
+impl From<UserRow> for User {
+    fn from(r: UserRow) -> User {
+        User {
+            id: r.id,
+            username: r.username,
+            is_admin: r.is_admin != 0,
+            disabled: r.disabled != 0,
+            kind: r.kind,
+            team_id: r.team_id,
+            source: r.source,
+            push_topic: r.push_topic,
+            created_at: Timestamp(r.created_at),
+        }
+    }
+}
+
+/// `POST /api/users` body.
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewUser {
+    pub username: String,
+    pub password: Option<String>,
+    #[serde(default)]
+    pub is_admin: bool,
+    pub push_topic: Option<String>,
+}
+
+/// The user as `actor` may see them.
+fn redacted_for(actor: &Actor, mut user: User) -> User {
+    if !may_see_private_fields(actor, user.id) {
+        user.push_topic = None;
+    }
+    user
+}
+
+fn invalid(e: String) -> Error {
+    Error::Invalid(e)
+}
+
+impl Core {
+    // ---- reading users -------------------------------------------------------------------
+
+    pub(crate) async fn user_by_id(&self, id: i64) -> Result<User> {
+        let sql = format!("SELECT {USER_COLUMNS} FROM users WHERE id = $1");
+        let row: UserRow = sqlx::query_as(&sql)
+            .bind(id)
+            .fetch_optional(&self.db.pool)
+            .await?
+            .ok_or(Error::NotFound)?;
+        Ok(row.into())
+    }
+
+    /// The roster, open to every signed-in caller; `username` filters to an exact name.
+    /// Push topics are left out except the caller's own (all of them for an administrator).
+    pub async fn list_users(&self, actor: &Actor, username: Option<&str>) -> Result<Vec<User>> {
+        let SignedIn = signed_in(actor);
+        let rows: Vec<UserRow> = match username {
+            Some(u) => {
+                let sql = format!("SELECT {USER_COLUMNS} FROM users WHERE username = $1");
+                sqlx::query_as(&sql)
+                    .bind(u.trim().to_lowercase())
+                    .fetch_all(&self.db.pool)
+                    .await?
+            }
+            None => {
+                let sql = format!("SELECT {USER_COLUMNS} FROM users ORDER BY username");
+                sqlx::query_as(&sql).fetch_all(&self.db.pool).await?
+            }
+        };
+        Ok(rows
+            .into_iter()
+            .map(|row| redacted_for(actor, row.into()))
+            .collect())
+    }
+
+    /// Open to every signed-in caller, like the roster.
+    pub async fn get_user(&self, actor: &Actor, id: i64) -> Result<User> {
+        let SignedIn = signed_in(actor);
+        Ok(redacted_for(actor, self.user_by_id(id).await?))
+    }
+
+    /// The administrator's user listing (same rows, administrator only).
+    pub async fn admin_list_users(&self, actor: &Actor) -> Result<Vec<User>> {
+        require_admin(actor)?;
+        self.list_users(actor, None).await
+    }
+
+    pub async fn me(&self, actor: &Actor) -> Result<Me> {
+        require_human(actor)?;
+        let user = self.user_by_id(actor.user_id).await?;
+        #[derive(sqlx::FromRow)]
+        struct MyTeamRow {
+            id: i64,
+            name: String,
+            display_name: String,
+            #[sqlx(try_from = "String")]
+            role: Role,
+        }
+        let teams: Vec<MyTeamRow> = sqlx::query_as(
+            "SELECT t.id, t.name, t.display_name, m.role FROM teams t JOIN team_members m ON m.team_id = t.id \
+             WHERE m.user_id = $1 ORDER BY t.display_name",
+        )
+        .bind(actor.user_id)
+        .fetch_all(&self.db.pool)
+        .await?;
+        let (dismissed,): (Option<i64>,) =
+            sqlx::query_as("SELECT onboarding_dismissed_at FROM users WHERE id = $1")
+                .bind(actor.user_id)
+                .fetch_one(&self.db.pool)
+                .await?;
+        Ok(Me {
+            user,
+            teams: teams
+                .into_iter()
+                .map(|t| MyTeam {
+                    id: t.id,
+                    name: t.name,
+                    display_name: t.display_name,
+                    role: t.role,
+                })
+                .collect(),
+            onboarding_dismissed_at: dismissed.map(Timestamp),
+        })
+    }
+
+    pub async fn dismiss_onboarding(&self, actor: &Actor) -> Result<()> {
+        require_human(actor)?;
+        sqlx::query("UPDATE users SET onboarding_dismissed_at = $1 WHERE id = $2")
+            .bind(self.now())
+            .bind(actor.user_id)
+            .execute(&self.db.pool)
+            .await?;
+        Ok(())
+    }
+}

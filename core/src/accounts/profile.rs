@@ -1,0 +1,162 @@
+//! What a user changes of their own, or an administrator for them: password, push topic and
+//! API keys.
+
+use super::invalid;
+use crate::authz::require_self_or_admin;
+use crate::secrets::{self, hash_token, new_token};
+use crate::{Actor, Core, Error, Result};
+use klaxon_domain::account::{ApiKeyInfo, NewApiKey, User};
+use klaxon_domain::{validate, Timestamp};
+
+impl Core {
+    /// Changing one's own password needs the current one. Every other session of the user
+    /// ends; the session making the change survives.
+    pub async fn change_password(
+        &self,
+        actor: &Actor,
+        id: i64,
+        password: &str,
+        current: Option<&str>,
+    ) -> Result<()> {
+        require_self_or_admin(actor, id)?;
+        validate::password(password).map_err(invalid)?;
+        let (stored,): (Option<String>,) =
+            sqlx::query_as("SELECT password_hash FROM users WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&self.db.pool)
+                .await?
+                .ok_or(Error::NotFound)?;
+        if id == actor.user_id {
+            let current = current.ok_or_else(|| {
+                Error::Invalid("current_password: required to change your own password".into())
+            })?;
+            // Guesses at the current password count with the sign-in failures of the username,
+            // so a stolen session cannot try passwords faster than the sign-in page allows.
+            self.check_login_throttle(&actor.username, &actor.address)
+                .await?;
+            let ok = match stored {
+                Some(h) => secrets::verify_password_async(current.to_string(), Some(h)).await,
+                None => false,
+            };
+            if !ok {
+                self.record_login_failure(&actor.username, &actor.address)
+                    .await?;
+                return Err(Error::Invalid(
+                    "current_password: that is not your current password".into(),
+                ));
+            }
+        }
+        let hash = secrets::hash_password_async(password.to_string()).await;
+        let keep = if id == actor.user_id {
+            actor.session_id().unwrap_or(-1)
+        } else {
+            -1
+        };
+        let mut tx = self.db.begin().await?;
+        sqlx::query("UPDATE users SET password_hash = $1 WHERE id = $2")
+            .bind(hash)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("DELETE FROM sessions WHERE user_id = $1 AND id <> $2")
+            .bind(id)
+            .bind(keep)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    pub async fn set_push_topic(&self, actor: &Actor, id: i64, topic: &str) -> Result<User> {
+        require_self_or_admin(actor, id)?;
+        let topic = validate::push_topic(topic).map_err(invalid)?;
+        let done = sqlx::query("UPDATE users SET push_topic = $1 WHERE id = $2")
+            .bind(topic)
+            .bind(id)
+            .execute(&self.db.pool)
+            .await?;
+        if done.rows_affected() == 0 {
+            return Err(Error::NotFound);
+        }
+        self.user_by_id(id).await
+    }
+
+    pub async fn list_api_keys(&self, actor: &Actor, user_id: i64) -> Result<Vec<ApiKeyInfo>> {
+        require_self_or_admin(actor, user_id)?;
+        self.user_by_id(user_id).await?;
+        #[derive(sqlx::FromRow)]
+        struct KeyRow {
+            id: i64,
+            name: String,
+            prefix: String,
+            created_at: i64,
+            last_used_at: Option<i64>,
+        }
+        let rows: Vec<KeyRow> = sqlx::query_as(
+            "SELECT id, name, prefix, created_at, last_used_at FROM api_keys WHERE user_id = $1 ORDER BY id DESC",
+        )
+        .bind(user_id)
+        .fetch_all(&self.db.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|k| ApiKeyInfo {
+                id: k.id,
+                name: k.name,
+                prefix: k.prefix,
+                created_at: Timestamp(k.created_at),
+                last_used_at: k.last_used_at.map(Timestamp),
+            })
+            .collect())
+    }
+
+    /// Mints a key carrying exactly its owner's rights; the raw key is returned only here.
+    pub async fn create_api_key(
+        &self,
+        actor: &Actor,
+        user_id: i64,
+        name: &str,
+    ) -> Result<NewApiKey> {
+        require_self_or_admin(actor, user_id)?;
+        let name = validate::label("name", name).map_err(invalid)?;
+        self.user_by_id(user_id).await?;
+        let key = new_token();
+        let mut tx = self.db.begin().await?;
+        let id = insert_api_key(&mut tx, user_id, &name, &key, self.now()).await?;
+        tx.commit().await?;
+        Ok(NewApiKey { id, name, key })
+    }
+
+    pub async fn delete_api_key(&self, actor: &Actor, user_id: i64, key_id: i64) -> Result<()> {
+        require_self_or_admin(actor, user_id)?;
+        let done = sqlx::query("DELETE FROM api_keys WHERE id = $1 AND user_id = $2")
+            .bind(key_id)
+            .bind(user_id)
+            .execute(&self.db.pool)
+            .await?;
+        if done.rows_affected() == 0 {
+            return Err(Error::NotFound);
+        }
+        Ok(())
+    }
+}
+
+pub(super) async fn insert_api_key(
+    tx: &mut crate::db::Tx,
+    user_id: i64,
+    name: &str,
+    key: &str,
+    now: i64,
+) -> Result<i64> {
+    let (id,): (i64,) = sqlx::query_as(
+        "INSERT INTO api_keys (user_id, name, token_hash, prefix, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id",
+    )
+    .bind(user_id)
+    .bind(name)
+    .bind(hash_token(key))
+    .bind(&key[..8])
+    .bind(now)
+    .fetch_one(&mut **tx)
+    .await?;
+    Ok(id)
+}

@@ -1,0 +1,304 @@
+//! Dead man's switches: members read them, owners change them; intake records heartbeats
+//! (`heartbeats`); the sweeper opens an incident for each source that fell silent and resolves
+//! it when heartbeats return (`watch`); the environment's default switch is seeded once per
+//! install.
+
+mod heartbeats;
+mod watch;
+
+pub(crate) use heartbeats::{heartbeat_sources, record_heartbeats};
+pub use watch::WatchReport;
+
+use crate::{Actor, Core, Error, Result};
+use klaxon_domain::alerting::{IncidentState, Severity};
+use klaxon_domain::deadman::{
+    self, matcher::Matcher, ClusterHeartbeat, DeadmanSwitch, SwitchIncident, SwitchSpec,
+    MAX_SWITCHES,
+};
+use klaxon_domain::{Duration, Timestamp};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// The settings row that records the one seeding of the environment's default switch.
+pub const SEEDED_KEY: &str = "deadman_seeded_at";
+
+/// Parsed matchers by their text: intake matches every alert against its team's switches, and
+/// parsing (with its regular expressions) on every payload would cost more than the match.
+#[derive(Default)]
+pub struct MatcherCache(Mutex<HashMap<String, Arc<Matcher>>>);
+
+impl MatcherCache {
+    fn get(&self, text: &str) -> Option<Arc<Matcher>> {
+        let mut cache = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = cache.get(text) {
+            return Some(m.clone());
+        }
+        // Stored matchers were checked when saved; one that no longer parses watches nothing.
+        let m = Arc::new(Matcher::parse(text).ok()?);
+        if cache.len() >= 10_000 {
+            cache.clear();
+        }
+        cache.insert(text.to_string(), m.clone());
+        Some(m)
+    }
+}
+
+/// A switch with the incident it last opened, if that still exists.
+#[derive(sqlx::FromRow)]
+struct SwitchRow {
+    id: i64,
+    team_id: i64,
+    name: String,
+    matcher: String,
+    timeout: i64,
+    #[sqlx(try_from = "String")]
+    severity: Severity,
+    created_at: i64,
+    incident_id: Option<i64>,
+    incident_state: Option<String>,
+    incident_created_at: Option<i64>,
+}
+
+const SELECT: &str =
+    "SELECT s.id, s.team_id, s.name, s.matcher, s.timeout, s.severity, s.created_at, \
+     i.id AS incident_id, i.state AS incident_state, i.created_at AS incident_created_at \
+     FROM deadman_switches s LEFT JOIN incidents i ON i.id = s.last_incident_id";
+
+impl Core {
+    pub async fn list_switches(&self, actor: &Actor, team_id: i64) -> Result<Vec<DeadmanSwitch>> {
+        self.require_team_member(actor, team_id).await?;
+        let rows: Vec<SwitchRow> =
+            sqlx::query_as(&format!("{SELECT} WHERE s.team_id = $1 ORDER BY s.name"))
+                .bind(team_id)
+                .fetch_all(&self.db.pool)
+                .await?;
+        let beats: Vec<(i64, String, i64)> = sqlx::query_as(
+            "SELECT h.switch_id, h.cluster, h.last_seen_at FROM deadman_heartbeats h \
+             JOIN deadman_switches s ON s.id = h.switch_id WHERE s.team_id = $1 ORDER BY h.cluster",
+        )
+        .bind(team_id)
+        .fetch_all(&self.db.pool)
+        .await?;
+        let mut by_switch: HashMap<i64, Vec<(String, i64)>> = HashMap::new();
+        for (id, cluster, at) in beats {
+            by_switch.entry(id).or_default().push((cluster, at));
+        }
+        rows.into_iter()
+            .map(|r| {
+                let beats = by_switch.remove(&r.id).unwrap_or_default();
+                self.switch(r, beats)
+            })
+            .collect()
+    }
+
+    async fn get_switch(&self, team_id: i64, id: i64) -> Result<DeadmanSwitch> {
+        let row: SwitchRow =
+            sqlx::query_as(&format!("{SELECT} WHERE s.team_id = $1 AND s.id = $2"))
+                .bind(team_id)
+                .bind(id)
+                .fetch_optional(&self.db.pool)
+                .await?
+                .ok_or(Error::NotFound)?;
+        let beats: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT cluster, last_seen_at FROM deadman_heartbeats WHERE switch_id = $1 ORDER BY cluster",
+        )
+        .bind(id)
+        .fetch_all(&self.db.pool)
+        .await?;
+        self.switch(row, beats)
+    }
+
+    /// The wire shape, with every status from `deadman::status`, the rule the sweeper uses.
+    fn switch(&self, r: SwitchRow, beats: Vec<(String, i64)>) -> Result<DeadmanSwitch> {
+        let now = self.now();
+        let timeout = Duration::seconds(r.timeout);
+        let clusters: Vec<ClusterHeartbeat> = beats
+            .iter()
+            .map(|(cluster, at)| ClusterHeartbeat {
+                cluster: Some(cluster.clone()).filter(|c| !c.is_empty()),
+                status: deadman::status(Some(*at), timeout, now),
+                last_heartbeat_at: Timestamp(*at),
+            })
+            .collect();
+        // The left join's columns are all present or all null.
+        let last_incident = match (r.incident_id, r.incident_state, r.incident_created_at) {
+            (Some(id), Some(state), Some(created_at)) => Some(SwitchIncident {
+                id,
+                state: IncidentState::try_from(state)?,
+                created_at: Timestamp(created_at),
+            }),
+            _ => None,
+        };
+        Ok(DeadmanSwitch {
+            id: r.id,
+            team_id: r.team_id,
+            name: r.name,
+            matcher: r.matcher,
+            timeout,
+            severity: r.severity,
+            status: deadman::overall(clusters.iter().map(|c| c.status)),
+            last_heartbeat_at: beats.iter().map(|b| b.1).max().map(Timestamp),
+            last_incident,
+            clusters: if clusters.len() > 1 {
+                clusters
+            } else {
+                Vec::new()
+            },
+            created_at: Timestamp(r.created_at),
+        })
+    }
+
+    pub async fn create_switch(
+        &self,
+        actor: &Actor,
+        team_id: i64,
+        spec: &SwitchSpec,
+    ) -> Result<DeadmanSwitch> {
+        self.require_team_owner(actor, team_id).await?;
+        let spec = checked(spec)?;
+        let mut tx = self.db.begin().await?;
+        // The team row is the lock that makes the count and the insert one step on PostgreSQL.
+        sqlx::query("UPDATE teams SET name = name WHERE id = $1")
+            .bind(team_id)
+            .execute(&mut *tx)
+            .await?;
+        let (count,): (i64,) =
+            sqlx::query_as("SELECT COUNT(*) FROM deadman_switches WHERE team_id = $1")
+                .bind(team_id)
+                .fetch_one(&mut *tx)
+                .await?;
+        if count >= MAX_SWITCHES {
+            return Err(Error::Invalid(format!(
+                "a team may have at most {MAX_SWITCHES} dead man's switches"
+            )));
+        }
+        let (id,): (i64,) = sqlx::query_as(
+            "INSERT INTO deadman_switches (team_id, name, matcher, timeout, severity, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+        )
+        .bind(team_id)
+        .bind(&spec.name)
+        .bind(&spec.matcher)
+        .bind(spec.timeout.as_secs())
+        .bind(spec.severity.as_str())
+        .bind(self.now())
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(name_taken(&spec.name))?;
+        tx.commit().await?;
+        self.get_switch(team_id, id).await
+    }
+
+    /// Replaces a switch's settings in place (same id). A new matcher forgets the heartbeats
+    /// heard under the old one: they may not satisfy it, and a source that no longer exists
+    /// (a removed cluster) stops counting as dead.
+    pub async fn update_switch(
+        &self,
+        actor: &Actor,
+        team_id: i64,
+        id: i64,
+        spec: &SwitchSpec,
+    ) -> Result<DeadmanSwitch> {
+        self.require_team_owner(actor, team_id).await?;
+        let spec = checked(spec)?;
+        let mut tx = self.db.begin().await?;
+        let old: Option<(String,)> =
+            sqlx::query_as("SELECT matcher FROM deadman_switches WHERE id = $1 AND team_id = $2")
+                .bind(id)
+                .bind(team_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+        let (old_matcher,) = old.ok_or(Error::NotFound)?;
+        sqlx::query(
+            "UPDATE deadman_switches SET name = $1, matcher = $2, timeout = $3, severity = $4 WHERE id = $5",
+        )
+        .bind(&spec.name)
+        .bind(&spec.matcher)
+        .bind(spec.timeout.as_secs())
+        .bind(spec.severity.as_str())
+        .bind(id)
+        .execute(&mut *tx)
+        .await
+        .map_err(name_taken(&spec.name))?;
+        if old_matcher != spec.matcher {
+            sqlx::query("DELETE FROM deadman_heartbeats WHERE switch_id = $1")
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        self.get_switch(team_id, id).await
+    }
+
+    /// Stops the watching. An incident the switch opened stays open for a human to resolve.
+    pub async fn delete_switch(&self, actor: &Actor, team_id: i64, id: i64) -> Result<()> {
+        self.require_team_owner(actor, team_id).await?;
+        let mut tx = self.db.begin().await?;
+        let done = sqlx::query("DELETE FROM deadman_switches WHERE id = $1 AND team_id = $2")
+            .bind(id)
+            .bind(team_id)
+            .execute(&mut *tx)
+            .await?;
+        if done.rows_affected() == 0 {
+            return Err(Error::NotFound);
+        }
+        sqlx::query("DELETE FROM deadman_heartbeats WHERE switch_id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await
+    }
+
+    /// Creates the environment's default switch in every team that has none, once per install:
+    /// the settings row `deadman_seeded_at` is written in the same transaction, so a later start
+    /// (or a second replica starting at once) never seeds again.
+    pub(crate) async fn seed_switches(&self) -> Result<()> {
+        let Some(spec) = &self.config.deadman_seed else {
+            return Ok(());
+        };
+        let spec = checked(spec)?;
+        let now = self.now();
+        let mut tx = self.db.begin().await?;
+        let marked = sqlx::query(
+            "INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING",
+        )
+        .bind(SEEDED_KEY)
+        .bind(now.to_string())
+        .execute(&mut *tx)
+        .await?;
+        if marked.rows_affected() == 0 {
+            return Ok(());
+        }
+        let seeded = sqlx::query(
+            "INSERT INTO deadman_switches (team_id, name, matcher, timeout, severity, created_at) \
+             SELECT t.id, $1, $2, $3, $4, $5 FROM teams t \
+             WHERE NOT EXISTS (SELECT 1 FROM deadman_switches d WHERE d.team_id = t.id)",
+        )
+        .bind(&spec.name)
+        .bind(&spec.matcher)
+        .bind(spec.timeout.as_secs())
+        .bind(spec.severity.as_str())
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        tracing::info!(
+            teams = seeded.rows_affected(),
+            "dead man's switch seeded from the environment"
+        );
+        Ok(())
+    }
+}
+
+/// The whole check of a switch's settings, matcher syntax included.
+fn checked(spec: &SwitchSpec) -> Result<SwitchSpec> {
+    let spec = spec.validate().map_err(Error::Invalid)?;
+    Matcher::parse(&spec.matcher).map_err(Error::Invalid)?;
+    Ok(spec)
+}
+
+fn name_taken(name: &str) -> impl FnOnce(sqlx::Error) -> Error {
+    Error::unique(format!(
+        "this team already has a dead man's switch named “{name}”"
+    ))
+}

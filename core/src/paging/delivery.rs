@@ -1,0 +1,294 @@
+//! The second half of a notifier pass: claim due pages, plan them (`plan`), write their tokens
+//! and cancellations, publish, and record the outcomes — a few statements per batch, not per
+//! page, because SQLite has one writer and every PostgreSQL statement is a round trip.
+
+use super::all_clears;
+use super::notifier::BATCH;
+use super::ntfy::PushError;
+use super::plan::{Claimed, Plan};
+use super::tokens::TOKEN_TTL;
+use super::Cleared;
+use crate::db::{insert_json, insert_rows, Col::*, Tx};
+use crate::incidents::lifecycle::timeline;
+use crate::secrets::hash_token;
+use crate::{Core, Result};
+use futures::StreamExt;
+use klaxon_domain::alerting::IncidentState;
+use klaxon_domain::paging::{retry_delay, PageKind, GIVE_UP_AFTER};
+use std::collections::{BTreeMap, HashSet};
+
+/// A claimed page not confirmed within this long is tried again (its replica died mid-send).
+const CLAIM_FOR: i64 = 60;
+/// Publishes in flight at once.
+const PARALLEL: usize = 16;
+
+/// What one delivery batch did.
+#[derive(Default)]
+pub(super) struct Delivered {
+    pub sent: u64,
+    pub failed: u64,
+    pub cancelled: u64,
+    /// Whether the batch came back full (more may be due).
+    pub more: bool,
+    /// Time spent waiting on the push service.
+    pub publishing: std::time::Duration,
+}
+
+/// An acknowledge token row, written before its page is published.
+#[derive(serde::Serialize)]
+struct Token<'a> {
+    token_hash: &'a str,
+    incident_id: i64,
+    user_id: Option<i64>,
+    expires_at: i64,
+}
+
+/// An incident whose opening page was just confirmed, with its state.
+#[derive(sqlx::FromRow)]
+struct Opened {
+    #[sqlx(flatten)]
+    cleared: Cleared,
+    #[sqlx(try_from = "String")]
+    state: IncidentState,
+}
+
+impl Core {
+    /// Claims due pages, plans them, writes their tokens and cancellations in one
+    /// transaction, publishes them in parallel, and records the outcomes in one transaction.
+    pub(super) async fn deliver_due(&self, holder: &str) -> Result<Delivered> {
+        let now = self.now();
+        // Read outside any transaction (an idle pass never takes the writer), then claimed by
+        // id: one subquery-driven UPDATE let PostgreSQL, with statistics from an emptier
+        // outbox, rescan the due pages once per pending page.
+        let ids = self
+            .due_ids(
+                "SELECT id FROM pages WHERE state = 'pending' AND due_at <= $1 \
+                 AND (claimed_until IS NULL OR claimed_until < $1) ORDER BY due_at LIMIT $2",
+                now,
+            )
+            .await?;
+        if ids.is_empty() {
+            return Ok(Delivered::default());
+        }
+        let mut claim = self.db.begin().await?;
+        let mut pages: Vec<Claimed> = claim
+            .fetch_in(
+                &format!(
+                    "UPDATE pages SET claimed_by = $1, claimed_until = $2 WHERE state = 'pending' AND due_at <= $3 \
+                     AND (claimed_until IS NULL OR claimed_until < $3) AND id IN ({{ids}}) RETURNING {}",
+                    Claimed::COLUMNS
+                ),
+                &[holder.into(), (now + CLAIM_FOR).into(), now.into()],
+                &ids,
+            )
+            .await?;
+        claim.commit().await?;
+        let mut done = Delivered {
+            more: ids.len() as i64 == BATCH,
+            ..Delivered::default()
+        };
+        if pages.is_empty() {
+            return Ok(done);
+        }
+        pages.sort_by_key(|p| p.id);
+        let plans = self.plan(pages, now).await?;
+
+        let mut tx = self.db.begin().await?;
+        done.cancelled = record_cancelled(&mut tx, holder, &plans).await?;
+        let tokens: Vec<(String, &Claimed)> = plans
+            .iter()
+            .filter_map(|plan| match plan {
+                Plan::Send(page, _, Some(token)) => Some((hash_token(token), page)),
+                _ => None,
+            })
+            .collect();
+        let tokens: Vec<Token> = tokens
+            .iter()
+            .map(|(hash, page)| Token {
+                token_hash: hash,
+                incident_id: page.incident_id,
+                user_id: page.user_id,
+                expires_at: now + TOKEN_TTL,
+            })
+            .collect();
+        let sql = insert_rows(
+            tx.backend,
+            "ack_tokens",
+            &[
+                Text("token_hash"),
+                Int("incident_id"),
+                Int("user_id"),
+                Int("expires_at"),
+            ],
+        );
+        insert_json(&mut tx, &sql, &tokens).await?;
+        tx.commit().await?;
+
+        let started = std::time::Instant::now();
+        let outcomes = self.publish(plans).await;
+        done.publishing = started.elapsed();
+
+        let now = self.now();
+        let mut sent = Vec::new();
+        let mut tx = self.db.begin().await?;
+        for (page, result) in &outcomes {
+            match result {
+                Ok(()) => sent.push(page),
+                Err(e) => {
+                    done.failed += 1;
+                    record_failure(&mut tx, holder, page, e, now).await?;
+                }
+            }
+        }
+        done.sent = sent.len() as u64;
+        let all_clears = record_sent(&mut tx, holder, &sent, now).await?;
+        tx.commit().await?;
+        if all_clears > 0 {
+            self.wake_notifier();
+        }
+        Ok(done)
+    }
+
+    /// Publishes the planned messages, `PARALLEL` at a time.
+    async fn publish(
+        &self,
+        plans: Vec<Plan>,
+    ) -> Vec<(Claimed, std::result::Result<(), PushError>)> {
+        let ntfy = self.ntfy.clone();
+        futures::stream::iter(plans.into_iter().filter_map(|plan| match plan {
+            Plan::Send(page, message, _) => Some((page, message)),
+            Plan::Cancel(..) => None,
+        }))
+        .map(|(page, message)| {
+            let ntfy = ntfy.clone();
+            async move {
+                let result = match ntfy {
+                    Some(ntfy) => ntfy.publish(&message).await,
+                    None => Err(PushError {
+                        reason: "no push service is configured (KLAXON_NTFY_URL)".into(),
+                        retry_after: None,
+                    }),
+                };
+                (page, result)
+            }
+        })
+        .buffer_unordered(PARALLEL)
+        .collect()
+        .await
+    }
+}
+
+/// Marks the pages planned for cancellation cancelled, each with its reason; returns how many.
+async fn record_cancelled(tx: &mut Tx, holder: &str, plans: &[Plan]) -> Result<u64> {
+    let mut cancels: BTreeMap<&'static str, Vec<i64>> = BTreeMap::new();
+    for plan in plans {
+        if let Plan::Cancel(page, why) = plan {
+            cancels.entry(*why).or_default().push(page.id);
+        }
+    }
+    let mut cancelled = 0;
+    for (why, ids) in &cancels {
+        cancelled += tx
+            .execute_in(
+                "UPDATE pages SET state = 'cancelled', last_error = $1, claimed_by = NULL WHERE claimed_by = $2 AND id IN ({ids})",
+                &[(*why).into(), holder.into()],
+                ids,
+            )
+            .await?;
+    }
+    Ok(cancelled)
+}
+
+/// Marks pages sent. Opening pages mark their incidents' openings as sent; an incident that
+/// resolved while its opening page was in flight gets its all-clear now. Returns how many
+/// all-clears it queued.
+async fn record_sent(tx: &mut Tx, holder: &str, pages: &[&Claimed], now: i64) -> Result<usize> {
+    let ids: Vec<i64> = pages.iter().map(|p| p.id).collect();
+    let confirmed: HashSet<i64> = tx
+        .fetch_in::<(i64,)>(
+            "UPDATE pages SET state = 'sent', sent_at = $1, attempts = attempts + 1, last_error = NULL, claimed_by = NULL \
+             WHERE claimed_by = $2 AND id IN ({ids}) RETURNING id",
+            &[now.into(), holder.into()],
+            &ids,
+        )
+        .await?
+        .into_iter()
+        .map(|r| r.0)
+        .collect();
+    let mut opened: Vec<i64> = pages
+        .iter()
+        .filter(|p| p.kind == PageKind::Opening && confirmed.contains(&p.id))
+        .map(|p| p.incident_id)
+        .collect();
+    opened.sort_unstable();
+    opened.dedup();
+    // An incident that resolved while its opening page was in flight gets its all-clear now
+    // (see `all_clears`); a re-sent opening page finds opening_sent already set.
+    let resolved: Vec<Cleared> = tx
+        .fetch_in::<Opened>(
+            &format!(
+                "UPDATE incidents SET opening_sent = 1 WHERE opening_sent = 0 AND id IN ({{ids}}) RETURNING {}, state",
+                Cleared::COLUMNS
+            ),
+            &[],
+            &opened,
+        )
+        .await?
+        .into_iter()
+        .filter(|r| r.state == IncidentState::Resolved)
+        .map(|r| r.cleared)
+        .collect();
+    Ok(all_clears(tx, &resolved, now).await?.len())
+}
+
+/// Schedules the retry of a failed page, or gives it up after a day; the first failure and
+/// the giving up are written on the incident's timeline.
+async fn record_failure(
+    tx: &mut Tx,
+    holder: &str,
+    page: &Claimed,
+    e: &PushError,
+    now: i64,
+) -> Result<()> {
+    let attempts = page.attempts + 1;
+    let give_up = now - page.created_at >= GIVE_UP_AFTER;
+    let done = sqlx::query(
+        "UPDATE pages SET state = $1, attempts = $2, last_error = $3, due_at = $4, claimed_by = NULL, claimed_until = NULL \
+         WHERE id = $5 AND claimed_by = $6",
+    )
+    .bind(if give_up { "failed" } else { "pending" })
+    .bind(attempts)
+    .bind(&e.reason)
+    .bind(now + retry_delay(attempts, e.retry_after))
+    .bind(page.id)
+    .bind(holder)
+    .execute(&mut **tx)
+    .await?;
+    if done.rows_affected() == 1 && (give_up || attempts == 1) {
+        let who = recipient(tx, page).await?;
+        let text = if give_up {
+            format!(
+                "gave up paging {who} after {attempts} attempts: {}",
+                e.reason
+            )
+        } else {
+            format!("page to {who} failed, retrying: {}", e.reason)
+        };
+        timeline(tx, page.incident_id, now, "push_failed", None, &text).await?;
+    }
+    Ok(())
+}
+
+/// Who a page is for, in words: a username, or the shared topic.
+async fn recipient(tx: &mut Tx, page: &Claimed) -> Result<String> {
+    if let Some(user) = page.user_id {
+        let row: Option<(String,)> = sqlx::query_as("SELECT username FROM users WHERE id = $1")
+            .bind(user)
+            .fetch_optional(&mut **tx)
+            .await?;
+        if let Some((name,)) = row {
+            return Ok(name);
+        }
+    }
+    Ok(format!("topic {}", page.topic))
+}

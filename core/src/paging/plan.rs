@@ -1,0 +1,181 @@
+//! What each claimed page becomes: cancelled, or a message with perhaps an acknowledge token.
+//! The decision is `domain::paging::plan_delivery`; this reads what it needs for a whole batch
+//! (the incidents with their first alert, the last fixes) in a few queries, whatever its size.
+
+use super::message::{compose, About};
+use super::ntfy::Message;
+use crate::secrets::new_token;
+use crate::{Core, Result};
+use klaxon_domain::alerting::{IncidentState, Severity};
+use klaxon_domain::paging::{plan_delivery, Delivery, IncidentNow, PageKind};
+use std::collections::{BTreeMap, HashMap};
+
+/// A page claimed for delivery by this replica.
+#[derive(sqlx::FromRow)]
+pub(super) struct Claimed {
+    pub id: i64,
+    pub incident_id: i64,
+    #[sqlx(try_from = "String")]
+    pub kind: PageKind,
+    pub topic: String,
+    pub user_id: Option<i64>,
+    pub detail: String,
+    pub attempts: i64,
+    pub created_at: i64,
+}
+
+impl Claimed {
+    /// What a statement returns to be read as a `Claimed`.
+    pub const COLUMNS: &str = "id, incident_id, kind, topic, user_id, detail, attempts, created_at";
+}
+
+pub(super) enum Plan {
+    Cancel(Claimed, &'static str),
+    /// The message, and the raw acknowledge token it carries.
+    Send(Claimed, Message, Option<String>),
+}
+
+/// An incident as its pages need it, with its first alert's annotations.
+#[derive(sqlx::FromRow)]
+struct Subject {
+    id: i64,
+    #[sqlx(try_from = "String")]
+    state: IncidentState,
+    archived_at: Option<i64>,
+    snoozed_until: Option<i64>,
+    title: String,
+    #[sqlx(try_from = "String")]
+    severity: Severity,
+    annotations: Option<String>,
+}
+
+/// The description (or summary) among an alert's annotations.
+fn description(annotations: Option<&str>) -> Option<String> {
+    let annotations: BTreeMap<String, String> = annotations
+        .and_then(|a| serde_json::from_str(a).ok())
+        .unwrap_or_default();
+    annotations
+        .get("description")
+        .or_else(|| annotations.get("summary"))
+        .cloned()
+}
+
+fn sorted_unique(mut ids: Vec<i64>) -> Vec<i64> {
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+impl Core {
+    /// What to do with each claimed page.
+    pub(super) async fn plan(&self, pages: Vec<Claimed>, now: i64) -> Result<Vec<Plan>> {
+        let ids = sorted_unique(pages.iter().map(|p| p.incident_id).collect());
+        let asking = sorted_unique(
+            pages
+                .iter()
+                .filter(|p| p.kind.wants_owner())
+                .map(|p| p.incident_id)
+                .collect(),
+        );
+        // The first alert's annotations ride along: one index probe per incident.
+        let incidents: HashMap<i64, Subject> = self
+            .db
+            .fetch_in::<Subject>(
+                "SELECT i.id, i.state, i.archived_at, i.snoozed_until, i.title, i.severity, \
+                 (SELECT a.annotations FROM alerts a WHERE a.incident_id = i.id ORDER BY a.id LIMIT 1) AS annotations \
+                 FROM incidents i WHERE i.id IN ({ids})",
+                &[],
+                &ids,
+            )
+            .await?
+            .into_iter()
+            .map(|s| (s.id, s))
+            .collect();
+        let last_fixes = self.last_fixes(&asking).await?;
+        let mut plans = Vec::with_capacity(pages.len());
+        for page in pages {
+            let subject = incidents.get(&page.incident_id);
+            let now_state = subject.map(|s| IncidentNow {
+                state: s.state,
+                archived: s.archived_at.is_some(),
+                snoozed_until: s.snoozed_until,
+            });
+            let (subject, acknowledge, last_fix) =
+                match plan_delivery(page.kind, page.user_id.is_some(), now_state.as_ref(), now) {
+                    Delivery::Cancel(why) => {
+                        plans.push(Plan::Cancel(page, why));
+                        continue;
+                    }
+                    Delivery::Send {
+                        acknowledge,
+                        last_fix,
+                    } => (
+                        subject.expect("a page is sent only for an incident that exists"),
+                        acknowledge,
+                        last_fix,
+                    ),
+                };
+            let token = acknowledge.then(new_token);
+            let description = description(subject.annotations.as_deref());
+            let last_fix = last_fix
+                .then(|| last_fixes.get(&page.incident_id))
+                .flatten();
+            let about = About {
+                incident_id: page.incident_id,
+                title: &subject.title,
+                severity: subject.severity,
+                description: description.as_deref(),
+                last_fix: last_fix.map(|(id, t)| (*id, t.as_str())),
+                detail: &page.detail,
+            };
+            let ack_url = token
+                .as_ref()
+                .map(|t| format!("{}/api/notify/ack/{t}", self.config.public_url));
+            let message = compose(
+                page.kind,
+                &page.topic,
+                &self.config.public_url,
+                &about,
+                ack_url,
+            );
+            plans.push(Plan::Send(page, message, token));
+        }
+        Ok(plans)
+    }
+
+    /// For each incident, the latest resolution note of another resolved incident of its team
+    /// with the same signature: (that incident, the note).
+    async fn last_fixes(&self, incident_ids: &[i64]) -> Result<HashMap<i64, (i64, String)>> {
+        // Walks resolution notes newest first (they are few; a flapping alert's incidents are
+        // many), so the cost does not grow with the incidents of one signature.
+        let notes: Vec<(i64, i64)> = self
+            .db
+            .fetch_in::<(i64, Option<i64>)>(
+                "SELECT i.id, (SELECT n.id FROM incident_notes n CROSS JOIN incidents j WHERE j.id = n.incident_id \
+                 AND n.resolution = 1 AND j.team_id = i.team_id AND j.signature = i.signature AND j.id <> i.id \
+                 AND j.state = 'resolved' ORDER BY n.id DESC LIMIT 1) FROM incidents i WHERE i.id IN ({ids})",
+                &[],
+                incident_ids,
+            )
+            .await?
+            .into_iter()
+            .filter_map(|(incident, note)| Some((incident, note?)))
+            .collect();
+        let note_ids = sorted_unique(notes.iter().map(|n| n.1).collect());
+        let texts: HashMap<i64, (i64, String)> = self
+            .db
+            .fetch_in::<(i64, i64, String)>(
+                "SELECT id, incident_id, text FROM incident_notes WHERE id IN ({ids})",
+                &[],
+                &note_ids,
+            )
+            .await?
+            .into_iter()
+            .map(|(id, incident, text)| (id, (incident, text)))
+            .collect();
+        Ok(notes
+            .into_iter()
+            .filter_map(|(incident, note)| Some((incident, texts.get(&note)?.clone())))
+            .collect())
+    }
+}

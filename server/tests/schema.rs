@@ -1,0 +1,47 @@
+//! The schema refuses words the code does not know: every column read into an enum or a 0/1
+//! flag has a CHECK constraint (a trigger on SQLite), so no write, from Klaxon or by hand, can
+//! leave a row the reads would fail on.
+
+mod common;
+
+both!(columns_of_words_refuse_unknown_words, |app| {
+    let world = app.paging_world().await;
+    let incident = app.fire(&world.key, "db-down").await;
+    app.tick().await;
+    let pool = &app.core.db.pool;
+    let refused = [
+        "UPDATE users SET kind = 'robot'",
+        "UPDATE users SET is_admin = 2",
+        "UPDATE users SET disabled = -1",
+        "UPDATE team_members SET role = 'boss'",
+        "UPDATE integrations SET kind = 'grafana'",
+        "UPDATE incidents SET state = 'open'",
+        "UPDATE incidents SET severity = 'page'",
+        "UPDATE incidents SET opening_sent = 7",
+        "UPDATE alerts SET status = 'flapping'",
+        "UPDATE alerts SET resolution_source = 'magic'",
+        "UPDATE pages SET kind = 'nag'",
+        "UPDATE pages SET state = 'lost'",
+        "INSERT INTO incident_notes (incident_id, author_id, text, resolution, created_at) \
+         SELECT id, NULL, 'x', 5, 0 FROM incidents",
+    ];
+    for sql in refused {
+        let e = sqlx::query(sql).execute(pool).await;
+        let message = e.expect_err(sql).to_string();
+        assert!(message.contains("check"), "{sql}: {message}");
+    }
+    // Nothing changed: the incident reads as it was.
+    let detail = app.detail(&world.admin, incident).await;
+    assert_eq!(detail["state"], "triggered");
+    assert_eq!(detail["severity"], "critical");
+    assert_eq!(detail["pages"][0]["kind"], "opening");
+    // The words the code writes are all accepted.
+    for sql in [
+        "UPDATE alerts SET resolution_source = 'expiry'",
+        "UPDATE alerts SET resolution_source = NULL",
+        "UPDATE incidents SET state = 'acknowledged'",
+        "UPDATE pages SET state = 'cancelled'",
+    ] {
+        sqlx::query(sql).execute(pool).await.expect(sql);
+    }
+});
