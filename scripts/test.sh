@@ -27,6 +27,11 @@ begin setup
 if [ -z "${KLAXON_TEST_DATABASE_URL:-}" ] && pg_answers; then
   pg_create_scratch_db
 fi
+# CI must run the PostgreSQL half of every test; elsewhere it is reported ignored without one.
+if [ "${CI:-}" = true ] && [ -z "${KLAXON_TEST_DATABASE_URL:-}" ]; then
+  echo "test.sh: CI needs KLAXON_TEST_DATABASE_URL (PostgreSQL) and none answers"
+  exit 1
+fi
 pg_note="sqlite"
 [ -n "${KLAXON_TEST_DATABASE_URL:-}" ] && pg_note="sqlite+postgres"
 

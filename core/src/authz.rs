@@ -131,6 +131,23 @@ impl Core {
         }
     }
 
+    /// Team-scoped service accounts of `team_id`: whoever passes owner checks there (its owners,
+    /// administrators, its own team-scoped account), and any instance-scoped service account.
+    pub async fn require_may_manage_service_accounts(
+        &self,
+        actor: &Actor,
+        team_id: i64,
+    ) -> Result<()> {
+        if actor.kind == AccountKind::Service && actor.team_scope.is_none() {
+            return if self.team_exists(team_id).await? {
+                Ok(())
+            } else {
+                Err(Error::NotFound)
+            };
+        }
+        self.require_team_owner(actor, team_id).await.map(|_| ())
+    }
+
     async fn team_exists(&self, team_id: i64) -> Result<bool> {
         let row: Option<(i64,)> = sqlx::query_as("SELECT id FROM teams WHERE id = $1")
             .bind(team_id)

@@ -16,6 +16,9 @@ pub enum Error {
     NotFound,
     #[error("{0}")]
     Conflict(String),
+    /// One answer for every link that cannot be used, so links cannot be probed.
+    #[error("this invite link cannot be used: it may have expired, been revoked or been used up; ask for a new one")]
+    InviteUnusable,
     #[error("the request body is too large")]
     PayloadTooLarge,
     #[error("{message}")]
@@ -41,6 +44,7 @@ impl Error {
             Error::Forbidden(_) => ErrorCode::Forbidden,
             Error::NotFound => ErrorCode::NotFound,
             Error::Conflict(_) => ErrorCode::Conflict,
+            Error::InviteUnusable => ErrorCode::InviteUnusable,
             Error::PayloadTooLarge => ErrorCode::PayloadTooLarge,
             Error::RateLimited { .. } => ErrorCode::RateLimited,
             Error::PushFailed(_) => ErrorCode::PushFailed,

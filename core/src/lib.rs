@@ -20,7 +20,7 @@ pub mod secrets;
 pub mod settings;
 pub mod sweeper;
 pub mod teams;
-mod throttle;
+pub mod throttle;
 
 use std::sync::Arc;
 

@@ -2,7 +2,7 @@
 
 use crate::authz::{self, SignedIn};
 use crate::{Actor, Core, Error, Result};
-use klaxon_domain::team::{Member, Role, Team, TeamSummary, TeamView};
+use klaxon_domain::team::{Member, OidcMapping, Role, Team, TeamSummary, TeamView};
 use klaxon_domain::{validate, Timestamp};
 
 #[derive(sqlx::FromRow)]
@@ -10,8 +10,14 @@ struct TeamRow {
     id: i64,
     name: String,
     display_name: String,
+    oidc_member_groups: String,
+    oidc_owner_groups: String,
     created_at: i64,
 }
+
+/// What a statement selects from `teams t` to be read as a `TeamRow`.
+const TEAM_COLUMNS: &str =
+    "t.id, t.name, t.display_name, t.oidc_member_groups, t.oidc_owner_groups, t.created_at";
 
 impl From<TeamRow> for Team {
     fn from(r: TeamRow) -> Team {
@@ -19,6 +25,11 @@ impl From<TeamRow> for Team {
             id: r.id,
             name: r.name,
             display_name: r.display_name,
+            // Written only by `set_oidc_mapping`, from a list of strings.
+            oidc: OidcMapping {
+                member_groups: serde_json::from_str(&r.oidc_member_groups).unwrap_or_default(),
+                owner_groups: serde_json::from_str(&r.oidc_owner_groups).unwrap_or_default(),
+            },
             created_at: Timestamp(r.created_at),
         }
     }
@@ -89,6 +100,7 @@ impl Core {
             id,
             name,
             display_name: display,
+            oidc: OidcMapping::default(),
             created_at: Timestamp(now),
         })
     }
@@ -98,16 +110,16 @@ impl Core {
         let SignedIn = authz::signed_in(actor);
         let name = name.map(|n| n.trim().to_lowercase());
         let rows: Vec<TeamRow> = if let Some(scope) = actor.team_scope {
-            sqlx::query_as("SELECT id, name, display_name, created_at FROM teams WHERE id = $1 AND ($2 IS NULL OR name = $2)")
+            sqlx::query_as(&format!("SELECT {TEAM_COLUMNS} FROM teams t WHERE t.id = $1 AND ($2 IS NULL OR t.name = $2)"))
                 .bind(scope)
                 .bind(name)
                 .fetch_all(&self.db.pool)
                 .await?
         } else {
-            sqlx::query_as(
-                "SELECT t.id, t.name, t.display_name, t.created_at FROM teams t JOIN team_members m ON m.team_id = t.id \
+            sqlx::query_as(&format!(
+                "SELECT {TEAM_COLUMNS} FROM teams t JOIN team_members m ON m.team_id = t.id \
                  WHERE m.user_id = $1 AND ($2 IS NULL OR t.name = $2) ORDER BY t.display_name",
-            )
+            ))
             .bind(actor.user_id)
             .bind(name)
             .fetch_all(&self.db.pool)
@@ -131,12 +143,13 @@ impl Core {
     }
 
     pub(crate) async fn team_by_id(&self, id: i64) -> Result<Team> {
-        let row: TeamRow =
-            sqlx::query_as("SELECT id, name, display_name, created_at FROM teams WHERE id = $1")
-                .bind(id)
-                .fetch_optional(&self.db.pool)
-                .await?
-                .ok_or(Error::NotFound)?;
+        let row: TeamRow = sqlx::query_as(&format!(
+            "SELECT {TEAM_COLUMNS} FROM teams t WHERE t.id = $1"
+        ))
+        .bind(id)
+        .fetch_optional(&self.db.pool)
+        .await?
+        .ok_or(Error::NotFound)?;
         Ok(row.into())
     }
 
@@ -148,6 +161,27 @@ impl Core {
             .bind(id)
             .execute(&self.db.pool)
             .await?;
+        self.team_by_id(id).await
+    }
+
+    /// Replaces the team's single sign-on group mapping (owner).
+    pub async fn set_oidc_mapping(
+        &self,
+        actor: &Actor,
+        id: i64,
+        mapping: &OidcMapping,
+    ) -> Result<Team> {
+        self.require_team_owner(actor, id).await?;
+        let mapping = mapping.validate().map_err(invalid)?;
+        let json = |groups: &[String]| serde_json::to_string(groups).unwrap_or_default();
+        sqlx::query(
+            "UPDATE teams SET oidc_member_groups = $1, oidc_owner_groups = $2 WHERE id = $3",
+        )
+        .bind(json(&mapping.member_groups))
+        .bind(json(&mapping.owner_groups))
+        .bind(id)
+        .execute(&self.db.pool)
+        .await?;
         self.team_by_id(id).await
     }
 
@@ -182,12 +216,12 @@ impl Core {
             member_count: i64,
             open_incidents: i64,
         }
-        let rows: Vec<Row> = sqlx::query_as(
-            "SELECT t.id, t.name, t.display_name, t.created_at, \
+        let rows: Vec<Row> = sqlx::query_as(&format!(
+            "SELECT {TEAM_COLUMNS}, \
              (SELECT COUNT(*) FROM team_members m WHERE m.team_id = t.id) AS member_count, \
              (SELECT COUNT(*) FROM incidents i WHERE i.team_id = t.id AND i.state <> 'resolved') AS open_incidents \
              FROM teams t ORDER BY t.name",
-        )
+        ))
         .fetch_all(&self.db.pool)
         .await?;
         Ok(rows

@@ -17,6 +17,26 @@ crate::words!(AccountKind, "account kind" {
     Service => "service",
 });
 
+/// What a service account may act on: the whole install, or one team.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum Scope {
+    Instance,
+    Team,
+}
+
+impl Scope {
+    /// A service account bound to a team is team-scoped; one bound to none, instance-scoped.
+    pub fn of(kind: AccountKind, team_id: Option<i64>) -> Option<Scope> {
+        match (kind, team_id) {
+            (AccountKind::Human, _) => None,
+            (AccountKind::Service, Some(_)) => Some(Scope::Team),
+            (AccountKind::Service, None) => Some(Scope::Instance),
+        }
+    }
+}
+
 /// A user as every API answer shows it. `is_admin` is always present.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -26,6 +46,9 @@ pub struct User {
     pub is_admin: bool,
     pub disabled: bool,
     pub kind: AccountKind,
+    /// A service account's scope; absent for people.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub scope: Option<Scope>,
     /// The team a team-scoped service account is bound to.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub team_id: Option<i64>,

@@ -13,6 +13,8 @@ pub enum ErrorCode {
     /// The path exists, the method does not (405, with `Allow`).
     MethodNotAllowed,
     Conflict,
+    /// A sign-up's invite link is expired, revoked, used up or unknown (one answer for all).
+    InviteUnusable,
     PayloadTooLarge,
     RateLimited,
     PushFailed,
@@ -29,6 +31,7 @@ impl ErrorCode {
             ErrorCode::NotFound => 404,
             ErrorCode::MethodNotAllowed => 405,
             ErrorCode::Conflict => 409,
+            ErrorCode::InviteUnusable => 400,
             ErrorCode::PayloadTooLarge => 413,
             ErrorCode::RateLimited => 429,
             ErrorCode::PushFailed => 502,

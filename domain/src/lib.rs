@@ -7,6 +7,7 @@ pub mod deadman;
 pub mod duration;
 pub mod error;
 pub mod incident;
+pub mod invite;
 pub mod paging;
 pub mod settings;
 pub mod team;

@@ -22,7 +22,52 @@ pub struct Team {
     pub id: i64,
     pub name: String,
     pub display_name: String,
+    pub oidc: OidcMapping,
     pub created_at: Timestamp,
+}
+
+/// Which single sign-on groups make someone a member or an owner of the team (read at each
+/// sign-in by the single sign-on flow).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct OidcMapping {
+    #[serde(default)]
+    pub member_groups: Vec<String>,
+    #[serde(default)]
+    pub owner_groups: Vec<String>,
+}
+
+/// Groups per role in a mapping.
+pub const MAX_GROUPS: usize = 50;
+
+impl OidcMapping {
+    /// Each group 1–256 characters without control characters, at most `MAX_GROUPS` per role,
+    /// trimmed and without repeats.
+    pub fn validate(&self) -> Result<OidcMapping, String> {
+        let clean = |field: &str, groups: &[String]| -> Result<Vec<String>, String> {
+            if groups.len() > MAX_GROUPS {
+                return Err(format!("{field} holds at most {MAX_GROUPS} groups"));
+            }
+            let mut out: Vec<String> = Vec::with_capacity(groups.len());
+            for g in groups {
+                let g = g.trim();
+                if g.is_empty() || g.chars().count() > 256 || g.chars().any(char::is_control) {
+                    return Err(format!(
+                        "{field}: each group is 1 to 256 characters without control characters"
+                    ));
+                }
+                if !out.iter().any(|o| o == g) {
+                    out.push(g.to_string());
+                }
+            }
+            Ok(out)
+        };
+        Ok(OidcMapping {
+            member_groups: clean("member_groups", &self.member_groups)?,
+            owner_groups: clean("owner_groups", &self.owner_groups)?,
+        })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -2,14 +2,17 @@
 //! `signin`, administering users in `admin`, what users change of their own in `profile`.
 
 mod admin;
+mod invites;
 mod profile;
+mod service;
 mod signin;
+mod signup;
 
 pub use signin::{StartedSession, SESSION_TTL};
 
 use crate::authz::{may_see_private_fields, require_admin, require_human, signed_in, SignedIn};
 use crate::{Actor, Core, Error, Result};
-use klaxon_domain::account::{AccountKind, Me, MyTeam, User};
+use klaxon_domain::account::{AccountKind, Me, MyTeam, Scope, User};
 use klaxon_domain::team::Role;
 use klaxon_domain::Timestamp;
 use serde::Deserialize;
@@ -39,6 +42,7 @@ impl From<UserRow> for User {
             is_admin: r.is_admin != 0,
             disabled: r.disabled != 0,
             kind: r.kind,
+            scope: Scope::of(r.kind, r.team_id),
             team_id: r.team_id,
             source: r.source,
             push_topic: r.push_topic,

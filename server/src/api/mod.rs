@@ -6,9 +6,11 @@ mod deadman;
 mod incidents;
 pub(crate) mod intake;
 mod integrations;
+mod invites;
 pub(crate) mod ops;
 mod paging;
 mod schedule;
+mod service_accounts;
 mod teams;
 mod users;
 
@@ -82,6 +84,17 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
             teams::rename_team,
             teams::delete_team
         ))
+        .routes(routes!(teams::set_oidc_mapping))
+        .routes(routes!(invites::list, invites::create))
+        .routes(routes!(invites::revoke))
+        .routes(routes!(invites::check, invites::signup))
+        .routes(routes!(
+            service_accounts::list_for_team,
+            service_accounts::create_for_team
+        ))
+        .routes(routes!(service_accounts::create_instance))
+        .routes(routes!(service_accounts::create_key))
+        .routes(routes!(service_accounts::delete_key))
         .routes(routes!(teams::list_members, teams::add_member))
         .routes(routes!(teams::set_member_role, teams::remove_member))
         .routes(routes!(integrations::list, integrations::create))

@@ -6,7 +6,7 @@ use crate::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
-use klaxon_domain::team::{Member, Role, Team};
+use klaxon_domain::team::{Member, OidcMapping, Role, Team};
 use klaxon_domain::ErrorBody;
 use serde::Deserialize;
 
@@ -48,6 +48,22 @@ pub async fn create_team(
                 .await?,
         ),
     ))
+}
+
+/// Replaces the team's single sign-on group mapping (owner): members of `member_groups` join
+/// the team, members of `owner_groups` own it, at their next single sign-on.
+#[utoipa::path(put, path = "/api/teams/{team_id}/oidc", tag = "teams", request_body = OidcMapping,
+    responses((status = 200, body = Team),
+              (status = 400, body = ErrorBody, description = "more than 50 groups per role, or a group empty, over 256 characters or with control characters"),
+              (status = 401, body = ErrorBody), (status = 403, body = ErrorBody, description = "not an owner of the team"),
+              (status = 404, body = ErrorBody)))]
+pub async fn set_oidc_mapping(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path(team_id): Path<i64>,
+    Body(b): Body<OidcMapping>,
+) -> ApiResult<Json<Team>> {
+    Ok(Json(s.core.set_oidc_mapping(&a, team_id, &b).await?))
 }
 
 #[utoipa::path(get, path = "/api/teams/{team_id}", tag = "teams", responses((status = 200, body = Team), (status = 404, body = ErrorBody)))]

@@ -1,0 +1,111 @@
+//! Service accounts: API-key-only accounts for automation such as the Kubernetes operator.
+//! Instance-scoped ones are made by administrators; team-scoped ones by whoever may manage the
+//! team's service accounts (`authz::require_may_manage_service_accounts`).
+
+use super::{invalid, profile::insert_api_key, USER_COLUMNS};
+use crate::authz::{require_human_admin, SignedIn};
+use crate::secrets::new_token;
+use crate::{Actor, Core, Error, Result};
+use klaxon_domain::account::{AccountKind, NewApiKey, User};
+use klaxon_domain::validate;
+
+impl Core {
+    /// A service account bound to `team_id`: owner-equivalent in that team, nothing elsewhere.
+    pub async fn create_team_service_account(
+        &self,
+        actor: &Actor,
+        team_id: i64,
+        name: &str,
+    ) -> Result<User> {
+        self.require_may_manage_service_accounts(actor, team_id)
+            .await?;
+        self.insert_service_account(name, Some(team_id)).await
+    }
+
+    /// The team's service accounts, by name.
+    pub async fn list_team_service_accounts(
+        &self,
+        actor: &Actor,
+        team_id: i64,
+    ) -> Result<Vec<User>> {
+        self.require_may_manage_service_accounts(actor, team_id)
+            .await?;
+        let rows: Vec<super::UserRow> = sqlx::query_as(&format!(
+            "SELECT {USER_COLUMNS} FROM users WHERE kind = 'service' AND team_id = $1 ORDER BY username"
+        ))
+        .bind(team_id)
+        .fetch_all(&self.db.pool)
+        .await?;
+        Ok(rows.into_iter().map(User::from).collect())
+    }
+
+    /// An instance-scoped service account (administrators, in person).
+    pub async fn create_instance_service_account(&self, actor: &Actor, name: &str) -> Result<User> {
+        require_human_admin(actor)?;
+        self.insert_service_account(name, None).await
+    }
+
+    /// Mints a key for a service account; the raw key is returned only here.
+    pub async fn create_service_key(
+        &self,
+        actor: &Actor,
+        user_id: i64,
+        name: Option<&str>,
+    ) -> Result<NewApiKey> {
+        self.service_account_for(actor, user_id).await?;
+        let name = validate::label("name", name.unwrap_or("default")).map_err(invalid)?;
+        let key = new_token();
+        let mut tx = self.db.begin().await?;
+        let id = insert_api_key(&mut tx, user_id, &name, &key, self.now()).await?;
+        tx.commit().await?;
+        Ok(NewApiKey { id, name, key })
+    }
+
+    /// Revokes one of a service account's keys.
+    pub async fn delete_service_key(&self, actor: &Actor, user_id: i64, key_id: i64) -> Result<()> {
+        self.service_account_for(actor, user_id).await?;
+        let done = sqlx::query("DELETE FROM api_keys WHERE id = $1 AND user_id = $2")
+            .bind(key_id)
+            .bind(user_id)
+            .execute(&self.db.pool)
+            .await?;
+        if done.rows_affected() == 0 {
+            return Err(Error::NotFound);
+        }
+        Ok(())
+    }
+
+    /// The service account `user_id`, after checking the caller may manage its keys: for a
+    /// team-scoped account whoever may manage that team's accounts, for an instance-scoped one
+    /// an administrator in person. Anything else is a 404, so ids reveal nothing.
+    async fn service_account_for(&self, actor: &Actor, user_id: i64) -> Result<User> {
+        let SignedIn = crate::authz::signed_in(actor);
+        let user = self.user_by_id(user_id).await?;
+        if user.kind != AccountKind::Service {
+            return Err(Error::NotFound);
+        }
+        match user.team_id {
+            Some(team) => {
+                self.require_may_manage_service_accounts(actor, team)
+                    .await?
+            }
+            None => require_human_admin(actor)?,
+        }
+        Ok(user)
+    }
+
+    async fn insert_service_account(&self, name: &str, team_id: Option<i64>) -> Result<User> {
+        let name =
+            validate::username(name).map_err(|e| Error::Invalid(e.replace("username", "name")))?;
+        let (id,): (i64,) = sqlx::query_as(
+            "INSERT INTO users (username, kind, team_id, created_at) VALUES ($1, 'service', $2, $3) RETURNING id",
+        )
+        .bind(&name)
+        .bind(team_id)
+        .bind(self.now())
+        .fetch_one(&self.db.pool)
+        .await
+        .map_err(Error::unique(format!("the name \"{name}\" is taken")))?;
+        self.user_by_id(id).await
+    }
+}
