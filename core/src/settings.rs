@@ -3,30 +3,9 @@
 
 use crate::authz::require_admin;
 use crate::{Actor, Core, Error, Result};
-use klaxon_domain::settings::{self as rules, Bounds, Settings};
-use serde::{Deserialize, Serialize};
+use klaxon_domain::settings::{self as rules, Settings};
+pub use klaxon_domain::settings::{AdminSettings, OidcStatus, PushStatus};
 use std::collections::BTreeMap;
-
-/// `GET /api/admin/settings`: values, bounds, and whether push and SSO are configured
-/// (never their addresses or secrets).
-#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct AdminSettings {
-    pub settings: Settings,
-    pub bounds: BTreeMap<String, Bounds>,
-    pub push: PushStatus,
-    pub oidc: OidcStatus,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct PushStatus {
-    pub configured: bool,
-    pub token_configured: bool,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct OidcStatus {
-    pub configured: bool,
-}
 
 impl Core {
     /// Inserts each seed only where the key has no row yet: a later start never overwrites.

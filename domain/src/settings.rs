@@ -232,3 +232,27 @@ mod tests {
         );
     }
 }
+
+/// `GET /api/admin/settings`: values, bounds, and whether push and SSO are configured
+/// (never their addresses or secrets).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct AdminSettings {
+    pub settings: Settings,
+    pub bounds: BTreeMap<String, Bounds>,
+    pub push: PushStatus,
+    pub oidc: OidcStatus,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct PushStatus {
+    pub configured: bool,
+    pub token_configured: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct OidcStatus {
+    pub configured: bool,
+}

@@ -56,3 +56,11 @@ pub async fn change_password(
     .await
     .map_err(fail)
 }
+
+/// Hides the first-steps card for good, on every device.
+#[server(prefix = "/rpc")]
+pub async fn dismiss_onboarding() -> Result<(), ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.dismiss_onboarding(&actor).await.map_err(fail)
+}

@@ -2,12 +2,15 @@
 //! core operation as the signed-in caller and returns the result.
 
 pub mod account;
+pub mod admin;
 pub mod deadman;
 pub mod incidents;
 pub mod integrations;
 pub mod paging;
 pub mod schedule;
 pub mod session;
+pub mod signup;
+pub mod team_access;
 pub mod teams;
 
 use leptos::prelude::ServerFnError;

@@ -1,7 +1,21 @@
-//! Instance administration. Only the navigation entry depends on the admin flag; every
-//! operation checks rights again on the server.
+//! The administrator's console: users (create, disable or enable, grant or revoke the admin
+//! flag, delete), teams with their size and open incidents (create, delete), and the settings
+//! with their bounds, saved or refused as one. Only what is offered depends on the admin flag;
+//! every change is checked again on the server, and a refusal (the last administrator,
+//! oneself) is explained next to the control.
 
+use crate::api::admin::{
+    admin_console, AdminCreateUser, AdminDeleteTeam, AdminDeleteUser, AdminSaveSettings,
+    AdminSetAdmin, AdminSetDisabled, Console,
+};
+use crate::api::error_text;
+use crate::api::teams::CreateTeam;
+use crate::components::form::{failed, ActionDone, ActionError};
 use crate::components::layout::use_session_user;
+use crate::pages::home::CreateTeamForm;
+use klaxon_domain::account::{AccountKind, User};
+use klaxon_domain::settings::{AdminSettings, SignupMode, DURATION_SETTINGS};
+use klaxon_domain::team::TeamSummary;
 use leptos::prelude::*;
 use leptos_meta::Title;
 
@@ -10,23 +24,270 @@ pub fn AdminPage() -> impl IntoView {
     let me = use_session_user();
     view! {
         <Title text="Admin" />
-        <Suspense>
+        <h1>"Administration"</h1>
+        <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
             {move || Suspend::new(async move {
                 let is_admin = matches!(me.await, Ok(Some(ref m)) if m.user.is_admin);
                 if is_admin {
-                    view! {
-                        <h1>"Administration"</h1>
-                        <p class="empty">"Users, teams and settings will be managed here."</p>
-                    }
-                    .into_any()
+                    view! { <ConsolePage /> }.into_any()
                 } else {
                     view! {
-                        <h1>"Administration"</h1>
                         <p>"This page is for Klaxon administrators only. Ask one if you need a change made."</p>
                     }
                     .into_any()
                 }
             })}
         </Suspense>
+    }
+}
+
+/// The actions of the console; any of them finishing reloads it.
+#[derive(Clone, Copy)]
+struct Actions {
+    create_user: ServerAction<AdminCreateUser>,
+    disable: ServerAction<AdminSetDisabled>,
+    admin: ServerAction<AdminSetAdmin>,
+    delete_user: ServerAction<AdminDeleteUser>,
+    create_team: ServerAction<CreateTeam>,
+    delete_team: ServerAction<AdminDeleteTeam>,
+    settings: ServerAction<AdminSaveSettings>,
+}
+
+impl Actions {
+    fn changes(&self) -> usize {
+        self.create_user.version().get()
+            + self.disable.version().get()
+            + self.admin.version().get()
+            + self.delete_user.version().get()
+            + self.create_team.version().get()
+            + self.delete_team.version().get()
+            + self.settings.version().get()
+    }
+}
+
+#[component]
+fn ConsolePage() -> impl IntoView {
+    let actions = Actions {
+        create_user: ServerAction::new(),
+        disable: ServerAction::new(),
+        admin: ServerAction::new(),
+        delete_user: ServerAction::new(),
+        create_team: ServerAction::new(),
+        delete_team: ServerAction::new(),
+        settings: ServerAction::new(),
+    };
+    let console = Resource::new(move || actions.changes(), |_| admin_console());
+    view! {
+        <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                match console.await {
+                    Ok(c) => view! { <Sections console=c actions /> }.into_any(),
+                    Err(e) => view! { <p class="error" role="alert">{error_text(&e)}</p> }.into_any(),
+                }
+            })}
+        </Transition>
+    }
+}
+
+#[component]
+fn Sections(console: Console, actions: Actions) -> impl IntoView {
+    let Console {
+        me,
+        users,
+        teams,
+        settings,
+    } = console;
+    view! {
+        <Users users me actions />
+        <Teams teams actions />
+        <Settings settings action=actions.settings />
+    }
+}
+
+#[component]
+fn Users(users: Vec<User>, me: i64, actions: Actions) -> impl IntoView {
+    let create = actions.create_user;
+    view! {
+        <section class="card" aria-labelledby="users-title">
+            <h2 id="users-title">"Users"</h2>
+            <details class="inner" open=move || failed(create)>
+                <summary>"Add a person"</summary>
+                <ActionForm action=create attr:class="stack" attr:aria-label="Add a person">
+                    <label for="new-username">"Username"</label>
+                    <input id="new-username" name="username" type="text" required maxlength="64" autocapitalize="none" spellcheck="false" />
+                    <label for="new-password">"First password"</label>
+                    <input id="new-password" name="password" type="password" required minlength="8" autocomplete="new-password" aria-describedby="new-password-hint" />
+                    <p id="new-password-hint" class="hint">"At least 8 characters. Give it to them in person; they can change it on their profile. An invite link is often easier."</p>
+                    <label class="check"><input type="checkbox" name="is_admin" value="on" />"Administrator"</label>
+                    <ActionError action=create />
+                    <button type="submit" class="primary" disabled=move || create.pending().get()>"Add person"</button>
+                </ActionForm>
+            </details>
+            <ActionError action=actions.disable />
+            <ActionError action=actions.admin />
+            <ActionError action=actions.delete_user />
+            <ActionDone action=actions.delete_user text="Deleted." />
+            <ul class="list">
+                {users.into_iter().map(|u| view! { <UserRow user=u me actions /> }).collect_view()}
+            </ul>
+        </section>
+    }
+}
+
+#[component]
+fn UserRow(user: User, me: i64, actions: Actions) -> impl IntoView {
+    let name = user.username.clone();
+    let you = user.id == me;
+    let mut chips = Vec::new();
+    if user.is_admin {
+        chips.push("admin");
+    }
+    if user.disabled {
+        chips.push("disabled");
+    }
+    if user.kind == AccountKind::Service {
+        chips.push("service");
+    }
+    let human = user.kind == AccountKind::Human;
+    let (disable_label, admin_label, delete_text) = (
+        format!(
+            "{} {name}",
+            if user.disabled { "Enable" } else { "Disable" }
+        ),
+        format!(
+            "{} {name}",
+            if user.is_admin {
+                "Revoke admin from"
+            } else {
+                "Make admin:"
+            }
+        ),
+        format!("Yes, delete {name}"),
+    );
+    view! {
+        <li class="admin-user">
+            <div class="row">
+                <span class="row-main">
+                    <strong>{if you { format!("{name} (you)") } else { name.clone() }}</strong>
+                    <span class="meta">{format!("{} sign-in", user.source)}</span>
+                </span>
+                {chips.into_iter().map(|c| view! { <span class=format!("chip chip-{c}")>{c}</span> }).collect_view()}
+            </div>
+            <div class="row-tools">
+                <ActionForm action=actions.disable>
+                    <input type="hidden" name="user_id" value=user.id />
+                    <input type="hidden" name="disabled" value=(!user.disabled).to_string() />
+                    <button type="submit" class="secondary" aria-label=disable_label>
+                        {if user.disabled { "Enable" } else { "Disable" }}
+                    </button>
+                </ActionForm>
+                {human.then(|| view! {
+                    <ActionForm action=actions.admin>
+                        <input type="hidden" name="user_id" value=user.id />
+                        <input type="hidden" name="is_admin" value=(!user.is_admin).to_string() />
+                        <button type="submit" class="secondary" aria-label=admin_label>
+                            {if user.is_admin { "Revoke admin" } else { "Make admin" }}
+                        </button>
+                    </ActionForm>
+                })}
+                <details class="confirm">
+                    <summary>"Delete…"</summary>
+                    <ActionForm action=actions.delete_user attr:class="stack">
+                        <input type="hidden" name="user_id" value=user.id />
+                        <p class="hint">"Their sessions and keys stop working; their notes and history stay, without their name."</p>
+                        <button type="submit" class="danger wide">{delete_text}</button>
+                    </ActionForm>
+                </details>
+            </div>
+        </li>
+    }
+}
+
+#[component]
+fn Teams(teams: Vec<TeamSummary>, actions: Actions) -> impl IntoView {
+    view! {
+        <section class="card" aria-labelledby="admin-teams-title">
+            <h2 id="admin-teams-title">"Teams"</h2>
+            <CreateTeamForm action=actions.create_team />
+            <ActionError action=actions.delete_team />
+            {if teams.is_empty() {
+                view! { <p class="empty">"No teams yet."</p> }.into_any()
+            } else {
+                view! {
+                    <ul class="list">
+                        {teams.into_iter().map(|t| {
+                            let meta = format!("{} · {} members · {} open incidents", t.team.name, t.member_count, t.open_incidents);
+                            let name = t.team.display_name.clone();
+                            view! {
+                                <li class="admin-team">
+                                    <a class="row" href=format!("/teams/{}", t.team.id)>
+                                        <span class="row-main">
+                                            <strong>{name.clone()}</strong>
+                                            <span class="meta">{meta}</span>
+                                        </span>
+                                    </a>
+                                    <details class="confirm">
+                                        <summary>"Delete…"</summary>
+                                        <ActionForm action=actions.delete_team attr:class="stack">
+                                            <input type="hidden" name="team_id" value=t.team.id />
+                                            <p class="hint">"Its incidents, alerts, schedule, links and integrations go with it."</p>
+                                            <button type="submit" class="danger wide">{format!("Yes, delete {name}")}</button>
+                                        </ActionForm>
+                                    </details>
+                                </li>
+                            }
+                        }).collect_view()}
+                    </ul>
+                }
+                .into_any()
+            }}
+        </section>
+    }
+}
+
+/// Every setting in one form, each duration with its bounds beside it.
+#[component]
+fn Settings(settings: AdminSettings, action: ServerAction<AdminSaveSettings>) -> impl IntoView {
+    let s = settings.settings;
+    let values = [s.notify_repeat_interval, s.stale_after, s.archive_after];
+    let (help, status) = (
+        [
+            "How often an unacknowledged incident pages again, for teams without a ladder.",
+            "A firing alert not heard of for this long is resolved as expired.",
+            "Resolved alerts older than this leave the lists.",
+        ],
+        match (settings.push.configured, settings.oidc.configured) {
+            (true, true) => "Push service and single sign-on are configured.",
+            (true, false) => "Push service configured; single sign-on is not.",
+            (false, true) => {
+                "No push service is configured: nobody can be paged. Single sign-on is configured."
+            }
+            (false, false) => "No push service is configured: nobody can be paged.",
+        },
+    );
+    view! {
+        <section class="card" aria-labelledby="settings-title">
+            <h2 id="settings-title">"Settings"</h2>
+            <p class="hint">{status}</p>
+            <ActionForm action attr:class="stack" attr:aria-label="Settings">
+                <label for="signup_mode">"Who may create an account"</label>
+                <select id="signup_mode" name="signup_mode">
+                    <option value="invite_only" selected=s.signup_mode == SignupMode::InviteOnly>"Only people with an invite link"</option>
+                    <option value="open" selected=s.signup_mode == SignupMode::Open>"Anyone who reaches this page"</option>
+                </select>
+                {DURATION_SETTINGS.iter().zip(values).zip(help).map(|(((key, _, bounds), value), help)| {
+                    let hint = format!("{help} Between {} and {}.", bounds.min, bounds.max);
+                    let hint_id = format!("{key}-hint");
+                    view! {
+                        <label for=*key>{key.replace('_', " ")}</label>
+                        <input id=*key name=*key type="text" required value=value.to_string() aria-describedby=hint_id.clone() />
+                        <p id=hint_id class="hint">{hint}</p>
+                    }
+                }).collect_view()}
+                <ActionError action />
+                <ActionDone action text="Saved." />
+                <button type="submit" class="primary" disabled=move || action.pending().get()>"Save settings"</button>
+            </ActionForm>
+        </section>
     }
 }

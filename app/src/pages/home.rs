@@ -1,22 +1,37 @@
 //! The incident list (the installed app's start page) and the user's teams.
 
+use crate::api::account::DismissOnboarding;
 use crate::api::error_text;
 use crate::api::session::current_user;
 use crate::api::teams::CreateTeam;
 use crate::components::form::ActionError;
 use crate::components::team_list::TeamList;
 use crate::pages::incidents::IncidentList;
+use klaxon_domain::account::Me;
 use leptos::prelude::*;
 use leptos_meta::Title;
 
 #[component]
 pub fn HomePage() -> impl IntoView {
     let create = ServerAction::<CreateTeam>::new();
+    let dismiss = ServerAction::<DismissOnboarding>::new();
     // Reloaded after each team created, so the new team shows without a page load.
-    let me = Resource::new(move || create.version().get(), |_| current_user());
+    let me = Resource::new(
+        move || create.version().get() + dismiss.version().get(),
+        |_| current_user(),
+    );
 
     view! {
         <Title text="Incidents" />
+        <Transition fallback=|| ()>
+            {move || Suspend::new(async move {
+                me.await
+                    .ok()
+                    .flatten()
+                    .filter(|m| m.onboarding_dismissed_at.is_none())
+                    .map(|m| view! { <FirstSteps me=m dismiss /> })
+            })}
+        </Transition>
         <IncidentList />
         <section aria-labelledby="teams-title">
             <h2 id="teams-title">"My teams"</h2>
@@ -30,6 +45,39 @@ pub fn HomePage() -> impl IntoView {
                 })}
             </Transition>
             <CreateTeamForm action=create />
+        </section>
+    }
+}
+
+/// The first-sign-in card: what makes paging work for this person. Dismissed once, on the
+/// server, so it does not come back on another phone.
+#[component]
+fn FirstSteps(me: Me, dismiss: ServerAction<DismissOnboarding>) -> impl IntoView {
+    let step = |done: bool| if done { "step done" } else { "step" };
+    let has_topic = me.user.push_topic.is_some();
+    let has_team = !me.teams.is_empty();
+    view! {
+        <section class="card notice onboarding" aria-labelledby="first-steps-title">
+            <h2 id="first-steps-title">"First steps"</h2>
+            <ol>
+                <li class=step(has_topic)>
+                    <a href="/me">"Set your ntfy topic"</a>
+                    " so pages reach your phone."
+                    {has_topic.then(|| view! { <span class="chip">"done"</span> })}
+                </li>
+                <li class="step">
+                    <a href="/me">"Send yourself a test page"</a>
+                    " and check it makes a sound."
+                </li>
+                <li class=step(has_team)>
+                    "Join a team through an invite link, or create one below."
+                    {has_team.then(|| view! { <span class="chip">"done"</span> })}
+                </li>
+            </ol>
+            <ActionForm action=dismiss>
+                <button type="submit" class="secondary wide">"Got it, hide this"</button>
+            </ActionForm>
+            <ActionError action=dismiss />
         </section>
     }
 }

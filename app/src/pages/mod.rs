@@ -9,6 +9,7 @@ pub mod not_found;
 pub mod profile;
 pub mod schedule;
 pub mod signup;
+pub mod team_access;
 pub mod team_deadman;
 pub mod team_escalation;
 pub mod team_integrations;

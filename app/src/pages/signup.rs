@@ -1,16 +1,80 @@
-//! Joining Klaxon. Invite links arrive in a later release.
+//! Joining Klaxon through an invite link (or without one when the install is open): the only
+//! page besides sign-in that works signed out. The form posts straight to the server, so it
+//! works before the WASM arrives, and lands the new person on the incident list.
 
+use crate::api::signup::{signup_options, SignUp};
+use crate::components::form::ActionError;
+use klaxon_domain::invite::SignupCheck;
+use klaxon_domain::settings::SignupMode;
 use leptos::prelude::*;
 use leptos_meta::Title;
+use leptos_router::hooks::use_query_map;
 
 #[component]
 pub fn SignupPage() -> impl IntoView {
+    let invite = move || use_query_map().with(|q| q.get("invite").unwrap_or_default());
+    let check = Resource::new(invite, |t| signup_options(Some(t)));
     view! {
-        <Title text="Join" />
-        <main class="content narrow">
-            <h1>"Join Klaxon"</h1>
-            <p>"Ask your team owner for an invite link."</p>
-            <p><a href="/login">"Back to sign in"</a></p>
+        <Title text="Join Klaxon" />
+        <main class="content narrow sign-in">
+            <h1 class="wordmark">"Klaxon"</h1>
+            <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match check.await {
+                        Ok(c) => view! { <Join check=c invite=invite() /> }.into_any(),
+                        Err(_) => view! {
+                            <p class="error" role="alert">"Klaxon could not be reached; try again in a moment."</p>
+                        }
+                        .into_any(),
+                    }
+                })}
+            </Suspense>
+            <p class="muted center">"Have an account? " <a href="/login">"Sign in"</a></p>
         </main>
+    }
+}
+
+#[component]
+fn Join(check: SignupCheck, invite: String) -> impl IntoView {
+    let open = check.signup_mode == SignupMode::Open;
+    let heading = match (&check.team, open) {
+        (Some(team), _) => format!("Join {}", team.display_name),
+        (None, true) => "Create your account".to_string(),
+        (None, false) => "Join Klaxon".to_string(),
+    };
+    // One neutral sentence for every link that cannot be used, as the server answers.
+    let note = match (&check.team, open, invite.is_empty()) {
+        (Some(_), _, _) => None,
+        (None, true, false) => Some("This invite link cannot be used, but you can still create an account; ask a team owner to add you."),
+        (None, true, true) => None,
+        (None, false, false) => Some("This invite link cannot be used. Ask a team owner for a new one."),
+        (None, false, true) => Some("Joining needs an invite link. Ask a team owner for one."),
+    };
+    let can_join = check.team.is_some() || open;
+    let signup = ServerAction::<SignUp>::new();
+    view! {
+        <section class="card stack" aria-labelledby="join-title">
+            <h2 id="join-title">{heading}</h2>
+            {note.map(|n| view! { <p class="notice">{n}</p> })}
+            {check.team.as_ref().map(|t| view! {
+                <p class="hint">{format!("You will be a member of {} once your account exists.", t.display_name)}</p>
+            })}
+            {can_join.then(|| view! {
+                <ActionForm action=signup attr:class="stack" attr:aria-label="Create your account">
+                    // An unusable link is not sent: the account is made as the mode allows.
+                    <input type="hidden" name="invite" value=if check.team.is_some() { invite.clone() } else { String::new() } />
+                    <label for="username">"Username"</label>
+                    <input id="username" name="username" type="text" autocomplete="username" autocapitalize="none" spellcheck="false" required maxlength="64" aria-describedby="username-hint" />
+                    <p id="username-hint" class="hint">"Letters, digits and . _ @ -"</p>
+                    <label for="password">"Password"</label>
+                    <input id="password" name="password" type="password" autocomplete="new-password" required minlength="8" aria-describedby="password-hint" />
+                    <p id="password-hint" class="hint">"At least 8 characters."</p>
+                    <ActionError action=signup />
+                    <button type="submit" class="primary" disabled=move || signup.pending().get()>
+                        {move || if signup.pending().get() { "Creating your account…" } else { "Create account" }}
+                    </button>
+                </ActionForm>
+            })}
+        </section>
     }
 }

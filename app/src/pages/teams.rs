@@ -4,9 +4,11 @@ use crate::api::error_text;
 use crate::api::paging::get_escalation_policy;
 use crate::api::session::current_user;
 use crate::api::teams::{get_team, list_members, CreateTeam};
+use crate::app::use_hydrated;
 use crate::components::layout::use_session_user;
 use crate::components::team_list::TeamList;
 use crate::pages::home::CreateTeamForm;
+use crate::pages::team_access::{InviteLinks, ServiceAccounts};
 use crate::pages::team_deadman::DeadmanSwitches;
 use crate::pages::team_integrations::Integrations;
 use crate::pages::team_schedule::TeamSchedule;
@@ -45,13 +47,19 @@ pub fn TeamPage() -> impl IntoView {
     let session = use_session_user();
     let me = Signal::derive(move || session.get().and_then(Result::ok).flatten());
     let my_id = Signal::derive(move || me.with(|m| m.as_ref().map(|m| m.user.id)));
-    // The server says whether the caller may manage the team; it checks again on every change.
-    let is_owner = Signal::derive(move || {
-        team.get()
-            .and_then(Result::ok)
-            .is_some_and(|t| t.may_manage)
-    });
     let team_id = Signal::derive(id);
+    // The server says whether the caller may manage the team (it checks again on every
+    // change). The owners' forms appear once the page is interactive: the team arrives after
+    // the rest of the page is rendered, and the server's HTML and the first client render
+    // must agree for hydration.
+    let hydrated = use_hydrated();
+    let is_owner = Signal::derive(move || {
+        hydrated.get()
+            && team
+                .get()
+                .and_then(Result::ok)
+                .is_some_and(|t| t.may_manage)
+    });
 
     view! {
         <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
@@ -101,6 +109,11 @@ pub fn TeamPage() -> impl IntoView {
         <EscalationLink team_id />
         <Integrations team_id is_owner />
         <DeadmanSwitches team_id is_owner />
+        // Only the people who may manage the team see who may get into it.
+        <Show when=move || is_owner.get()>
+            <InviteLinks team_id />
+            <ServiceAccounts team_id />
+        </Show>
         <TeamSchedule team_id members me=my_id />
     }
 }

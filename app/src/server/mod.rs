@@ -3,6 +3,8 @@
 
 mod auth;
 mod errors;
+mod qr;
 
 pub use auth::{core, presented, request_parts, set_cookie, signed_in, signed_in_or_none};
 pub use errors::{fail, sign_in_failure};
+pub use qr::qr_svg;

@@ -84,6 +84,11 @@ impl Core {
     pub async fn list_api_keys(&self, actor: &Actor, user_id: i64) -> Result<Vec<ApiKeyInfo>> {
         require_self_or_admin(actor, user_id)?;
         self.user_by_id(user_id).await?;
+        self.keys_of(user_id).await
+    }
+
+    /// The user's keys, newest first; the caller has checked the right to see them.
+    pub(super) async fn keys_of(&self, user_id: i64) -> Result<Vec<ApiKeyInfo>> {
         #[derive(sqlx::FromRow)]
         struct KeyRow {
             id: i64,

@@ -6,7 +6,7 @@ use super::{invalid, profile::insert_api_key, USER_COLUMNS};
 use crate::authz::{require_human_admin, SignedIn};
 use crate::secrets::new_token;
 use crate::{Actor, Core, Error, Result};
-use klaxon_domain::account::{AccountKind, NewApiKey, User};
+use klaxon_domain::account::{AccountKind, ApiKeyInfo, NewApiKey, User};
 use klaxon_domain::validate;
 
 impl Core {
@@ -43,6 +43,12 @@ impl Core {
     pub async fn create_instance_service_account(&self, actor: &Actor, name: &str) -> Result<User> {
         require_human_admin(actor)?;
         self.insert_service_account(name, None).await
+    }
+
+    /// A service account's keys (never the secrets).
+    pub async fn list_service_keys(&self, actor: &Actor, user_id: i64) -> Result<Vec<ApiKeyInfo>> {
+        self.service_account_for(actor, user_id).await?;
+        self.keys_of(user_id).await
     }
 
     /// Mints a key for a service account; the raw key is returned only here.

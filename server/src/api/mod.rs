@@ -93,7 +93,10 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
             service_accounts::create_for_team
         ))
         .routes(routes!(service_accounts::create_instance))
-        .routes(routes!(service_accounts::create_key))
+        .routes(routes!(
+            service_accounts::list_keys,
+            service_accounts::create_key
+        ))
         .routes(routes!(service_accounts::delete_key))
         .routes(routes!(teams::list_members, teams::add_member))
         .routes(routes!(teams::set_member_role, teams::remove_member))

@@ -6,7 +6,7 @@ use crate::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
-use klaxon_domain::account::{NewApiKey, User};
+use klaxon_domain::account::{ApiKeyInfo, NewApiKey, User};
 use klaxon_domain::ErrorBody;
 use serde::Deserialize;
 
@@ -90,6 +90,19 @@ pub async fn create_key(
         .create_service_key(&a, user_id, b.name.as_deref())
         .await?;
     Ok((StatusCode::CREATED, Json(key)))
+}
+
+/// A service account's keys, newest first (never the secrets).
+#[utoipa::path(get, path = "/api/service-accounts/{user_id}/api-keys", tag = "service accounts",
+    responses((status = 200, body = Vec<ApiKeyInfo>), (status = 401, body = ErrorBody),
+              (status = 403, body = ErrorBody, description = "may not manage this account"),
+              (status = 404, body = ErrorBody, description = "no such service account")))]
+pub async fn list_keys(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path(user_id): Path<i64>,
+) -> ApiResult<Json<Vec<ApiKeyInfo>>> {
+    Ok(Json(s.core.list_service_keys(&a, user_id).await?))
 }
 
 /// Revokes a service account's key.

@@ -1,0 +1,30 @@
+//! Joining Klaxon: what the sign-up page may offer, and the sign-up itself.
+
+use klaxon_domain::invite::SignupCheck;
+use leptos::prelude::*;
+
+/// The sign-up mode and, for a link, whether it is usable and which team it joins.
+#[server(prefix = "/rpc")]
+pub async fn signup_options(invite: Option<String>) -> Result<SignupCheck, ServerFnError> {
+    use crate::server::{core, fail};
+    core()?.signup_check(invite.as_deref()).await.map_err(fail)
+}
+
+/// Creates the account, signs it in and sends the browser to the incident list.
+#[server(prefix = "/rpc")]
+pub async fn sign_up(
+    username: String,
+    password: String,
+    invite: Option<String>,
+) -> Result<(), ServerFnError> {
+    use crate::server::{core, fail, presented, request_parts, set_cookie};
+    let core = core()?;
+    let parts = request_parts().await?;
+    let started = core
+        .signup(&presented(&parts), &username, &password, invite.as_deref())
+        .await
+        .map_err(fail)?;
+    set_cookie(&core.session_cookie(&started.token))?;
+    leptos_axum::redirect("/");
+    Ok(())
+}

@@ -1,0 +1,105 @@
+//! Who may get into a team: its invite links and its service accounts.
+
+use klaxon_domain::account::{ApiKeyInfo, NewApiKey, User};
+use klaxon_domain::invite::{Invite, NewInvite};
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// A link just made, with its QR code (an SVG drawn on the server) for a phone in the room.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreatedInvite {
+    pub invite: NewInvite,
+    pub qr_svg: String,
+}
+
+#[server(prefix = "/rpc")]
+pub async fn list_invites(team_id: i64) -> Result<Vec<Invite>, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.list_invites(&actor, team_id).await.map_err(fail)
+}
+
+/// `role` is `member` or `owner`; `max_uses` as typed (1 to 100).
+#[server(prefix = "/rpc")]
+pub async fn create_invite(
+    team_id: i64,
+    role: String,
+    max_uses: String,
+) -> Result<CreatedInvite, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    use klaxon_domain::team::Role;
+    let (core, actor) = signed_in().await?;
+    let role =
+        Role::parse(role.trim()).ok_or_else(|| ServerFnError::new("Choose member or owner."))?;
+    let max_uses = max_uses.trim().parse::<i64>().map_err(|_| {
+        ServerFnError::new("How many people may use the link? Give a number from 1 to 100.")
+    })?;
+    let invite = core
+        .create_invite(&actor, team_id, Some(role), Some(max_uses))
+        .await
+        .map_err(fail)?;
+    let qr_svg = crate::server::qr_svg(&invite.url);
+    Ok(CreatedInvite { invite, qr_svg })
+}
+
+#[server(prefix = "/rpc")]
+pub async fn revoke_invite(team_id: i64, id: i64) -> Result<Invite, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.revoke_invite(&actor, team_id, id).await.map_err(fail)
+}
+
+/// A service account with its keys.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServiceAccount {
+    pub user: User,
+    pub keys: Vec<ApiKeyInfo>,
+}
+
+#[server(prefix = "/rpc")]
+pub async fn list_service_accounts(team_id: i64) -> Result<Vec<ServiceAccount>, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    let mut out = Vec::new();
+    for user in core
+        .list_team_service_accounts(&actor, team_id)
+        .await
+        .map_err(fail)?
+    {
+        let keys = core
+            .list_service_keys(&actor, user.id)
+            .await
+            .map_err(fail)?;
+        out.push(ServiceAccount { user, keys });
+    }
+    Ok(out)
+}
+
+#[server(prefix = "/rpc")]
+pub async fn create_service_account(team_id: i64, name: String) -> Result<User, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.create_team_service_account(&actor, team_id, &name)
+        .await
+        .map_err(fail)
+}
+
+/// Returns the raw key: the only time it is ever shown.
+#[server(prefix = "/rpc")]
+pub async fn create_service_key(user_id: i64, name: String) -> Result<NewApiKey, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    let name = Some(name.trim()).filter(|n| !n.is_empty());
+    core.create_service_key(&actor, user_id, name)
+        .await
+        .map_err(fail)
+}
+
+#[server(prefix = "/rpc")]
+pub async fn revoke_service_key(user_id: i64, key_id: i64) -> Result<(), ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.delete_service_key(&actor, user_id, key_id)
+        .await
+        .map_err(fail)
+}
