@@ -30,6 +30,14 @@ both!(openapi_document_lists_the_handlers, |app| {
         "/api/users/{id}/api-keys",
         "/api/teams/{team_id}/members",
         "/api/admin/settings",
+        "/api/signup",
+        "/api/teams/{team_id}/invites",
+        "/api/teams/{team_id}/invites/{invite_id}",
+        "/api/teams/{team_id}/oidc",
+        "/api/teams/{team_id}/service-accounts",
+        "/api/service-accounts",
+        "/api/service-accounts/{user_id}/api-keys",
+        "/api/service-accounts/{user_id}/api-keys/{key_id}",
     ] {
         assert!(
             paths.contains_key(p),
@@ -37,6 +45,16 @@ both!(openapi_document_lists_the_handlers, |app| {
         );
     }
     assert!(doc["paths"]["/api/teams"]["post"].is_object());
+    // The limits a client must respect are in the document.
+    let invite = &doc["components"]["schemas"]["InviteRequest"]["properties"]["max_uses"];
+    assert_eq!(
+        (invite["minimum"].as_i64(), invite["maximum"].as_i64()),
+        (Some(1), Some(100))
+    );
+    let signup = &doc["paths"]["/api/signup"]["post"]["responses"];
+    for status in ["201", "400", "403", "409", "429"] {
+        assert!(signup[status].is_object(), "sign-up answers {status}");
+    }
 });
 
 both!(unknown_api_paths_are_json_404, |app| {

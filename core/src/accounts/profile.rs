@@ -123,8 +123,18 @@ impl Core {
         name: &str,
     ) -> Result<NewApiKey> {
         require_self_or_admin(actor, user_id)?;
-        let name = validate::label("name", name).map_err(invalid)?;
         self.user_by_id(user_id).await?;
+        self.mint_key(user_id, name).await
+    }
+
+    pub async fn delete_api_key(&self, actor: &Actor, user_id: i64, key_id: i64) -> Result<()> {
+        require_self_or_admin(actor, user_id)?;
+        self.revoke_key(user_id, key_id).await
+    }
+
+    /// A new key for `user_id`; the caller has checked the right to mint it.
+    pub(super) async fn mint_key(&self, user_id: i64, name: &str) -> Result<NewApiKey> {
+        let name = validate::label("name", name).map_err(invalid)?;
         let key = new_token();
         let mut tx = self.db.begin().await?;
         let id = insert_api_key(&mut tx, user_id, &name, &key, self.now()).await?;
@@ -132,8 +142,9 @@ impl Core {
         Ok(NewApiKey { id, name, key })
     }
 
-    pub async fn delete_api_key(&self, actor: &Actor, user_id: i64, key_id: i64) -> Result<()> {
-        require_self_or_admin(actor, user_id)?;
+    /// Deletes one of `user_id`'s keys (404 when it has no such key); the caller has checked
+    /// the right.
+    pub(super) async fn revoke_key(&self, user_id: i64, key_id: i64) -> Result<()> {
         let done = sqlx::query("DELETE FROM api_keys WHERE id = $1 AND user_id = $2")
             .bind(key_id)
             .bind(user_id)

@@ -2,9 +2,8 @@
 //! Instance-scoped ones are made by administrators; team-scoped ones by whoever may manage the
 //! team's service accounts (`authz::require_may_manage_service_accounts`).
 
-use super::{invalid, profile::insert_api_key, USER_COLUMNS};
+use super::USER_COLUMNS;
 use crate::authz::{require_human_admin, SignedIn};
-use crate::secrets::new_token;
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::account::{AccountKind, ApiKeyInfo, NewApiKey, User};
 use klaxon_domain::validate;
@@ -59,26 +58,13 @@ impl Core {
         name: Option<&str>,
     ) -> Result<NewApiKey> {
         self.service_account_for(actor, user_id).await?;
-        let name = validate::label("name", name.unwrap_or("default")).map_err(invalid)?;
-        let key = new_token();
-        let mut tx = self.db.begin().await?;
-        let id = insert_api_key(&mut tx, user_id, &name, &key, self.now()).await?;
-        tx.commit().await?;
-        Ok(NewApiKey { id, name, key })
+        self.mint_key(user_id, name.unwrap_or("default")).await
     }
 
     /// Revokes one of a service account's keys.
     pub async fn delete_service_key(&self, actor: &Actor, user_id: i64, key_id: i64) -> Result<()> {
         self.service_account_for(actor, user_id).await?;
-        let done = sqlx::query("DELETE FROM api_keys WHERE id = $1 AND user_id = $2")
-            .bind(key_id)
-            .bind(user_id)
-            .execute(&self.db.pool)
-            .await?;
-        if done.rows_affected() == 0 {
-            return Err(Error::NotFound);
-        }
-        Ok(())
+        self.revoke_key(user_id, key_id).await
     }
 
     /// The service account `user_id`, after checking the caller may manage its keys: for a
