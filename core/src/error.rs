@@ -16,6 +16,9 @@ pub enum Error {
     NotFound,
     #[error("{0}")]
     Conflict(String),
+    /// A device flow poll's answer other than a session (RFC 8628 names).
+    #[error("{message}")]
+    Device { code: ErrorCode, message: String },
     /// One answer for every link that cannot be used, so links cannot be probed.
     #[error("this invite link cannot be used: it may have expired, been revoked or been used up; ask for a new one")]
     InviteUnusable,
@@ -45,6 +48,7 @@ impl Error {
             Error::NotFound => ErrorCode::NotFound,
             Error::Conflict(_) => ErrorCode::Conflict,
             Error::InviteUnusable => ErrorCode::InviteUnusable,
+            Error::Device { code, .. } => *code,
             Error::PayloadTooLarge => ErrorCode::PayloadTooLarge,
             Error::RateLimited { .. } => ErrorCode::RateLimited,
             Error::PushFailed(_) => ErrorCode::PushFailed,

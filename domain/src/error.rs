@@ -13,6 +13,14 @@ pub enum ErrorCode {
     /// The path exists, the method does not (405, with `Allow`).
     MethodNotAllowed,
     Conflict,
+    /// Device flow polling (RFC 8628): not approved yet.
+    AuthorizationPending,
+    /// Device flow polling faster than the interval.
+    SlowDown,
+    /// Device flow: the code expired or was never issued.
+    ExpiredToken,
+    /// Device flow: the person denied it.
+    AccessDenied,
     /// A sign-up's invite link is expired, revoked, used up or unknown (one answer for all).
     InviteUnusable,
     PayloadTooLarge,
@@ -32,6 +40,10 @@ impl ErrorCode {
             ErrorCode::MethodNotAllowed => 405,
             ErrorCode::Conflict => 409,
             ErrorCode::InviteUnusable => 400,
+            ErrorCode::AuthorizationPending
+            | ErrorCode::SlowDown
+            | ErrorCode::ExpiredToken
+            | ErrorCode::AccessDenied => 400,
             ErrorCode::PayloadTooLarge => 413,
             ErrorCode::RateLimited => 429,
             ErrorCode::PushFailed => 502,

@@ -4,6 +4,7 @@
 pub mod account;
 pub mod alerting;
 pub mod deadman;
+pub mod device;
 pub mod duration;
 pub mod error;
 pub mod incident;

@@ -38,6 +38,9 @@ both!(openapi_document_lists_the_handlers, |app| {
         "/api/service-accounts",
         "/api/service-accounts/{user_id}/api-keys",
         "/api/service-accounts/{user_id}/api-keys/{key_id}",
+        "/api/oidc/device",
+        "/api/oidc/device/token",
+        "/api/oidc/device/approve",
     ] {
         assert!(
             paths.contains_key(p),

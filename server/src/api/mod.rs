@@ -3,6 +3,7 @@
 mod accounts;
 mod admin;
 mod deadman;
+mod device;
 mod incidents;
 pub(crate) mod intake;
 mod integrations;
@@ -67,6 +68,9 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(accounts::logout))
         .routes(routes!(accounts::me))
         .routes(routes!(accounts::dismiss_onboarding))
+        .routes(routes!(device::start))
+        .routes(routes!(device::token))
+        .routes(routes!(device::approve))
         .routes(routes!(users::list_users, users::create_user))
         .routes(routes!(users::get_user, users::delete_user))
         .routes(routes!(users::change_password))
