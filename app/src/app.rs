@@ -2,7 +2,7 @@
 
 use crate::components::layout::{NotFoundShell, SignedInShell};
 use crate::pages::{
-    admin::AdminPage, home::HomePage, incident::IncidentPage, login::LoginPage,
+    admin::AdminPage, device::DevicePage, home::HomePage, incident::IncidentPage, login::LoginPage,
     profile::ProfilePage, schedule::SchedulePage, signup::SignupPage,
     team_escalation::TeamEscalationPage, teams::TeamPage, teams::TeamsPage,
 };
@@ -93,6 +93,7 @@ pub fn App() -> impl IntoView {
                         <Route path=path!("teams/:id/escalation") view=TeamEscalationPage />
                         <Route path=path!("me") view=ProfilePage />
                         <Route path=path!("admin") view=AdminPage />
+                        <Route path=path!("device") view=DevicePage />
                     </ParentRoute>
                 </Routes>
             </Router>

@@ -32,6 +32,16 @@ enum Command {
     /// Measure the service on throwaway databases.
     #[command(subcommand)]
     Bench(BenchCommand),
+    /// Sign this terminal in: approve the code in a browser where you use Klaxon.
+    Login(crate::terminal::LoginArgs),
+    /// Sign this terminal out.
+    Logout,
+    /// Who this terminal is signed in as, and where.
+    Whoami,
+    /// The open incidents of your teams.
+    Incidents,
+    /// Acknowledge an incident.
+    Ack(crate::terminal::AckArgs),
 }
 
 #[derive(Subcommand)]
@@ -225,6 +235,11 @@ pub async fn run() -> Result<(), String> {
         Command::Bench(BenchCommand::Intake(args)) => crate::bench::intake(args).await,
         Command::Bench(BenchCommand::Paging(args)) => crate::bench::paging(args).await,
         Command::Bench(BenchCommand::Ticks(args)) => crate::bench::ticks(args).await,
+        Command::Login(args) => crate::terminal::login(args).await,
+        Command::Logout => crate::terminal::logout().await,
+        Command::Whoami => crate::terminal::whoami().await,
+        Command::Incidents => crate::terminal::incidents().await,
+        Command::Ack(args) => crate::terminal::ack(args).await,
     }
 }
 

@@ -8,6 +8,7 @@ pub mod cli;
 pub mod error;
 pub mod extract;
 pub mod loops;
+mod terminal;
 mod web;
 
 use axum::extract::{DefaultBodyLimit, FromRef};

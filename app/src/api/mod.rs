@@ -4,6 +4,7 @@
 pub mod account;
 pub mod admin;
 pub mod deadman;
+pub mod device;
 pub mod incidents;
 pub mod integrations;
 pub mod paging;

@@ -1,6 +1,7 @@
 //! One module per screen.
 
 pub mod admin;
+pub mod device;
 pub mod home;
 pub mod incident;
 pub mod incidents;
