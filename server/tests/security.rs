@@ -117,6 +117,33 @@ both!(hostile_text_never_becomes_markup, |app| {
         !page.text.contains("Runbook"),
         "a javascript: runbook_url must not become a link"
     );
+    // The admin console lists the team; an invite link's page names it to a signed-out visitor.
+    let admin_page = app.get("/admin", &session).await;
+    assert_inert("/admin", &admin_page.text);
+    let link = app
+        .post(&format!("/api/teams/{team}/invites"), &admin, json!({}))
+        .await
+        .expect(201);
+    let signup = app
+        .get(
+            &format!("/signup?invite={}", link["token"].as_str().unwrap()),
+            &Auth::None,
+        )
+        .await;
+    assert_eq!(signup.status.as_u16(), 200);
+    assert_inert("/signup", &signup.text);
+    // A code in the device page's address is shown only as a field's escaped value.
+    let device = app
+        .get(
+            "/device?code=%22%3E%3Cmeta%20http-equiv%3Drefresh%3E",
+            &session,
+        )
+        .await;
+    assert_eq!(device.status.as_u16(), 200);
+    assert!(
+        !device.text.to_lowercase().contains("<meta http-equiv"),
+        "/device: the code became markup"
+    );
 });
 
 both!(
