@@ -192,3 +192,40 @@ both!(
         assert_eq!(max, Some(ceiling));
     }
 );
+
+both!(
+    guessing_device_codes_and_starting_many_are_limited_per_address,
+    |app| {
+        let (_, carol) = people(&app).await;
+        let window = klaxon_core::throttle::WINDOW;
+        let limit = klaxon_core::throttle::UNKNOWN_DEVICE_CODES_PER_ADDRESS;
+        let real = start(&app).await;
+        for i in 0..limit {
+            app.post(
+                "/api/oidc/device/token",
+                &Auth::None,
+                json!({"device_code": format!("{:0>64}", i)}),
+            )
+            .await
+            .expect_error(400, "expired_token");
+        }
+        let r = poll(&app, &real).await;
+        assert!(r.headers.contains_key("retry-after"));
+        r.expect_error(429, "rate_limited");
+        // Polling a real code is not counted against anyone: after the window it works again.
+        app.clock.advance(window + 1);
+        let real = start(&app).await;
+        approve(&app, &carol, real["user_code"].as_str().unwrap(), true)
+            .await
+            .expect(204);
+        poll(&app, &real).await.expect(200);
+
+        app.clock.advance(window + 1);
+        for _ in 0..klaxon_core::throttle::DEVICE_STARTS_PER_ADDRESS {
+            start(&app).await;
+        }
+        app.post("/api/oidc/device", &Auth::None, json!({}))
+            .await
+            .expect_error(429, "rate_limited");
+    }
+);

@@ -4,7 +4,9 @@
 //! stretched through a terminal.
 
 use super::StartedSession;
+use crate::credentials::Presented;
 use crate::secrets::{hash_token, looks_like_token, new_token};
+use crate::throttle::Attempt;
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::device::{
     normalize_user_code, DeviceStart, DeviceState, DEVICE_TTL, POLL_INTERVAL, USER_CODE_ALPHABET,
@@ -40,8 +42,12 @@ struct DeviceRow {
 }
 
 impl Core {
-    /// Starts a device sign-in (no credential).
-    pub async fn start_device(&self) -> Result<DeviceStart> {
+    /// Starts a device sign-in (no credential), at most `DEVICE_STARTS_PER_ADDRESS` per
+    /// address in the window.
+    pub async fn start_device(&self, request: &Presented<'_>) -> Result<DeviceStart> {
+        let address = self.client_address(request);
+        self.limit_address(Attempt::DeviceStart, &address).await?;
+        self.count_attempt(Attempt::DeviceStart, &address).await?;
         let now = self.now();
         sqlx::query("DELETE FROM device_codes WHERE expires_at < $1")
             .bind(now - DEVICE_TTL)
@@ -71,20 +77,34 @@ impl Core {
     }
 
     /// A terminal's poll: `authorization_pending`, `slow_down`, `expired_token` or
-    /// `access_denied` as errors, or — once, after approval — a session.
-    pub async fn poll_device(&self, device_code: &str) -> Result<StartedSession> {
+    /// `access_denied` as errors, or — once, after approval — a session. Codes that do not
+    /// exist are counted per address (`UNKNOWN_DEVICE_CODES_PER_ADDRESS`), so they cannot be
+    /// guessed at speed.
+    pub async fn poll_device(
+        &self,
+        request: &Presented<'_>,
+        device_code: &str,
+    ) -> Result<StartedSession> {
         let expired = || poll_error(ErrorCode::ExpiredToken, "the code expired; start again");
-        if !looks_like_token(device_code) {
-            return Err(expired());
-        }
-        let now = self.now();
-        let row: DeviceRow = sqlx::query_as(
+        let address = self.client_address(request);
+        self.limit_address(Attempt::UnknownDeviceCode, &address)
+            .await?;
+        let found: Option<DeviceRow> = if looks_like_token(device_code) {
+            sqlx::query_as(
             "SELECT id, state, user_id, session_ceiling, last_polled_at, expires_at FROM device_codes WHERE device_code_hash = $1",
         )
-        .bind(hash_token(device_code))
-        .fetch_optional(&self.db.pool)
-        .await?
-        .ok_or_else(expired)?;
+            .bind(hash_token(device_code))
+            .fetch_optional(&self.db.pool)
+            .await?
+        } else {
+            None
+        };
+        let Some(row) = found else {
+            self.count_attempt(Attempt::UnknownDeviceCode, &address)
+                .await?;
+            return Err(expired());
+        };
+        let now = self.now();
         if row.expires_at <= now || row.state == DeviceState::Redeemed {
             return Err(expired());
         }

@@ -1,7 +1,7 @@
 //! Klaxon's device flow, for `klaxon login` and other terminals (RFC 8628 names).
 
 use crate::error::ApiResult;
-use crate::extract::{Body, Caller};
+use crate::extract::{Body, Caller, Request};
 use crate::AppState;
 use axum::extract::State;
 use axum::http::{header, StatusCode};
@@ -13,9 +13,10 @@ use serde::Deserialize;
 
 /// Starts a device sign-in (no credential): show `user_code` and `verification_uri_complete`
 /// to the person, then poll the token endpoint every `interval` seconds.
-#[utoipa::path(post, path = "/api/oidc/device", tag = "device", responses((status = 200, body = DeviceStart)))]
-pub async fn start(State(s): State<AppState>) -> ApiResult<Json<DeviceStart>> {
-    Ok(Json(s.core.start_device().await?))
+#[utoipa::path(post, path = "/api/oidc/device", tag = "device",
+    responses((status = 200, body = DeviceStart), (status = 429, body = ErrorBody, description = "more than 30 started from this address in 15 minutes (`Retry-After`)")))]
+pub async fn start(State(s): State<AppState>, request: Request) -> ApiResult<Json<DeviceStart>> {
+    Ok(Json(s.core.start_device(&request.presented()).await?))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -30,12 +31,17 @@ pub struct TokenRequest {
 /// the `klaxon_session` cookie).
 #[utoipa::path(post, path = "/api/oidc/device/token", tag = "device", request_body = TokenRequest,
     responses((status = 200, body = DeviceSession),
-              (status = 400, body = ErrorBody, description = "`authorization_pending`, `slow_down` (polled faster than the interval), `expired_token` (expired, used or unknown) or `access_denied`")))]
+              (status = 400, body = ErrorBody, description = "`authorization_pending`, `slow_down` (polled faster than the interval), `expired_token` (expired, used or unknown) or `access_denied`"),
+              (status = 429, body = ErrorBody, description = "more than 30 unknown device codes from this address in 15 minutes (`Retry-After`)")))]
 pub async fn token(
     State(s): State<AppState>,
+    request: Request,
     Body(b): Body<TokenRequest>,
 ) -> ApiResult<impl IntoResponse> {
-    let started = s.core.poll_device(&b.device_code).await?;
+    let started = s
+        .core
+        .poll_device(&request.presented(), &b.device_code)
+        .await?;
     let cookie = s.core.session_cookie(&started.token);
     Ok((
         AppendHeaders([(header::SET_COOKIE, cookie)]),
