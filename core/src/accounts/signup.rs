@@ -11,6 +11,10 @@ use klaxon_domain::settings::SignupMode;
 use klaxon_domain::team::Role;
 use klaxon_domain::validate;
 
+/// An `invites` row (no alias) that can still be used at `$2`: the SQL side of
+/// `InviteState::Usable`, shared by the public check and the redemption.
+const USABLE: &str = "revoked_at IS NULL AND expires_at > $2 AND uses < max_uses";
+
 /// The one answer for a link that cannot be used, whatever the reason.
 fn unusable() -> Error {
     Error::InviteUnusable
@@ -38,10 +42,10 @@ impl Core {
     pub async fn signup_check(&self, invite: Option<&str>) -> Result<SignupCheck> {
         let signup_mode = self.settings().await?.signup_mode;
         let team = match token(invite).flatten() {
-            Some(t) => sqlx::query_as::<_, (i64, String, String)>(
-                "SELECT t.id, t.name, t.display_name FROM invites i JOIN teams t ON t.id = i.team_id \
-                 WHERE i.token_hash = $1 AND i.revoked_at IS NULL AND i.expires_at > $2 AND i.uses < i.max_uses",
-            )
+            Some(t) => sqlx::query_as::<_, (i64, String, String)>(&format!(
+                "SELECT t.id, t.name, t.display_name FROM teams t WHERE t.id = \
+                 (SELECT team_id FROM invites WHERE token_hash = $1 AND {USABLE})"
+            ))
             .bind(hash_token(t))
             .bind(self.now())
             .fetch_optional(&self.db.pool)
@@ -91,10 +95,10 @@ impl Core {
         let mut tx = self.db.begin().await?;
         let joins = match invite {
             Some(t) => Some(
-                sqlx::query_as::<_, Redeemed>(
-                    "UPDATE invites SET uses = uses + 1 WHERE token_hash = $1 AND revoked_at IS NULL \
-                     AND expires_at > $2 AND uses < max_uses RETURNING team_id, role",
-                )
+                sqlx::query_as::<_, Redeemed>(&format!(
+                    "UPDATE invites SET uses = uses + 1 WHERE token_hash = $1 AND {USABLE} \
+                     RETURNING team_id, role"
+                ))
                 .bind(hash_token(t))
                 .bind(now)
                 .fetch_optional(&mut *tx)
