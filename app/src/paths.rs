@@ -26,6 +26,16 @@ pub fn sign_in_url(here: &str) -> String {
     }
 }
 
+/// Single sign-on through the provider, coming back to `next` (a path on this site).
+pub fn sso_login_url(next: &str) -> String {
+    let next = after_sign_in(Some(next));
+    if next == "/" {
+        "/api/oidc/login".to_string()
+    } else {
+        format!("/api/oidc/login?next={}", encode_component(&next))
+    }
+}
+
 /// Percent-encodes everything but RFC 3986 unreserved characters and `/`.
 fn encode_component(s: &str) -> String {
     let mut out = String::with_capacity(s.len());

@@ -114,15 +114,15 @@ impl Core {
     }
 
     /// The `Set-Cookie` value for a new session.
-    pub fn session_cookie(&self, token: &str) -> String {
+    pub fn session_cookie(&self, started: &crate::accounts::StartedSession) -> String {
         let secure = if self.secure_cookies() {
             "; Secure"
         } else {
             ""
         };
         format!(
-            "{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{secure}",
-            crate::accounts::SESSION_TTL
+            "{SESSION_COOKIE}={}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{secure}",
+            started.token, started.max_age
         )
     }
 

@@ -22,6 +22,9 @@ pub enum Error {
     /// One answer for every link that cannot be used, so links cannot be probed.
     #[error("this invite link cannot be used: it may have expired, been revoked or been used up; ask for a new one")]
     InviteUnusable,
+    /// A single sign-on refused; the sign-in page shows the sentence.
+    #[error("{}", .0.sentence())]
+    Sso(klaxon_domain::sso::SsoRefusal),
     #[error("the request body is too large")]
     PayloadTooLarge,
     #[error("{message}")]
@@ -49,6 +52,7 @@ impl Error {
             Error::Conflict(_) => ErrorCode::Conflict,
             Error::InviteUnusable => ErrorCode::InviteUnusable,
             Error::Device { code, .. } => *code,
+            Error::Sso(_) => ErrorCode::Forbidden,
             Error::PayloadTooLarge => ErrorCode::PayloadTooLarge,
             Error::RateLimited { .. } => ErrorCode::RateLimited,
             Error::PushFailed(_) => ErrorCode::PushFailed,

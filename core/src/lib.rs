@@ -18,6 +18,7 @@ pub mod paging;
 pub mod schedule;
 pub mod secrets;
 pub mod settings;
+pub mod sso;
 pub mod sweeper;
 pub mod teams;
 pub mod throttle;
@@ -35,7 +36,8 @@ pub struct Config {
     /// Public base URL without a trailing slash; links in pages and the cookie's Secure flag follow it.
     pub public_url: String,
     pub password_login: bool,
-    pub oidc_configured: bool,
+    /// `KLAXON_OIDC_*`; `None` leaves single sign-on off.
+    pub oidc: Option<sso::OidcConfig>,
     /// The ntfy server's base URL (`KLAXON_NTFY_URL`); no pages leave without it.
     pub ntfy_url: Option<String>,
     /// Bearer token for ntfy (`KLAXON_NTFY_TOKEN`).
@@ -54,7 +56,7 @@ impl Default for Config {
         Config {
             public_url: "http://127.0.0.1:8080".into(),
             password_login: true,
-            oidc_configured: false,
+            oidc: None,
             ntfy_url: None,
             ntfy_token: None,
             setting_seeds: Vec::new(),
@@ -72,6 +74,8 @@ pub struct Core {
     pub config: Arc<Config>,
     /// The push service client; `None` when `KLAXON_NTFY_URL` is not set.
     pub ntfy: Option<Arc<paging::ntfy::Ntfy>>,
+    /// The identity provider, when single sign-on is configured.
+    pub sso: Option<Arc<sso::Sso>>,
     /// Wakes this replica's notifier when a page is queued, so it leaves at once.
     pub wake: Arc<tokio::sync::Notify>,
     /// Dead man's switch matchers, parsed once.
@@ -86,7 +90,14 @@ impl Core {
             .ntfy_url
             .as_deref()
             .map(|url| Arc::new(paging::ntfy::Ntfy::new(url, config.ntfy_token.as_deref())));
+        let sso = match &config.oidc {
+            Some(oidc) => Some(Arc::new(
+                sso::Sso::new(oidc.clone(), &config.public_url).map_err(Error::Invalid)?,
+            )),
+            None => None,
+        };
         let core = Core {
+            sso,
             db,
             clock,
             config: Arc::new(config),

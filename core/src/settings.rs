@@ -50,7 +50,8 @@ impl Core {
                 token_configured: self.config.ntfy_token.is_some(),
             },
             oidc: OidcStatus {
-                configured: self.config.oidc_configured,
+                configured: self.sso.is_some(),
+                available: self.sso.as_ref().is_some_and(|s| s.available()),
             },
         })
     }

@@ -2,6 +2,7 @@
 
 use crate::authz::{self, SignedIn};
 use crate::{Actor, Core, Error, Result};
+use klaxon_domain::sso::GrantSource;
 use klaxon_domain::team::{Member, OidcMapping, Role, Team, TeamSummary, TeamView};
 use klaxon_domain::{validate, Timestamp};
 
@@ -41,7 +42,8 @@ struct MemberRow {
     username: String,
     #[sqlx(try_from = "String")]
     role: Role,
-    source: String,
+    #[sqlx(try_from = "String")]
+    source: GrantSource,
 }
 
 impl From<MemberRow> for Member {
@@ -283,7 +285,7 @@ impl Core {
             user_id,
             username: user.username,
             role,
-            source: "manual".into(),
+            source: GrantSource::Manual,
         })
     }
 
@@ -296,6 +298,7 @@ impl Core {
         role: Role,
     ) -> Result<Member> {
         self.require_team_owner(actor, team_id).await?;
+        self.refuse_if_provider_managed(team_id, user_id).await?;
         let guard = if role == Role::Owner {
             "TRUE"
         } else {
@@ -326,6 +329,7 @@ impl Core {
     pub async fn remove_member(&self, actor: &Actor, team_id: i64, user_id: i64) -> Result<()> {
         let access = self.require_team_member(actor, team_id).await?;
         authz::require_may_remove_member(actor, access, user_id)?;
+        self.refuse_if_provider_managed(team_id, user_id).await?;
         let mut tx = self.db.begin().await?;
         lock_team(&mut tx, team_id).await?;
         let done = sqlx::query(&format!(
@@ -356,6 +360,22 @@ impl Core {
         .fetch_optional(&self.db.pool)
         .await?;
         Ok(row.map(|r| r.0))
+    }
+
+    /// A membership the identity provider's groups granted changes only at the provider.
+    async fn refuse_if_provider_managed(&self, team_id: i64, user_id: i64) -> Result<()> {
+        let row: Option<(String,)> =
+            sqlx::query_as("SELECT source FROM team_members WHERE team_id = $1 AND user_id = $2")
+                .bind(team_id)
+                .bind(user_id)
+                .fetch_optional(&self.db.pool)
+                .await?;
+        if row.is_some_and(|(s,)| s == GrantSource::Oidc.as_str()) {
+            return Err(Error::Conflict(
+                "the identity provider's groups grant this membership; change the person's groups there".into(),
+            ));
+        }
+        Ok(())
     }
 
     async fn member_missing_or_last_owner(&self, team_id: i64, user_id: i64) -> Error {

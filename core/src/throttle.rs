@@ -22,7 +22,13 @@ pub(crate) enum Attempt {
     DeviceStart,
     /// Polls with a device code that does not exist (`UNKNOWN_DEVICE_CODES_PER_ADDRESS`).
     UnknownDeviceCode,
+    /// Single sign-ons started (`SSO_STARTS_PER_ADDRESS`).
+    SsoStart,
 }
+
+/// Single sign-ons started per address per `WINDOW`: each leaves a row until it is used or
+/// expires, so a script cannot fill the table; an office behind one address still fits.
+pub const SSO_STARTS_PER_ADDRESS: i64 = 100;
 
 /// Device sign-ins started per address per `WINDOW`: a person signs in a few terminals a day.
 pub const DEVICE_STARTS_PER_ADDRESS: i64 = 30;
@@ -36,6 +42,7 @@ impl Attempt {
             Attempt::Signup => "signup",
             Attempt::DeviceStart => "device_start",
             Attempt::UnknownDeviceCode => "unknown_device_code",
+            Attempt::SsoStart => "sso_start",
         }
     }
 
@@ -59,6 +66,12 @@ impl Attempt {
                 format!("kind = '{}' AND", self.word()),
                 UNKNOWN_DEVICE_CODES_PER_ADDRESS,
                 "unknown device codes",
+            ),
+            Attempt::SsoStart => (
+                "address_attempts",
+                format!("kind = '{}' AND", self.word()),
+                SSO_STARTS_PER_ADDRESS,
+                "single sign-ons",
             ),
         }
     }

@@ -1,5 +1,6 @@
 //! Users, API keys and the signed-in user's own view.
 
+use crate::sso::GrantSource;
 use crate::team::Role;
 use crate::Timestamp;
 use serde::{Deserialize, Serialize};
@@ -52,8 +53,16 @@ pub struct User {
     /// The team a team-scoped service account is bound to.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub team_id: Option<i64>,
-    /// `oidc` when access was granted by single sign-on groups, `manual` otherwise.
-    pub source: String,
+    /// `oidc` while the administrator flag is granted by the identity provider's groups
+    /// (only the provider changes it then), `manual` otherwise.
+    pub source: GrantSource,
+    /// True once the account signs in through the identity provider.
+    #[serde(default)]
+    pub sso: bool,
+    /// Used once, to link a hand-made account at its first single sign-on. Shown only to the
+    /// user and to administrators, like the push topic.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub email: Option<String>,
     /// Shown only to the user and to administrators; absent otherwise and when unset.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub push_topic: Option<String>,
@@ -68,6 +77,7 @@ pub struct MyTeam {
     pub name: String,
     pub display_name: String,
     pub role: Role,
+    pub source: GrantSource,
 }
 
 /// `GET /api/me`: the user, their teams and per-user UI state.
@@ -113,7 +123,14 @@ pub struct Bootstrapped {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AuthConfig {
     pub password_login: bool,
+    /// Single sign-on is configured.
     pub oidc: bool,
+    /// Configured and its provider answered discovery: the button works.
+    #[serde(default)]
+    pub oidc_available: bool,
+    /// The provider's name for the "Sign in with …" button.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub oidc_name: Option<String>,
     pub signup_mode: crate::settings::SignupMode,
     /// True while no user exists, so the page can explain bootstrapping.
     pub needs_bootstrap: bool,

@@ -11,6 +11,7 @@ pub mod incident;
 pub mod invite;
 pub mod paging;
 pub mod settings;
+pub mod sso;
 pub mod team;
 pub mod timestamp;
 pub mod validate;

@@ -255,4 +255,6 @@ pub struct PushStatus {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct OidcStatus {
     pub configured: bool,
+    /// The provider answered discovery; while false, Klaxon keeps retrying.
+    pub available: bool,
 }

@@ -77,7 +77,7 @@ pub struct Member {
     pub username: String,
     pub role: Role,
     /// `oidc` when granted by provider groups, else `manual`.
-    pub source: String,
+    pub source: crate::sso::GrantSource,
 }
 
 /// A team as its page shows it: with whether the caller may manage it (its owners and

@@ -18,6 +18,20 @@ pub fn username(raw: &str) -> Result<String, String> {
     Ok(u)
 }
 
+/// An email address as Klaxon keeps it: trimmed, lower-case, one `@` with text on both sides,
+/// at most 254 bytes, no spaces or control characters.
+pub fn email(raw: &str) -> Result<String, String> {
+    let e = raw.trim().to_lowercase();
+    let ok = e.len() <= 254
+        && !e.chars().any(|c| c.is_whitespace() || c.is_control())
+        && matches!(e.split_once('@'), Some((local, domain)) if !local.is_empty() && !domain.is_empty() && !domain.contains('@'));
+    if ok {
+        Ok(e)
+    } else {
+        Err("email must look like name@example.com (at most 254 characters)".into())
+    }
+}
+
 pub fn password(p: &str) -> Result<(), String> {
     if p.chars().count() < MIN_PASSWORD {
         return Err(format!(

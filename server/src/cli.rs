@@ -2,6 +2,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use klaxon_core::client::TrustedProxies;
+use klaxon_core::sso::OidcConfig;
 use klaxon_core::{Config, Core, Db, SystemClock};
 use klaxon_domain::alerting::Severity;
 use klaxon_domain::deadman::{matcher::Matcher, SwitchSpec};
@@ -78,6 +79,8 @@ struct ServeArgs {
     /// `false` turns password sign-in off (refused unless single sign-on is configured).
     #[arg(long, env = "KLAXON_PASSWORD_LOGIN", default_value_t = true, action = clap::ArgAction::Set)]
     password_login: bool,
+    #[command(flatten)]
+    oidc: OidcArgs,
     /// Seed for the `signup_mode` setting (first start only): invite_only or open.
     #[arg(long, env = "KLAXON_SIGNUP_MODE")]
     signup_mode: Option<String>,
@@ -121,6 +124,103 @@ struct ServeArgs {
     log_format: String,
 }
 
+/// Single sign-on through an OpenID Connect provider; off while `KLAXON_OIDC_ISSUER` is unset.
+#[derive(Args)]
+struct OidcArgs {
+    /// The provider's issuer URL (discovery reads {issuer}/.well-known/openid-configuration).
+    /// Register {public_url}/api/oidc/callback as the redirect URI there.
+    #[arg(long, env = "KLAXON_OIDC_ISSUER")]
+    oidc_issuer: Option<String>,
+    /// Client ID registered at the provider.
+    #[arg(long, env = "KLAXON_OIDC_CLIENT_ID")]
+    oidc_client_id: Option<String>,
+    /// Client secret (a confidential client); leave unset for a public client.
+    #[arg(long, env = "KLAXON_OIDC_CLIENT_SECRET", hide_env_values = true)]
+    oidc_client_secret: Option<String>,
+    /// Space- or comma-separated scopes. Default: openid profile email, plus groups when the
+    /// provider offers it.
+    #[arg(long, env = "KLAXON_OIDC_SCOPES")]
+    oidc_scopes: Option<String>,
+    /// ID token claim holding the person's groups (a list or one string).
+    #[arg(long, env = "KLAXON_OIDC_GROUPS_CLAIM", default_value = "groups")]
+    oidc_groups_claim: String,
+    /// Comma-separated groups allowed to sign in; empty: anyone the provider signs in.
+    #[arg(long, env = "KLAXON_OIDC_ALLOWED_GROUPS", default_value = "")]
+    oidc_allowed_groups: String,
+    /// Comma-separated groups whose members administer Klaxon.
+    #[arg(long, env = "KLAXON_OIDC_ADMIN_GROUPS", default_value = "")]
+    oidc_admin_groups: String,
+    /// Link an existing account by email even when the provider does not mark it verified.
+    #[arg(long, env = "KLAXON_OIDC_TRUST_EMAIL", default_value_t = false, action = clap::ArgAction::Set)]
+    oidc_trust_email: bool,
+    /// Hard ceiling of a single sign-on session (groups are read only at sign-in), e.g. 12h.
+    #[arg(long, env = "KLAXON_OIDC_SESSION_TTL", default_value = "12h")]
+    oidc_session_ttl: String,
+    /// Name on the "Sign in with …" button. Default: the issuer's host.
+    #[arg(long, env = "KLAXON_OIDC_DISPLAY_NAME")]
+    oidc_display_name: Option<String>,
+}
+
+fn list(raw: &str) -> Vec<String> {
+    raw.split([',', ' '])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+impl OidcArgs {
+    fn config(&self) -> Result<Option<OidcConfig>, String> {
+        let Some(issuer) = self.oidc_issuer.clone().filter(|i| !i.is_empty()) else {
+            return Ok(None);
+        };
+        if !(issuer.starts_with("http://") || issuer.starts_with("https://")) {
+            return Err("KLAXON_OIDC_ISSUER must start with https:// (or http://)".into());
+        }
+        let client_id = self
+            .oidc_client_id
+            .clone()
+            .filter(|c| !c.is_empty())
+            .ok_or("KLAXON_OIDC_CLIENT_ID is needed with KLAXON_OIDC_ISSUER")?;
+        let ttl: klaxon_domain::Duration = self
+            .oidc_session_ttl
+            .parse()
+            .map_err(|e| format!("KLAXON_OIDC_SESSION_TTL: {e}"))?;
+        if !(300..=30 * 86_400).contains(&ttl.as_secs()) {
+            return Err("KLAXON_OIDC_SESSION_TTL must be between 5m and 30d".into());
+        }
+        let scopes = self
+            .oidc_scopes
+            .as_deref()
+            .map(list)
+            .filter(|s| !s.is_empty());
+        if scopes
+            .as_ref()
+            .is_some_and(|s| !s.iter().any(|s| s == "openid"))
+        {
+            return Err("KLAXON_OIDC_SCOPES must include openid".into());
+        }
+        if self.oidc_groups_claim.trim().is_empty() {
+            return Err("KLAXON_OIDC_GROUPS_CLAIM must not be empty".into());
+        }
+        Ok(Some(OidcConfig {
+            issuer,
+            client_id,
+            client_secret: self.oidc_client_secret.clone().filter(|s| !s.is_empty()),
+            scopes,
+            groups_claim: self.oidc_groups_claim.trim().to_string(),
+            allowed_groups: list(&self.oidc_allowed_groups),
+            admin_groups: list(&self.oidc_admin_groups),
+            trust_email: self.oidc_trust_email,
+            session_ttl: ttl.as_secs(),
+            display_name: self
+                .oidc_display_name
+                .clone()
+                .filter(|n| !n.trim().is_empty()),
+        }))
+    }
+}
+
 impl ServeArgs {
     /// Validates the start-time configuration; a bad value stops the start with a clear sentence.
     fn config(&self) -> Result<Config, String> {
@@ -139,8 +239,8 @@ impl ServeArgs {
                 seeds.push((key, v.clone()));
             }
         }
-        let oidc_configured = false;
-        if !self.password_login && !oidc_configured {
+        let oidc = self.oidc.config()?;
+        if !self.password_login && oidc.is_none() {
             return Err("KLAXON_PASSWORD_LOGIN=false needs single sign-on to be configured".into());
         }
         let public_url = self
@@ -162,7 +262,7 @@ impl ServeArgs {
             deadman_seed: self.deadman_seed()?,
             public_url: public_url.trim_end_matches('/').to_string(),
             password_login: self.password_login,
-            oidc_configured,
+            oidc,
             ntfy_url: self.ntfy_url.clone().filter(|u| !u.is_empty()),
             ntfy_token: self.ntfy_token.clone().filter(|t| !t.is_empty()),
             setting_seeds: seeds,

@@ -13,8 +13,12 @@ pub const SWEEP_EVERY: Duration = Duration::from_secs(30);
 /// A lease not renewed for this long passes to another replica.
 const LEASE_TTL: i64 = 90;
 
-/// Starts the sweeper and the notifier.
+/// Starts the sweeper, the notifier and, with single sign-on, discovery of the provider.
 pub fn spawn(core: Core) {
+    if let Some(sso) = core.sso.clone() {
+        let clock = core.clock.clone();
+        tokio::spawn(async move { sso.keep_discovering(&*clock).await });
+    }
     let holder = format!(
         "{}-{}",
         std::process::id(),

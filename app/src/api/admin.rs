@@ -33,6 +33,7 @@ pub async fn admin_console() -> Result<Console, ServerFnError> {
 pub async fn admin_create_user(
     username: String,
     password: String,
+    email: Option<String>,
     is_admin: Option<String>,
 ) -> Result<User, ServerFnError> {
     use crate::server::{fail, signed_in};
@@ -45,6 +46,7 @@ pub async fn admin_create_user(
             password: Some(password),
             is_admin: is_admin.is_some(),
             push_topic: None,
+            email: email.filter(|e| !e.trim().is_empty()),
         },
     )
     .await

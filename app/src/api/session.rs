@@ -36,7 +36,7 @@ pub async fn login(
         .login(&presented(&parts), &username, &password)
         .await
         .map_err(sign_in_failure)?;
-    set_cookie(&core.session_cookie(&started.token))?;
+    set_cookie(&core.session_cookie(&started))?;
     leptos_axum::redirect(&crate::paths::after_sign_in(next.as_deref()));
     Ok(())
 }

@@ -24,7 +24,7 @@ pub async fn sign_up(
         .signup(&presented(&parts), &username, &password, invite.as_deref())
         .await
         .map_err(fail)?;
-    set_cookie(&core.session_cookie(&started.token))?;
+    set_cookie(&core.session_cookie(&started))?;
     leptos_axum::redirect("/");
     Ok(())
 }

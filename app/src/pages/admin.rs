@@ -15,6 +15,7 @@ use crate::components::layout::use_session_user;
 use crate::pages::home::CreateTeamForm;
 use klaxon_domain::account::{AccountKind, User};
 use klaxon_domain::settings::{AdminSettings, SignupMode, DURATION_SETTINGS};
+use klaxon_domain::sso::GrantSource;
 use klaxon_domain::team::TeamSummary;
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -118,6 +119,9 @@ fn Users(users: Vec<User>, me: i64, actions: Actions) -> impl IntoView {
                     <label for="new-password">"First password"</label>
                     <input id="new-password" name="password" type="password" required minlength="8" autocomplete="new-password" aria-describedby="new-password-hint" />
                     <p id="new-password-hint" class="hint">"At least 8 characters. Give it to them in person; they can change it on their profile. An invite link is often easier."</p>
+                    <label for="new-email">"Email (optional)"</label>
+                    <input id="new-email" name="email" type="email" maxlength="254" autocapitalize="none" spellcheck="false" aria-describedby="new-email-hint" />
+                    <p id="new-email-hint" class="hint">"With single sign-on, their first sign-in through the provider joins this account when the provider vouches for this address."</p>
                     <label class="check"><input type="checkbox" name="is_admin" value="on" />"Administrator"</label>
                     <ActionError action=create />
                     <button type="submit" class="primary" disabled=move || create.pending().get()>"Add person"</button>
@@ -169,7 +173,7 @@ fn UserRow(user: User, me: i64, actions: Actions) -> impl IntoView {
             <div class="row">
                 <span class="row-main">
                     <strong>{if you { format!("{name} (you)") } else { name.clone() }}</strong>
-                    <span class="meta">{format!("{} sign-in", user.source)}</span>
+                    <span class="meta">{sign_in_method(&user)}</span>
                 </span>
                 {chips.into_iter().map(|c| view! { <span class=format!("chip chip-{c}")>{c}</span> }).collect_view()}
             </div>
@@ -181,7 +185,8 @@ fn UserRow(user: User, me: i64, actions: Actions) -> impl IntoView {
                         {if user.disabled { "Enable" } else { "Disable" }}
                     </button>
                 </ActionForm>
-                {human.then(|| view! {
+                // The provider's groups grant this flag; only they change it.
+                {(human && user.source != GrantSource::Oidc).then(|| view! {
                     <ActionForm action=actions.admin>
                         <input type="hidden" name="user_id" value=user.id />
                         <input type="hidden" name="is_admin" value=(!user.is_admin).to_string() />
@@ -256,14 +261,19 @@ fn Settings(settings: AdminSettings, action: ServerAction<AdminSaveSettings>) ->
             "A firing alert not heard of for this long is resolved as expired.",
             "Resolved alerts older than this leave the lists.",
         ],
-        match (settings.push.configured, settings.oidc.configured) {
-            (true, true) => "Push service and single sign-on are configured.",
-            (true, false) => "Push service configured; single sign-on is not.",
-            (false, true) => {
-                "No push service is configured: nobody can be paged. Single sign-on is configured."
-            }
-            (false, false) => "No push service is configured: nobody can be paged.",
-        },
+        [
+            if settings.push.configured {
+                "Push service configured."
+            } else {
+                "No push service is configured: nobody can be paged."
+            },
+            match (settings.oidc.configured, settings.oidc.available) {
+                (true, true) => "Single sign-on is configured and its provider answers.",
+                (true, false) => "Single sign-on is configured, but its provider has not answered yet; Klaxon keeps trying.",
+                (false, _) => "Single sign-on is not configured.",
+            },
+        ]
+        .join(" "),
     );
     view! {
         <section class="card" aria-labelledby="settings-title">
@@ -289,5 +299,15 @@ fn Settings(settings: AdminSettings, action: ServerAction<AdminSaveSettings>) ->
                 <button type="submit" class="primary" disabled=move || action.pending().get()>"Save settings"</button>
             </ActionForm>
         </section>
+    }
+}
+
+/// How the person signs in, and whether the provider makes them an administrator.
+fn sign_in_method(user: &User) -> &'static str {
+    match (user.sso, user.source) {
+        (true, GrantSource::Oidc) => "single sign-on · admin from provider groups",
+        (true, GrantSource::Manual) => "single sign-on",
+        (false, _) if user.kind == AccountKind::Service => "API keys",
+        (false, _) => "password",
     }
 }

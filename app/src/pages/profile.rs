@@ -10,7 +10,8 @@ use crate::app::use_hydrated;
 use crate::components::form::{ActionDone, ActionError};
 use crate::components::secret::ShownOnce;
 use crate::components::text::when;
-use klaxon_domain::account::{ApiKeyInfo, NewApiKey};
+use klaxon_domain::account::{ApiKeyInfo, Me, NewApiKey};
+use klaxon_domain::sso::GrantSource;
 use leptos::prelude::*;
 use leptos_meta::Title;
 
@@ -31,6 +32,7 @@ pub fn ProfilePage() -> impl IntoView {
                             {me.user.username.clone()}
                             {me.user.is_admin.then(|| view! { <span class="chip chip-admin">"admin"</span> })}
                         </h1>
+                        <ManagedBy me=me.clone() />
                         <PushTopicForm action=set_topic test current=me.user.push_topic.clone().unwrap_or_default() />
                     }
                     .into_any(),
@@ -47,6 +49,39 @@ pub fn ProfilePage() -> impl IntoView {
         <PasswordForm />
         <SignOut />
     }
+}
+
+/// How the account is managed: through the identity provider, and which grants its groups make
+/// (those change only there, at the next sign-in).
+#[component]
+fn ManagedBy(me: Me) -> impl IntoView {
+    let admin_from_provider = me.user.is_admin && me.user.source == GrantSource::Oidc;
+    let granted: Vec<_> = me
+        .teams
+        .iter()
+        .filter(|t| t.source == GrantSource::Oidc)
+        .map(|t| format!("{} ({})", t.display_name, t.role.as_str()))
+        .collect();
+    let any = me.user.sso || admin_from_provider || !granted.is_empty();
+    any.then(|| view! {
+        <section class="card" aria-labelledby="managed-title">
+            <h2 id="managed-title">"Single sign-on"</h2>
+            <p>
+                {if me.user.sso {
+                    "You sign in through your organisation's identity provider. Its groups are read each time you sign in."
+                } else {
+                    "Some of your access comes from your organisation's identity provider."
+                }}
+            </p>
+            {(admin_from_provider || !granted.is_empty()).then(|| view! {
+                <p class="hint">"Granted by the provider's groups (change them there):"</p>
+                <ul class="grants">
+                    {admin_from_provider.then(|| view! { <li>"Klaxon administrator"</li> })}
+                    {granted.into_iter().map(|g| view! { <li>{g}</li> }).collect_view()}
+                </ul>
+            })}
+        </section>
+    })
 }
 
 #[component]

@@ -94,6 +94,9 @@ pub fn TeamPage() -> impl IntoView {
                                     .map(|m| view! {
                                         <li class="row">
                                             <span class="row-main">{m.username}</span>
+                                            {(m.source == klaxon_domain::sso::GrantSource::Oidc).then(|| view! {
+                                                <span class="meta" title="Granted by the identity provider's groups">"via SSO"</span>
+                                            })}
                                             <span class="chip">{m.role.as_str()}</span>
                                         </li>
                                     })

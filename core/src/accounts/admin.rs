@@ -5,6 +5,7 @@ use crate::authz::require_human_admin;
 use crate::secrets;
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::account::{AccountKind, User};
+use klaxon_domain::sso::GrantSource;
 use klaxon_domain::validate;
 
 impl Core {
@@ -14,6 +15,10 @@ impl Core {
         if let Some(p) = &new.password {
             validate::password(p).map_err(invalid)?;
         }
+        let email = match &new.email {
+            Some(e) => Some(validate::email(e).map_err(invalid)?),
+            None => None,
+        };
         let topic = match &new.push_topic {
             Some(t) => validate::push_topic(t).map_err(invalid)?,
             None => None,
@@ -23,12 +28,13 @@ impl Core {
             None => None,
         };
         let (id,): (i64,) = sqlx::query_as(
-            "INSERT INTO users (username, password_hash, is_admin, push_topic, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id",
+            "INSERT INTO users (username, password_hash, is_admin, push_topic, email, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
         )
         .bind(&username)
         .bind(hash)
         .bind(new.is_admin as i64)
         .bind(topic)
+        .bind(email)
         .bind(self.now())
         .fetch_one(&self.db.pool)
         .await
@@ -107,6 +113,11 @@ impl Core {
             ));
         }
         let target = self.user_by_id(id).await?;
+        if target.source == GrantSource::Oidc {
+            return Err(Error::Conflict(
+                "the identity provider grants this administrator flag; change the person's groups there".into(),
+            ));
+        }
         if is_admin && target.kind != AccountKind::Human {
             return Err(Error::Invalid(
                 "is_admin: only human accounts can be administrators".into(),
@@ -136,7 +147,7 @@ const NOT_LAST_ADMIN: &str = "(is_admin = 0 OR disabled = 1 OR \
 
 /// Taken first in every transaction that checks the administrator count, so two of them
 /// cannot both see "another administrator remains" and remove the last two.
-async fn lock_admins(tx: &mut crate::db::Tx) -> Result<()> {
+pub(crate) async fn lock_admins(tx: &mut crate::db::Tx) -> Result<()> {
     sqlx::query("UPDATE guard_locks SET name = name WHERE name = 'admins'")
         .execute(&mut **tx)
         .await?;

@@ -154,8 +154,7 @@ impl Core {
                         "the account is disabled",
                     ));
                 }
-                let token = self.start_session(user_id, row.session_ceiling).await?;
-                Ok(StartedSession { user, token })
+                self.start_session(user_id, row.session_ceiling).await
             }
             _ => Err(expired()),
         }

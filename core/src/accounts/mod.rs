@@ -9,17 +9,20 @@ mod service;
 mod signin;
 mod signup;
 
+pub(crate) use admin::lock_admins;
 pub use signin::{StartedSession, SESSION_TTL};
 
 use crate::authz::{may_see_private_fields, require_admin, require_human, signed_in, SignedIn};
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::account::{AccountKind, Me, MyTeam, Scope, User};
+use klaxon_domain::sso::GrantSource;
 use klaxon_domain::team::Role;
 use klaxon_domain::Timestamp;
 use serde::Deserialize;
 
-const USER_COLUMNS: &str =
-    "id, username, is_admin, disabled, kind, team_id, source, push_topic, created_at";
+/// Read from `users` unaliased (the `sso` subquery names it).
+const USER_COLUMNS: &str = "id, username, is_admin, disabled, kind, team_id, source, push_topic, email, created_at, \
+     CASE WHEN EXISTS (SELECT 1 FROM user_identities i WHERE i.user_id = users.id) THEN 1 ELSE 0 END AS sso";
 
 #[derive(sqlx::FromRow)]
 struct UserRow {
@@ -30,9 +33,12 @@ struct UserRow {
     #[sqlx(try_from = "String")]
     kind: AccountKind,
     team_id: Option<i64>,
-    source: String,
+    #[sqlx(try_from = "String")]
+    source: GrantSource,
     push_topic: Option<String>,
+    email: Option<String>,
     created_at: i64,
+    sso: i64,
 }
 
 impl From<UserRow> for User {
@@ -46,6 +52,8 @@ impl From<UserRow> for User {
             scope: Scope::of(r.kind, r.team_id),
             team_id: r.team_id,
             source: r.source,
+            sso: r.sso != 0,
+            email: r.email,
             push_topic: r.push_topic,
             created_at: Timestamp(r.created_at),
         }
@@ -61,12 +69,15 @@ pub struct NewUser {
     #[serde(default)]
     pub is_admin: bool,
     pub push_topic: Option<String>,
+    /// Lets the person's first single sign-on link to this account (see `KLAXON_OIDC_TRUST_EMAIL`).
+    pub email: Option<String>,
 }
 
 /// The user as `actor` may see them.
 fn redacted_for(actor: &Actor, mut user: User) -> User {
     if !may_see_private_fields(actor, user.id) {
         user.push_topic = None;
+        user.email = None;
     }
     user
 }
@@ -133,9 +144,11 @@ impl Core {
             display_name: String,
             #[sqlx(try_from = "String")]
             role: Role,
+            #[sqlx(try_from = "String")]
+            source: GrantSource,
         }
         let teams: Vec<MyTeamRow> = sqlx::query_as(
-            "SELECT t.id, t.name, t.display_name, m.role FROM teams t JOIN team_members m ON m.team_id = t.id \
+            "SELECT t.id, t.name, t.display_name, m.role, m.source FROM teams t JOIN team_members m ON m.team_id = t.id \
              WHERE m.user_id = $1 ORDER BY t.display_name",
         )
         .bind(actor.user_id)
@@ -155,6 +168,7 @@ impl Core {
                     name: t.name,
                     display_name: t.display_name,
                     role: t.role,
+                    source: t.source,
                 })
                 .collect(),
             onboarding_dismissed_at: dismissed.map(Timestamp),

@@ -12,10 +12,12 @@ pub const SESSION_TTL: i64 = 30 * 86_400;
 /// A session's expiry is pushed forward at most this often, to keep reads cheap.
 const SLIDE_EVERY: i64 = 3_600;
 
-/// A session just started: the user and the raw token for the cookie (never stored).
+/// A session just started: the user, the raw token for the cookie (never stored) and how long
+/// the cookie should last (to the ceiling of a single sign-on session).
 pub struct StartedSession {
     pub user: User,
     pub token: String,
+    pub max_age: i64,
 }
 
 impl Core {
@@ -25,7 +27,9 @@ impl Core {
             .await?;
         Ok(AuthConfig {
             password_login: self.config.password_login,
-            oidc: self.config.oidc_configured,
+            oidc: self.sso.is_some(),
+            oidc_available: self.sso.as_ref().is_some_and(|s| s.available()),
+            oidc_name: self.sso.as_ref().map(|s| s.config.name()),
             signup_mode: self.settings().await?.signup_mode,
             needs_bootstrap: users == 0,
         })
@@ -108,13 +112,7 @@ impl Core {
         let hash = row.as_ref().and_then(|(_, h, _)| h.clone());
         let ok = secrets::verify_password_async(password.to_string(), hash).await;
         match row {
-            Some((id, _, 0)) if ok => {
-                let token = self.start_session(id, None).await?;
-                Ok(StartedSession {
-                    user: self.user_by_id(id).await?,
-                    token,
-                })
-            }
+            Some((id, _, 0)) if ok => self.start_session(id, None).await,
             _ => {
                 self.record_login_failure(&username, address).await?;
                 Err(unauthorized_login())
@@ -122,8 +120,12 @@ impl Core {
         }
     }
 
-    /// Starts a session and returns its raw token. `ceiling` caps sliding (single sign-on).
-    pub async fn start_session(&self, user_id: i64, ceiling: Option<i64>) -> Result<String> {
+    /// Starts a session. `ceiling` caps sliding (single sign-on).
+    pub async fn start_session(
+        &self,
+        user_id: i64,
+        ceiling: Option<i64>,
+    ) -> Result<StartedSession> {
         let now = self.now();
         let token = new_token();
         sqlx::query(
@@ -136,7 +138,11 @@ impl Core {
         .bind(ceiling)
         .execute(&self.db.pool)
         .await?;
-        Ok(token)
+        Ok(StartedSession {
+            user: self.user_by_id(user_id).await?,
+            token,
+            max_age: ceiling.map_or(SESSION_TTL, |c| (c - now).clamp(0, SESSION_TTL)),
+        })
     }
 
     /// Ends the caller's session (any signed-in caller; an API key has none to end).

@@ -129,10 +129,6 @@ impl Core {
             .await?;
         }
         tx.commit().await?;
-        let token = self.start_session(id, None).await?;
-        Ok(StartedSession {
-            user: self.user_by_id(id).await?,
-            token,
-        })
+        self.start_session(id, None).await
     }
 }

@@ -61,7 +61,7 @@ pub async fn login(
         .core
         .login(&request.presented(), &req.username, &req.password)
         .await?;
-    let cookie = s.core.session_cookie(&started.token);
+    let cookie = s.core.session_cookie(&started);
     Ok((
         AppendHeaders([(header::SET_COOKIE, cookie)]),
         Json(LoginResponse { user: started.user }),

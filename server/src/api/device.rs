@@ -42,7 +42,7 @@ pub async fn token(
         .core
         .poll_device(&request.presented(), &b.device_code)
         .await?;
-    let cookie = s.core.session_cookie(&started.token);
+    let cookie = s.core.session_cookie(&started);
     Ok((
         AppendHeaders([(header::SET_COOKIE, cookie)]),
         Json(DeviceSession {

@@ -126,7 +126,7 @@ pub async fn signup(
             b.invite.as_deref(),
         )
         .await?;
-    let cookie = s.core.session_cookie(&started.token);
+    let cookie = s.core.session_cookie(&started);
     Ok((
         StatusCode::CREATED,
         AppendHeaders([(header::SET_COOKIE, cookie)]),

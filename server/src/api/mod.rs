@@ -12,6 +12,7 @@ pub(crate) mod ops;
 mod paging;
 mod schedule;
 mod service_accounts;
+mod sso;
 mod teams;
 mod users;
 
@@ -68,6 +69,8 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(accounts::logout))
         .routes(routes!(accounts::me))
         .routes(routes!(accounts::dismiss_onboarding))
+        .routes(routes!(sso::login))
+        .routes(routes!(sso::callback))
         .routes(routes!(device::start))
         .routes(routes!(device::token))
         .routes(routes!(device::approve))

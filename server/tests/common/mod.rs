@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod ntfy;
+pub mod oidc;
 
 use klaxon_core::{Config, Core, Db, ManualClock};
 use reqwest::{Method, StatusCode};
