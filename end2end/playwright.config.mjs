@@ -22,6 +22,25 @@ if (!process.env.KLAXON_E2E_DATA_DIR) {
 }
 const dataDir = process.env.KLAXON_E2E_DATA_DIR;
 
+// The real OpenID Connect provider (oidc-provider) the single sign-on test signs in through.
+// Its accounts are in a file (see oidc/provider.mjs); `sam` is in the `payments-oncall` group.
+const idpPort = 18081;
+const idpIssuer = `http://127.0.0.1:${idpPort}`;
+const idpState = path.join(dataDir, 'oidc-state.json');
+fs.writeFileSync(
+  idpState,
+  JSON.stringify({
+    accounts: {
+      sam: {
+        email: 'sam@example.com',
+        email_verified: true,
+        preferred_username: 'sam',
+        groups: ['klaxon', 'payments-oncall'],
+      },
+    },
+  }),
+);
+
 // The server gets only the settings below, whatever KLAXON_* variables the caller has set.
 const serverEnv = Object.fromEntries(
   Object.keys(process.env).filter((k) => k.startsWith('KLAXON_')).map((k) => [k, undefined]),
@@ -30,6 +49,11 @@ Object.assign(serverEnv, {
   KLAXON_ADDR: addr,
   KLAXON_DATA_DIR: dataDir,
   KLAXON_PUBLIC_URL: baseURL,
+  KLAXON_OIDC_ISSUER: idpIssuer,
+  KLAXON_OIDC_CLIENT_ID: 'klaxon',
+  KLAXON_OIDC_CLIENT_SECRET: 'klaxon-secret',
+  KLAXON_OIDC_ALLOWED_GROUPS: 'klaxon',
+  KLAXON_OIDC_DISPLAY_NAME: 'Test IdP',
 });
 
 export default defineConfig({
@@ -63,14 +87,28 @@ export default defineConfig({
       },
     },
   ],
-  webServer: {
-    command: `"${binary}" serve`,
-    cwd: dataDir,
-    env: serverEnv,
-    url: `${baseURL}/healthz`,
-    reuseExistingServer: false,
-    timeout: 60_000,
-    stdout: 'pipe',
-    stderr: 'pipe',
-  },
+  webServer: [
+    {
+      command: 'node oidc/provider.mjs',
+      cwd: here,
+      env: {
+        OIDC_PORT: String(idpPort),
+        OIDC_STATE_FILE: idpState,
+        OIDC_REDIRECT_URIS: `${baseURL}/api/oidc/callback`,
+      },
+      url: `${idpIssuer}/.well-known/openid-configuration`,
+      reuseExistingServer: false,
+      timeout: 30_000,
+    },
+    {
+      command: `"${binary}" serve`,
+      cwd: dataDir,
+      env: serverEnv,
+      url: `${baseURL}/healthz`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: 'pipe',
+      stderr: 'pipe',
+    },
+  ],
 });

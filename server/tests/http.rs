@@ -41,6 +41,8 @@ both!(openapi_document_lists_the_handlers, |app| {
         "/api/oidc/device",
         "/api/oidc/device/token",
         "/api/oidc/device/approve",
+        "/api/oidc/login",
+        "/api/oidc/callback",
     ] {
         assert!(
             paths.contains_key(p),
@@ -58,6 +60,17 @@ both!(openapi_document_lists_the_handlers, |app| {
     for status in ["201", "400", "403", "409", "429"] {
         assert!(signup[status].is_object(), "sign-up answers {status}");
     }
+    for path in ["/api/oidc/login", "/api/oidc/callback"] {
+        let answers = &doc["paths"][path]["get"]["responses"];
+        for status in ["302", "404"] {
+            assert!(answers[status].is_object(), "{path} answers {status}");
+        }
+    }
+    let callback = doc["paths"]["/api/oidc/callback"]["get"]["parameters"]
+        .as_array()
+        .unwrap();
+    let state = callback.iter().find(|p| p["name"] == "state").unwrap();
+    assert_eq!(state["schema"]["maxLength"], 512);
 });
 
 both!(unknown_api_paths_are_json_404, |app| {

@@ -658,6 +658,14 @@ async fn password_login_can_be_turned_off_when_single_sign_on_is_on() {
         .await
         .expect_error(403, "forbidden");
     assert!(m.contains("single sign-on"), "{m}");
+    // Nor can a password account be made by signing up.
+    app.post(
+        "/api/signup",
+        &Auth::None,
+        json!({"username": "eve", "password": "eve password"}),
+    )
+    .await
+    .expect_error(403, "forbidden");
     // The sign-in page offers only the provider.
     let html = app
         .client

@@ -38,9 +38,14 @@ pub struct SsoStarted {
 #[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct SsoCallback {
+    /// The authorization code (longer than 4096 characters: refused as `failed`).
+    #[param(max_length = 4096)]
     pub code: Option<String>,
+    /// The `state` the sign-in started with; must equal the `klaxon_oidc` cookie.
+    #[param(max_length = 512)]
     pub state: Option<String>,
-    /// Set by the provider instead of `code` when it refused or the person cancelled.
+    /// Set by the provider instead of `code` when it refused or the person cancelled
+    /// (`access_denied` shows as `cancelled`).
     pub error: Option<String>,
 }
 
