@@ -1,0 +1,4 @@
+//! Klaxon's Kubernetes operator: the custom resources (`crd`) it reconciles into servers,
+//! teams and their parts, talking to Klaxon only over its REST API.
+
+pub mod crd;
