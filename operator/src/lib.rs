@@ -2,3 +2,4 @@
 //! teams and their parts, talking to Klaxon only over its REST API.
 
 pub mod crd;
+pub mod server;

@@ -1,0 +1,3 @@
+//! What a `KlaxonServer` becomes in the cluster.
+
+pub mod objects;
