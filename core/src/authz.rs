@@ -64,6 +64,12 @@ pub fn require_may_create_team(actor: &Actor) -> Result<()> {
     }
 }
 
+/// An instance-scoped service account (the operator) looks teams up across the install, to
+/// adopt one it made before; people list the teams they are in.
+pub fn lists_every_team(actor: &Actor) -> bool {
+    actor.kind == AccountKind::Service && actor.team_scope.is_none()
+}
+
 /// The team's owner may remove anyone; a member may leave.
 pub fn require_may_remove_member(actor: &Actor, access: TeamAccess, user_id: i64) -> Result<()> {
     if access.is_owner() || user_id == actor.user_id {

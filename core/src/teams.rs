@@ -107,11 +107,19 @@ impl Core {
         })
     }
 
-    /// The teams the caller belongs to (any signed-in caller); `name` looks one up by its name.
+    /// The teams the caller belongs to (any signed-in caller; every team for an
+    /// instance-scoped service account); `name` looks one up by its name.
     pub async fn list_teams(&self, actor: &Actor, name: Option<&str>) -> Result<Vec<Team>> {
         let SignedIn = authz::signed_in(actor);
         let name = name.map(|n| n.trim().to_lowercase());
-        let rows: Vec<TeamRow> = if let Some(scope) = actor.team_scope {
+        let rows: Vec<TeamRow> = if authz::lists_every_team(actor) {
+            sqlx::query_as(&format!(
+                "SELECT {TEAM_COLUMNS} FROM teams t WHERE ($1 IS NULL OR t.name = $1) ORDER BY t.display_name"
+            ))
+            .bind(name)
+            .fetch_all(&self.db.pool)
+            .await?
+        } else if let Some(scope) = actor.team_scope {
             sqlx::query_as(&format!("SELECT {TEAM_COLUMNS} FROM teams t WHERE t.id = $1 AND ($2 IS NULL OR t.name = $2)"))
                 .bind(scope)
                 .bind(name)

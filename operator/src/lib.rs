@@ -2,4 +2,6 @@
 //! teams and their parts, talking to Klaxon only over its REST API.
 
 pub mod crd;
+pub mod klaxon;
 pub mod server;
+pub mod team;

@@ -35,6 +35,12 @@ both!(
         // It may create teams, and team-scoped accounts for any team, and their keys.
         let team = app.team(&op, "payments").await;
         let other = app.team(&admin, "search").await;
+        // It finds any team by name (to adopt one it made before); a person finds only theirs.
+        let found = app.get("/api/teams?name=search", &op).await.expect(200);
+        assert_eq!(found[0]["id"], other);
+        let (_, dora) = app.user(&admin, "dora").await;
+        let none = app.get("/api/teams?name=search", &dora).await.expect(200);
+        assert_eq!(none, json!([]));
         let bot = app
             .post(
                 &format!("/api/teams/{other}/service-accounts"),
