@@ -219,6 +219,8 @@ pub fn deployment(server: &KlaxonServer) -> Deployment {
         ports: Some(vec![ContainerPort {
             name: Some("http".into()),
             container_port: spec.networking.service_port,
+            // Part of the list's key for server-side apply (v1.20 has no default for it).
+            protocol: Some("TCP".into()),
             ..ContainerPort::default()
         }]),
         env: Some(env(spec)),
@@ -284,6 +286,7 @@ pub fn service(server: &KlaxonServer) -> Service {
                 name: Some("http".into()),
                 port: server.spec.networking.service_port,
                 target_port: Some(IntOrString::String("http".into())),
+                protocol: Some("TCP".into()),
                 ..ServicePort::default()
             }]),
             ..ServiceSpec::default()

@@ -1,0 +1,279 @@
+//! The operator for real: a Kubernetes API server (v1.20 with etcd, `scripts/kube-test-cluster.sh`;
+//! build it once with `scripts/kube-apiserver.sh`), the CRDs applied, the controllers running,
+//! and a real Klaxon router on loopback HTTP standing in for the Deployment's pods (no kubelet
+//! runs there), reached through `spec.endpoint`.
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{Namespace, Secret, Service};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use klaxon_core::{Config as KlaxonConfig, Core, Db, ManualClock};
+use klaxon_operator::crd::{self, KlaxonServer, KlaxonTeam};
+use klaxon_operator::klaxon::Klaxon;
+use kube::api::{DeleteParams, PostParams};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::{Api, Client, Config};
+use serde_json::json;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::Duration;
+
+const OPERATOR_NS: &str = "klaxon-system";
+
+struct Cluster {
+    dir: tempfile::TempDir,
+    client: Client,
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let _ = Command::new(script())
+            .arg("stop")
+            .arg(self.dir.path())
+            .status();
+    }
+}
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/kube-test-cluster.sh")
+}
+
+async fn cluster() -> Cluster {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(script())
+        .arg("start")
+        .arg(dir.path())
+        .env("ETCD_PORT", "")
+        .env("KUBE_PORT", "")
+        .output()
+        .expect("scripts/kube-test-cluster.sh runs");
+    assert!(
+        out.status.success(),
+        "the test cluster did not start (build it with scripts/kube-apiserver.sh): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let kubeconfig = Kubeconfig::read_from(String::from_utf8(out.stdout).unwrap().trim()).unwrap();
+    let config = Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+        .await
+        .unwrap();
+    Cluster {
+        dir,
+        client: Client::try_from(config).unwrap(),
+    }
+}
+
+/// Waits for what the operator does (never for a clock): polls `check` until it holds.
+async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Option<T>>,
+{
+    for _ in 0..300 {
+        if let Some(v) = check().await {
+            return v;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the operator never got there: {what}");
+}
+
+async fn klaxon() -> (String, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}?mode=rwc", dir.path().join("k.db").display());
+    let db = Db::connect(Some(&url), dir.path()).await.unwrap();
+    let clock = Arc::new(ManualClock::new(1_795_305_600));
+    let core = Core::start(db, clock, KlaxonConfig::default())
+        .await
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        axum::serve(
+            listener,
+            klaxon_server::app(core).into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .await
+        .unwrap();
+    });
+    (format!("http://{addr}"), dir)
+}
+
+fn ready(
+    conditions: Option<&Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>>,
+) -> Option<(String, String)> {
+    conditions?
+        .iter()
+        .find(|c| c.type_ == "Ready")
+        .map(|c| (c.status.clone(), c.reason.clone()))
+}
+
+#[tokio::test]
+async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
+    let _ = tracing_subscriber::fmt()
+        .with_test_writer()
+        .with_env_filter("warn")
+        .try_init();
+    let cluster = cluster().await;
+    let client = cluster.client.clone();
+    let namespaces = Api::<Namespace>::all(client.clone());
+    for ns in [OPERATOR_NS, "apps", "other"] {
+        let n: Namespace = serde_json::from_value(json!({"metadata": {"name": ns}})).unwrap();
+        namespaces.create(&PostParams::default(), &n).await.unwrap();
+    }
+    let crds = Api::<CustomResourceDefinition>::all(client.clone());
+    for crd in crd::all() {
+        crds.create(&PostParams::default(), &crd).await.unwrap();
+    }
+    for crd in crd::all() {
+        let name = crd.metadata.name.clone().unwrap();
+        eventually("CRDs established", || {
+            let crds = crds.clone();
+            let name = name.clone();
+            async move {
+                let c = crds.get(&name).await.ok()?;
+                c.status?
+                    .conditions?
+                    .iter()
+                    .any(|c| c.type_ == "Established" && c.status == "True")
+                    .then_some(())
+            }
+        })
+        .await;
+    }
+    let (url, _klaxon_dir) = klaxon().await;
+    tokio::spawn(klaxon_operator::controller::run(
+        client.clone(),
+        OPERATOR_NS.into(),
+    ));
+
+    // A server: its Deployment and Service appear, the operator bootstraps it and is Ready.
+    let servers = Api::<KlaxonServer>::namespaced(client.clone(), "apps");
+    let server: KlaxonServer = serde_json::from_value(json!({
+        "apiVersion": "klaxon.dev/v1alpha1", "kind": "KlaxonServer",
+        "metadata": {"name": "paging"},
+        "spec": {"endpoint": url, "networking": {"hostname": "klaxon.example.com"}},
+    }))
+    .unwrap();
+    servers
+        .create(&PostParams::default(), &server)
+        .await
+        .unwrap();
+    let status = eventually("server Ready", || {
+        let servers = servers.clone();
+        async move {
+            let s = servers.get("paging").await.ok()?.status?;
+            (ready(Some(&s.conditions))?.0 == "True").then_some(s)
+        }
+    })
+    .await;
+    let deployment = Api::<Deployment>::namespaced(client.clone(), "apps")
+        .get("paging")
+        .await
+        .unwrap();
+    assert_eq!(deployment.spec.unwrap().replicas, Some(2));
+    Api::<Service>::namespaced(client.clone(), "apps")
+        .get("paging")
+        .await
+        .unwrap();
+    let cred = status.credentials_secret_ref.unwrap();
+    let secret = Api::<Secret>::namespaced(client.clone(), OPERATOR_NS)
+        .get(&cred.name)
+        .await
+        .unwrap();
+    let key = String::from_utf8(secret.data.unwrap()[&cred.key].0.clone()).unwrap();
+    let instance = Klaxon::new(&url, Some(key));
+
+    // A team with a group mapping and an invite link.
+    let teams = Api::<KlaxonTeam>::namespaced(client.clone(), "apps");
+    let team: KlaxonTeam = serde_json::from_value(json!({
+        "apiVersion": "klaxon.dev/v1alpha1", "kind": "KlaxonTeam",
+        "metadata": {"name": "payments"},
+        "spec": {"serverRef": {"name": "paging"}, "displayName": "Payments",
+                 "oidc": {"memberGroups": ["payments-oncall"]},
+                 "invite": {"enabled": true, "maxUses": 2}},
+    }))
+    .unwrap();
+    teams.create(&PostParams::default(), &team).await.unwrap();
+    let team_status = eventually("team Ready", || {
+        let teams = teams.clone();
+        async move {
+            let s = teams.get("payments").await.ok()?.status?;
+            (ready(Some(&s.conditions))?.0 == "True").then_some(s)
+        }
+    })
+    .await;
+    let on_server = instance.team_by_name("payments").await.unwrap().unwrap();
+    assert_eq!(Some(on_server.id), team_status.team_id);
+    assert_eq!(on_server.display_name, "Payments");
+    assert_eq!(
+        on_server.oidc.member_groups,
+        vec!["payments-oncall".to_string()]
+    );
+    let invite = Api::<Secret>::namespaced(client.clone(), "apps")
+        .get("payments-invite")
+        .await
+        .unwrap();
+    let url_in_secret = String::from_utf8(invite.data.unwrap()["url"].0.clone()).unwrap();
+    assert!(url_in_secret.contains("/signup?invite="));
+    assert_eq!(team_status.server_endpoint.as_deref(), Some(url.as_str()));
+
+    // A missing server, and a server in a namespace that does not admit the team.
+    let lost: KlaxonTeam = serde_json::from_value(json!({
+        "apiVersion": "klaxon.dev/v1alpha1", "kind": "KlaxonTeam",
+        "metadata": {"name": "lost"}, "spec": {"serverRef": {"name": "nowhere"}},
+    }))
+    .unwrap();
+    teams.create(&PostParams::default(), &lost).await.unwrap();
+    let foreign: KlaxonTeam = serde_json::from_value(json!({
+        "apiVersion": "klaxon.dev/v1alpha1", "kind": "KlaxonTeam",
+        "metadata": {"name": "foreign"}, "spec": {"serverRef": {"name": "paging", "namespace": "apps"}},
+    }))
+    .unwrap();
+    let other_teams = Api::<KlaxonTeam>::namespaced(client.clone(), "other");
+    other_teams
+        .create(&PostParams::default(), &foreign)
+        .await
+        .unwrap();
+    for (api, name, reason) in [
+        (&teams, "lost", "ServerRefNotFound"),
+        (&other_teams, "foreign", "NamespaceNotAllowed"),
+    ] {
+        eventually(reason, || {
+            let api = api.clone();
+            async move {
+                let s = api.get(name).await.ok()?.status?;
+                (ready(Some(&s.conditions))? == ("False".to_string(), reason.to_string()))
+                    .then_some(())
+            }
+        })
+        .await;
+    }
+    assert!(instance.team_by_name("foreign").await.unwrap().is_none());
+
+    // Deleting the team deletes it on the server and its credential.
+    teams
+        .delete("payments", &DeleteParams::default())
+        .await
+        .unwrap();
+    eventually("team deleted", || {
+        let teams = teams.clone();
+        async move {
+            teams
+                .get_opt("payments")
+                .await
+                .ok()?
+                .is_none()
+                .then_some(())
+        }
+    })
+    .await;
+    assert!(instance.team_by_name("payments").await.unwrap().is_none());
+    let creds = Api::<Secret>::namespaced(client.clone(), OPERATOR_NS);
+    assert!(creds
+        .get_opt(&team_status.credentials_secret_ref.unwrap().name)
+        .await
+        .unwrap()
+        .is_none());
+}
