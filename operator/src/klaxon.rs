@@ -129,6 +129,15 @@ impl Klaxon {
         .await
     }
 
+    /// A user by exact username (`GET /api/users?username=`).
+    pub async fn user_by_name(&self, username: &str) -> Result<Option<User>> {
+        let url = reqwest::Url::parse_with_params("http://x/api/users", [("username", username)])
+            .expect("a valid URL");
+        let path = format!("/api/users?{}", url.query().unwrap_or_default());
+        let users: Vec<User> = self.call(Method::GET, &path, None).await?;
+        Ok(users.into_iter().find(|u| u.username == username))
+    }
+
     /// A new key for a service account.
     pub async fn mint_key(&self, account_id: i64, name: &str) -> Result<NewApiKey> {
         self.call(

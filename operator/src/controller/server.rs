@@ -22,6 +22,8 @@ use std::sync::Arc;
 pub const KEY: &str = "api-key";
 /// The bootstrap administrator's key, kept beside it so people can administer the server.
 pub const ADMIN_KEY: &str = "admin-api-key";
+/// The instance-scoped service account the operator acts as.
+pub const OPERATOR_ACCOUNT: &str = "klaxon-operator";
 
 /// The Secret (in the operator's namespace) holding a server's credentials.
 pub fn credentials_secret(namespace: &str, name: &str) -> String {
@@ -163,8 +165,14 @@ async fn credential(
         },
     };
     let admin = anonymous.with_key(&admin_key);
+    // Adopted by name when an interrupted bootstrap already made it.
     let made = async {
-        let account = admin.create_instance_account("klaxon-operator").await?;
+        let account = match admin.create_instance_account(OPERATOR_ACCOUNT).await {
+            Err(e) if e.status() == Some(409) => {
+                admin.user_by_name(OPERATOR_ACCOUNT).await?.ok_or(e)?
+            }
+            other => other?,
+        };
         admin.mint_key(account.id, "klaxon-operator").await
     }
     .await;
