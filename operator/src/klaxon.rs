@@ -2,7 +2,10 @@
 //! credential (none for bootstrap, the instance-scoped key, or a team's key).
 
 use klaxon_domain::account::{Bootstrapped, NewApiKey, User};
+use klaxon_domain::deadman::{DeadmanSwitch, SwitchSpec};
+use klaxon_domain::incident::{Integration, NewIntegration};
 use klaxon_domain::invite::NewInvite;
+use klaxon_domain::paging::EscalationPolicy;
 use klaxon_domain::team::Team;
 use reqwest::{Method, StatusCode};
 use serde::de::DeserializeOwned;
@@ -230,6 +233,100 @@ impl Klaxon {
         self.send(
             Method::DELETE,
             &format!("/api/teams/{team_id}/invites/{invite_id}"),
+            None,
+        )
+        .await
+        .map(drop)
+    }
+
+    pub async fn create_integration(
+        &self,
+        team_id: i64,
+        name: &str,
+        kind: &str,
+    ) -> Result<NewIntegration> {
+        self.call(
+            Method::POST,
+            &format!("/api/teams/{team_id}/integrations"),
+            Some(json!({"name": name, "kind": kind})),
+        )
+        .await
+    }
+
+    pub async fn rename_integration(
+        &self,
+        team_id: i64,
+        id: i64,
+        name: &str,
+    ) -> Result<Integration> {
+        self.call(
+            Method::PATCH,
+            &format!("/api/teams/{team_id}/integrations/{id}"),
+            Some(json!({"name": name})),
+        )
+        .await
+    }
+
+    pub async fn delete_integration(&self, team_id: i64, id: i64) -> Result<()> {
+        self.send(
+            Method::DELETE,
+            &format!("/api/teams/{team_id}/integrations/{id}"),
+            None,
+        )
+        .await
+        .map(drop)
+    }
+
+    /// Replaces the team's ladder whole (there is no delete: an empty policy clears it).
+    pub async fn put_escalation(
+        &self,
+        team_id: i64,
+        policy: &EscalationPolicy,
+    ) -> Result<EscalationPolicy> {
+        self.call(
+            Method::PUT,
+            &format!("/api/teams/{team_id}/escalation"),
+            Some(serde_json::to_value(policy).expect("a policy serializes")),
+        )
+        .await
+    }
+
+    pub async fn switches(&self, team_id: i64) -> Result<Vec<DeadmanSwitch>> {
+        self.call(
+            Method::GET,
+            &format!("/api/teams/{team_id}/deadman/switches"),
+            None,
+        )
+        .await
+    }
+
+    pub async fn create_switch(&self, team_id: i64, spec: &SwitchSpec) -> Result<DeadmanSwitch> {
+        self.call(
+            Method::POST,
+            &format!("/api/teams/{team_id}/deadman/switches"),
+            Some(serde_json::to_value(spec).expect("a switch serializes")),
+        )
+        .await
+    }
+
+    pub async fn update_switch(
+        &self,
+        team_id: i64,
+        id: i64,
+        spec: &SwitchSpec,
+    ) -> Result<DeadmanSwitch> {
+        self.call(
+            Method::PUT,
+            &format!("/api/teams/{team_id}/deadman/switches/{id}"),
+            Some(serde_json::to_value(spec).expect("a switch serializes")),
+        )
+        .await
+    }
+
+    pub async fn delete_switch(&self, team_id: i64, id: i64) -> Result<()> {
+        self.send(
+            Method::DELETE,
+            &format!("/api/teams/{team_id}/deadman/switches/{id}"),
             None,
         )
         .await

@@ -7,7 +7,9 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, Secret, Service};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use klaxon_core::{Config as KlaxonConfig, Core, Db, ManualClock};
-use klaxon_operator::crd::{self, KlaxonServer, KlaxonTeam};
+use klaxon_operator::crd::{
+    self, KlaxonAlertSource, KlaxonDeadmanSwitch, KlaxonEscalationRule, KlaxonServer, KlaxonTeam,
+};
 use klaxon_operator::klaxon::Klaxon;
 use kube::api::{DeleteParams, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
@@ -251,6 +253,121 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
         .await;
     }
     assert!(instance.team_by_name("foreign").await.unwrap().is_none());
+
+    // The team's children, acting with the team's key.
+    let team_key = {
+        let r = team_status.credentials_secret_ref.clone().unwrap();
+        let secret = Api::<Secret>::namespaced(client.clone(), OPERATOR_NS)
+            .get(&r.name)
+            .await
+            .unwrap();
+        String::from_utf8(secret.data.unwrap()[&r.key].0.clone()).unwrap()
+    };
+    let as_team = Klaxon::new(&url, Some(team_key));
+    let team_id = team_status.team_id.unwrap();
+    let create = |kind: &str, name: &str, spec: serde_json::Value| {
+        serde_json::from_value::<serde_json::Value>(json!({
+            "apiVersion": "klaxon.dev/v1alpha1", "kind": kind, "metadata": {"name": name}, "spec": spec,
+        }))
+        .unwrap()
+    };
+    let sources = Api::<KlaxonAlertSource>::namespaced(client.clone(), "apps");
+    let source: KlaxonAlertSource = serde_json::from_value(create(
+        "KlaxonAlertSource",
+        "am",
+        json!({"teamRef": {"name": "payments"}}),
+    ))
+    .unwrap();
+    sources
+        .create(&PostParams::default(), &source)
+        .await
+        .unwrap();
+    let rules = Api::<KlaxonEscalationRule>::namespaced(client.clone(), "apps");
+    let rule: KlaxonEscalationRule = serde_json::from_value(create("KlaxonEscalationRule", "ladder", json!({
+        "teamRef": {"name": "payments"},
+        "levels": [{"timeout": "5m", "targets": [{"type": "oncall"}]}, {"timeout": "10m", "targets": [{"type": "user", "username": "ghost"}]}],
+    }))).unwrap();
+    rules.create(&PostParams::default(), &rule).await.unwrap();
+    let switches = Api::<KlaxonDeadmanSwitch>::namespaced(client.clone(), "apps");
+    let switch: KlaxonDeadmanSwitch = serde_json::from_value(create("KlaxonDeadmanSwitch", "watchdog", json!({
+        "teamRef": {"name": "payments"}, "matcher": "{alertname=\"Watchdog\"}", "timeout": "10m",
+    }))).unwrap();
+    switches
+        .create(&PostParams::default(), &switch)
+        .await
+        .unwrap();
+
+    let source_status = eventually("source Ready", || {
+        let sources = sources.clone();
+        async move {
+            let s = sources.get("am").await.ok()?.status?;
+            (ready(Some(&s.conditions))?.0 == "True").then_some(s)
+        }
+    })
+    .await;
+    let webhook = Api::<Secret>::namespaced(client.clone(), "apps")
+        .get("am-webhook")
+        .await
+        .unwrap();
+    let hook = String::from_utf8(webhook.data.unwrap()["url"].0.clone()).unwrap();
+    assert!(hook.contains("/api/alertmanager/webhook/"), "{hook}");
+    assert!(source_status.integration_id.is_some());
+
+    // An unknown user keeps the ladder off the server until the person exists.
+    eventually("UnknownUser", || {
+        let rules = rules.clone();
+        async move {
+            let s = rules.get("ladder").await.ok()?.status?;
+            (ready(Some(&s.conditions))? == ("False".to_string(), "UnknownUser".to_string()))
+                .then_some(())
+        }
+    })
+    .await;
+
+    let switch_status = eventually("switch Ready", || {
+        let switches = switches.clone();
+        async move {
+            let s = switches.get("watchdog").await.ok()?.status?;
+            (ready(Some(&s.conditions))?.0 == "True").then_some(s)
+        }
+    })
+    .await;
+    let on_server = as_team.switches(team_id).await.unwrap();
+    assert_eq!(on_server.len(), 1);
+    assert_eq!(Some(on_server[0].id), switch_status.switch_id);
+    assert_eq!(on_server[0].name, "watchdog");
+
+    // Deleting the source removes its integration.
+    sources
+        .delete("am", &DeleteParams::default())
+        .await
+        .unwrap();
+    eventually("source deleted", || {
+        let sources = sources.clone();
+        async move { sources.get_opt("am").await.ok()?.is_none().then_some(()) }
+    })
+    .await;
+    switches
+        .delete("watchdog", &DeleteParams::default())
+        .await
+        .unwrap();
+    eventually("switch deleted", || {
+        let switches = switches.clone();
+        async move {
+            switches
+                .get_opt("watchdog")
+                .await
+                .ok()?
+                .is_none()
+                .then_some(())
+        }
+    })
+    .await;
+    assert!(as_team.switches(team_id).await.unwrap().is_empty());
+    rules
+        .delete("ladder", &DeleteParams::default())
+        .await
+        .unwrap();
 
     // Deleting the team deletes it on the server and its credential.
     teams

@@ -1,6 +1,7 @@
 //! The controllers: one per kind, each a reconcile function over its resource. Shared here:
 //! the context, the error type, conditions, and the Secrets the operator keeps.
 
+pub mod children;
 pub mod server;
 pub mod team;
 
@@ -139,7 +140,9 @@ pub async fn delete_secret(client: &Client, namespace: &str, name: &str) -> Resu
 
 /// Runs the controllers until the process ends.
 pub async fn run(client: Client, namespace: String) {
-    use crate::crd::{KlaxonServer, KlaxonTeam};
+    use crate::crd::{
+        KlaxonAlertSource, KlaxonDeadmanSwitch, KlaxonEscalationRule, KlaxonServer, KlaxonTeam,
+    };
     use futures::StreamExt;
     use k8s_openapi::api::apps::v1::Deployment;
     use k8s_openapi::api::core::v1::Service;
@@ -150,6 +153,7 @@ pub async fn run(client: Client, namespace: String) {
         client: client.clone(),
         namespace,
     });
+    let ctx_all = ctx.clone();
     let servers = Controller::new(
         Api::<KlaxonServer>::all(client.clone()),
         watcher::Config::default(),
@@ -172,5 +176,34 @@ pub async fn run(client: Client, namespace: String) {
     .shutdown_on_signal()
     .run(team::reconcile, team::error_policy, ctx)
     .for_each(|_| async {});
-    tokio::join!(servers, teams);
+    let sources = Controller::new(
+        Api::<KlaxonAlertSource>::all(client.clone()),
+        watcher::Config::default(),
+    )
+    .shutdown_on_signal()
+    .run(
+        children::reconcile_source,
+        children::error_policy,
+        ctx_all.clone(),
+    )
+    .for_each(|_| async {});
+    let rules = Controller::new(
+        Api::<KlaxonEscalationRule>::all(client.clone()),
+        watcher::Config::default(),
+    )
+    .shutdown_on_signal()
+    .run(
+        children::reconcile_rule,
+        children::error_policy,
+        ctx_all.clone(),
+    )
+    .for_each(|_| async {});
+    let switches = Controller::new(
+        Api::<KlaxonDeadmanSwitch>::all(client.clone()),
+        watcher::Config::default(),
+    )
+    .shutdown_on_signal()
+    .run(children::reconcile_switch, children::error_policy, ctx_all)
+    .for_each(|_| async {});
+    tokio::join!(servers, teams, sources, rules, switches);
 }

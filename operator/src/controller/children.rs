@@ -1,0 +1,373 @@
+//! The team's children. Each resolves its `teamRef` to the team's status on every reconcile
+//! (never to the server resource), acts with the team's key, and cleans up behind the
+//! `klaxon.dev/cleanup` finalizer.
+
+use super::{
+    condition, delete_secret, read_secret, write_secret, Context, Error, Result, FINALIZER,
+    MANAGER, RESYNC, RETRY,
+};
+use crate::crd::{
+    reason, Conditions, KlaxonAlertSource, KlaxonDeadmanSwitch, KlaxonEscalationRule, KlaxonTeam,
+    LocalSecretRef, ObjectRef, TargetKind,
+};
+use crate::klaxon::Klaxon;
+use klaxon_domain::deadman::SwitchSpec;
+use klaxon_domain::paging::{EscalationPolicy, Level, Target};
+use kube::api::{Patch, PatchParams};
+use kube::runtime::controller::Action;
+use kube::runtime::events::{Event as Note, EventType, Recorder};
+use kube::runtime::finalizer::{finalizer, Event};
+use kube::{Api, Resource, ResourceExt};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::fmt::Debug;
+use std::sync::Arc;
+
+/// A child's team, ready to act on.
+pub struct Team {
+    pub id: i64,
+    pub client: Klaxon,
+}
+
+/// Not ready yet: the `Ready` reason and message.
+pub struct Waiting(pub &'static str, pub String);
+
+/// The team a child names, from the team resource's status and its credential.
+pub async fn resolve_team(
+    ctx: &Context,
+    namespace: &str,
+    team_ref: &ObjectRef,
+) -> Result<std::result::Result<Team, Waiting>> {
+    let ns = team_ref
+        .namespace
+        .clone()
+        .unwrap_or_else(|| namespace.to_string());
+    let Some(team) = Api::<KlaxonTeam>::namespaced(ctx.client.clone(), &ns)
+        .get_opt(&team_ref.name)
+        .await?
+    else {
+        return Ok(Err(Waiting(
+            "TeamRefNotFound",
+            format!("no KlaxonTeam {ns}/{}", team_ref.name),
+        )));
+    };
+    let status = team.status.unwrap_or_default();
+    let key = match &status.credentials_secret_ref {
+        Some(r) => read_secret(&ctx.client, &ctx.namespace, &r.name, &r.key).await?,
+        None => None,
+    };
+    match (status.team_id, status.server_endpoint, key) {
+        (Some(id), Some(endpoint), Some(key)) => Ok(Ok(Team {
+            id,
+            client: Klaxon::new(&endpoint, Some(key)),
+        })),
+        _ => Ok(Err(Waiting(
+            "WaitingForTeam",
+            format!("KlaxonTeam {ns}/{} is not ready", team_ref.name),
+        ))),
+    }
+}
+
+/// Writes `status` (server-side apply) with a fresh `Ready` condition.
+async fn write_status<K>(
+    obj: &K,
+    ctx: &Context,
+    mut status: serde_json::Value,
+    outcome: &std::result::Result<(), Waiting>,
+    previous: &Conditions,
+) -> Result<Action>
+where
+    K: Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
+        + Clone
+        + DeserializeOwned
+        + Serialize
+        + Debug,
+{
+    let (ready, why, message) = match outcome {
+        Ok(()) => (true, "Reconciled", "applied on the server".to_string()),
+        Err(Waiting(why, message)) => (false, *why, message.clone()),
+    };
+    status["conditions"] = json!([condition(
+        previous,
+        reason::READY,
+        ready,
+        why,
+        message,
+        obj.meta().generation
+    )]);
+    Api::<K>::namespaced(ctx.client.clone(), &obj.namespace().unwrap_or_default())
+        .patch_status(
+            &obj.name_any(),
+            &PatchParams::apply(MANAGER).force(),
+            &Patch::Apply(json!({
+                "apiVersion": K::api_version(&()),
+                "kind": K::kind(&()),
+                "status": status,
+            })),
+        )
+        .await?;
+    Ok(Action::requeue(if ready { RESYNC } else { RETRY }))
+}
+
+fn gone_is_fine(r: crate::klaxon::Result<()>) -> Result<()> {
+    match r {
+        Err(e) if e.status() == Some(404) => Ok(()),
+        other => Ok(other?),
+    }
+}
+
+// ---- KlaxonAlertSource ------------------------------------------------------------------
+
+/// The webhook Secret of a source (its namespace, owned by it).
+pub fn webhook_secret(name: &str) -> String {
+    format!("{name}-webhook")
+}
+
+pub async fn reconcile_source(source: Arc<KlaxonAlertSource>, ctx: Arc<Context>) -> Result<Action> {
+    let api = Api::<KlaxonAlertSource>::namespaced(
+        ctx.client.clone(),
+        &source.namespace().unwrap_or_default(),
+    );
+    finalizer(&api, FINALIZER, source, |event| async {
+        match event {
+            Event::Apply(s) => apply_source(&s, &ctx).await,
+            Event::Cleanup(s) => {
+                let ns = s.namespace().unwrap_or_default();
+                if let (Ok(team), Some(id)) = (
+                    resolve_team(&ctx, &ns, &s.spec.team_ref).await?,
+                    s.status.as_ref().and_then(|st| st.integration_id),
+                ) {
+                    gone_is_fine(team.client.delete_integration(team.id, id).await)?;
+                }
+                Ok(Action::await_change())
+            }
+        }
+    })
+    .await
+    .map_err(|e| Error::Other(e.to_string()))
+}
+
+async fn apply_source(source: &KlaxonAlertSource, ctx: &Context) -> Result<Action> {
+    let ns = source.namespace().unwrap_or_default();
+    let mut status = source.status.clone().unwrap_or_default();
+    let previous = status.conditions.clone();
+    let outcome = async {
+        let team = match resolve_team(ctx, &ns, &source.spec.team_ref).await? {
+            Ok(t) => t,
+            Err(w) => return Ok(Err(w)),
+        };
+        let secret = webhook_secret(&source.name_any());
+        let name = source.spec.name.clone().unwrap_or_else(|| source.name_any());
+        // A new kind is a new integration: the old URL stops working, so say so loudly.
+        if let (Some(id), Some(kind)) = (status.integration_id, status.kind.as_deref()) {
+            if kind != source.spec.kind {
+                gone_is_fine(team.client.delete_integration(team.id, id).await)?;
+                delete_secret(&ctx.client, &ns, &secret).await?;
+                status.integration_id = None;
+                status.webhook_url_secret_ref = None;
+                let note = Note {
+                    type_: EventType::Warning,
+                    reason: "KindChanged".into(),
+                    note: Some(format!("kind changed from {kind} to {}: the old webhook URL no longer works; use the new one in Secret {secret}", source.spec.kind)),
+                    action: "Recreate".into(),
+                    secondary: None,
+                };
+                let recorder = Recorder::new(ctx.client.clone(), MANAGER.into());
+                recorder.publish(&note, &source.object_ref(&())).await?;
+            }
+        }
+        let stored = read_secret(&ctx.client, &ns, &secret, "integration_id").await?;
+        match (status.integration_id, stored) {
+            (Some(_), None) => {
+                return Ok(Err(Waiting(reason::WEBHOOK_SECRET_LOST, format!("Secret {secret} is gone; a new integration would change a live URL, so delete and recreate this resource to get one"))));
+            }
+            // The Secret was written but the status was not: reuse, never make a second one.
+            (None, Some(id)) => status.integration_id = id.parse().ok(),
+            (None, None) => {
+                let made = team.client.create_integration(team.id, &name, &source.spec.kind).await?;
+                let data = BTreeMap::from([
+                    ("url".to_string(), made.webhook_url.clone()),
+                    ("integration_id".to_string(), made.integration.id.to_string()),
+                ]);
+                write_secret(&ctx.client, &ns, &secret, data, source.controller_owner_ref(&())).await?;
+                status.integration_id = Some(made.integration.id);
+            }
+            (Some(_), Some(_)) => {}
+        }
+        status.kind = Some(source.spec.kind.clone());
+        status.webhook_url_secret_ref = Some(LocalSecretRef { name: secret });
+        if let Some(id) = status.integration_id {
+            team.client.rename_integration(team.id, id, &name).await?;
+        }
+        Ok::<_, Error>(Ok(()))
+    }
+    .await?;
+    write_status(
+        source,
+        ctx,
+        serde_json::to_value(&status).expect("status serializes"),
+        &outcome,
+        &previous,
+    )
+    .await
+}
+
+pub fn error_policy<K>(_: Arc<K>, error: &Error, _: Arc<Context>) -> Action {
+    tracing::warn!(%error, kind = std::any::type_name::<K>(), "reconcile failed");
+    Action::requeue(RETRY)
+}
+
+// ---- KlaxonEscalationRule ---------------------------------------------------------------
+
+pub async fn reconcile_rule(rule: Arc<KlaxonEscalationRule>, ctx: Arc<Context>) -> Result<Action> {
+    let api = Api::<KlaxonEscalationRule>::namespaced(
+        ctx.client.clone(),
+        &rule.namespace().unwrap_or_default(),
+    );
+    finalizer(&api, FINALIZER, rule, |event| async {
+        match event {
+            Event::Apply(r) => apply_rule(&r, &ctx).await,
+            // No delete exists: an empty ladder is written.
+            Event::Cleanup(r) => {
+                if let Ok(team) =
+                    resolve_team(&ctx, &r.namespace().unwrap_or_default(), &r.spec.team_ref).await?
+                {
+                    team.client
+                        .put_escalation(team.id, &EscalationPolicy::default())
+                        .await?;
+                }
+                Ok(Action::await_change())
+            }
+        }
+    })
+    .await
+    .map_err(|e| Error::Other(e.to_string()))
+}
+
+async fn apply_rule(rule: &KlaxonEscalationRule, ctx: &Context) -> Result<Action> {
+    let ns = rule.namespace().unwrap_or_default();
+    let status = rule.status.clone().unwrap_or_default();
+    let outcome = async {
+        let team = match resolve_team(ctx, &ns, &rule.spec.team_ref).await? {
+            Ok(t) => t,
+            Err(w) => return Ok(Err(w)),
+        };
+        let mut levels = Vec::new();
+        for level in &rule.spec.levels {
+            let mut targets = Vec::new();
+            for t in &level.targets {
+                targets.push(match (t.kind, &t.username) {
+                    (TargetKind::Oncall, _) => Target::Oncall,
+                    (TargetKind::User, Some(name)) => match team.client.user_by_name(name).await? {
+                        Some(u) => Target::User { user_id: u.id },
+                        None => {
+                            return Ok(Err(Waiting(
+                                reason::UNKNOWN_USER,
+                                format!("no user named {name}"),
+                            )))
+                        }
+                    },
+                    (TargetKind::User, None) => {
+                        return Ok(Err(Waiting(
+                            reason::UNKNOWN_USER,
+                            "a user target needs a username".into(),
+                        )))
+                    }
+                });
+            }
+            let timeout = level
+                .timeout
+                .parse()
+                .map_err(|e| Error::Other(format!("timeout {}: {e}", level.timeout)))?;
+            levels.push(Level { timeout, targets });
+        }
+        let policy = EscalationPolicy {
+            levels,
+            repeat: rule.spec.repeat,
+            fallback_topic: rule.spec.fallback_topic.clone(),
+        };
+        team.client.put_escalation(team.id, &policy).await?;
+        Ok::<_, Error>(Ok(()))
+    }
+    .await?;
+    write_status(rule, ctx, json!({}), &outcome, &status.conditions).await
+}
+
+// ---- KlaxonDeadmanSwitch ----------------------------------------------------------------
+
+pub async fn reconcile_switch(
+    switch: Arc<KlaxonDeadmanSwitch>,
+    ctx: Arc<Context>,
+) -> Result<Action> {
+    let api = Api::<KlaxonDeadmanSwitch>::namespaced(
+        ctx.client.clone(),
+        &switch.namespace().unwrap_or_default(),
+    );
+    finalizer(&api, FINALIZER, switch, |event| async {
+        match event {
+            Event::Apply(s) => apply_switch(&s, &ctx).await,
+            Event::Cleanup(s) => {
+                let ns = s.namespace().unwrap_or_default();
+                if let (Ok(team), Some(id)) = (
+                    resolve_team(&ctx, &ns, &s.spec.team_ref).await?,
+                    s.status.as_ref().and_then(|st| st.switch_id),
+                ) {
+                    gone_is_fine(team.client.delete_switch(team.id, id).await)?;
+                }
+                Ok(Action::await_change())
+            }
+        }
+    })
+    .await
+    .map_err(|e| Error::Other(e.to_string()))
+}
+
+async fn apply_switch(switch: &KlaxonDeadmanSwitch, ctx: &Context) -> Result<Action> {
+    let ns = switch.namespace().unwrap_or_default();
+    let mut status = switch.status.clone().unwrap_or_default();
+    let previous = status.conditions.clone();
+    let outcome = async {
+        let team = match resolve_team(ctx, &ns, &switch.spec.team_ref).await? {
+            Ok(t) => t,
+            Err(w) => return Ok(Err(w)),
+        };
+        let spec: SwitchSpec = serde_json::from_value(json!({
+            "name": switch.spec.name.clone().unwrap_or_else(|| switch.name_any()),
+            "matcher": switch.spec.matcher,
+            "timeout": switch.spec.timeout,
+            "severity": switch.spec.severity.clone().unwrap_or_else(|| "critical".into()),
+        }))
+        .map_err(|e| Error::Other(format!("invalid switch: {e}")))?;
+        // First time: adopt a switch of the same name, else create; then update in place.
+        let id = match status.switch_id {
+            Some(id) => id,
+            None => match team
+                .client
+                .switches(team.id)
+                .await?
+                .into_iter()
+                .find(|s| s.name == spec.name)
+            {
+                Some(found) => found.id,
+                None => team.client.create_switch(team.id, &spec).await?.id,
+            },
+        };
+        let updated = match team.client.update_switch(team.id, id, &spec).await {
+            Err(e) if e.status() == Some(404) => team.client.create_switch(team.id, &spec).await?,
+            other => other?,
+        };
+        status.switch_id = Some(updated.id);
+        Ok::<_, Error>(Ok(()))
+    }
+    .await?;
+    write_status(
+        switch,
+        ctx,
+        serde_json::to_value(&status).expect("status serializes"),
+        &outcome,
+        &previous,
+    )
+    .await
+}
