@@ -4,5 +4,7 @@
 pub mod controller;
 pub mod crd;
 pub mod klaxon;
+pub mod lease;
+pub mod ops;
 pub mod server;
 pub mod team;

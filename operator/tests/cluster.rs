@@ -145,9 +145,11 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
         .await;
     }
     let (url, _klaxon_dir) = klaxon().await;
+    let metrics = std::sync::Arc::new(klaxon_operator::ops::Metrics::default());
     tokio::spawn(klaxon_operator::controller::run(
         client.clone(),
         OPERATOR_NS.into(),
+        metrics.clone(),
     ));
 
     // A server: its Deployment and Service appear, the operator bootstraps it and is Ready.
@@ -393,4 +395,32 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
         .await
         .unwrap()
         .is_none());
+    // Every kind's reconciles were counted.
+    let text = metrics.text();
+    for kind in [
+        "KlaxonServer",
+        "KlaxonTeam",
+        "KlaxonAlertSource",
+        "KlaxonEscalationRule",
+        "KlaxonDeadmanSwitch",
+    ] {
+        assert!(
+            text.contains(&format!(
+                "klaxon_operator_reconciles_total{{kind=\"{kind}\"}}"
+            )),
+            "{kind}: {text}"
+        );
+    }
+
+    // Leader election: one holder at a time; another identity waits until the lease expires.
+    use klaxon_operator::lease;
+    assert!(lease::try_hold(&client, OPERATOR_NS, "a").await.unwrap());
+    assert!(
+        lease::try_hold(&client, OPERATOR_NS, "a").await.unwrap(),
+        "renewed"
+    );
+    assert!(
+        !lease::try_hold(&client, OPERATOR_NS, "b").await.unwrap(),
+        "held by a"
+    );
 }

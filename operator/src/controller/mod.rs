@@ -28,6 +28,19 @@ pub struct Context {
     pub client: Client,
     /// Where credentials live: the operator's own namespace.
     pub namespace: String,
+    pub metrics: std::sync::Arc<crate::ops::Metrics>,
+}
+
+/// Runs one reconcile and counts it in the metrics.
+async fn measured(
+    ctx: std::sync::Arc<Context>,
+    kind: &str,
+    reconcile: impl std::future::Future<Output = Result<kube::runtime::controller::Action>>,
+) -> Result<kube::runtime::controller::Action> {
+    let start = std::time::Instant::now();
+    let outcome = reconcile.await;
+    ctx.metrics.observe(kind, start, outcome.is_ok());
+    outcome
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -139,7 +152,7 @@ pub async fn delete_secret(client: &Client, namespace: &str, name: &str) -> Resu
 }
 
 /// Runs the controllers until the process ends.
-pub async fn run(client: Client, namespace: String) {
+pub async fn run(client: Client, namespace: String, metrics: std::sync::Arc<crate::ops::Metrics>) {
     use crate::crd::{
         KlaxonAlertSource, KlaxonDeadmanSwitch, KlaxonEscalationRule, KlaxonServer, KlaxonTeam,
     };
@@ -152,58 +165,68 @@ pub async fn run(client: Client, namespace: String) {
     let ctx = Arc::new(Context {
         client: client.clone(),
         namespace,
+        metrics,
     });
-    let ctx_all = ctx.clone();
-    let servers = Controller::new(
-        Api::<KlaxonServer>::all(client.clone()),
-        watcher::Config::default(),
-    )
-    .owns(
-        Api::<Deployment>::all(client.clone()),
-        watcher::Config::default(),
-    )
-    .owns(
-        Api::<Service>::all(client.clone()),
-        watcher::Config::default(),
-    )
-    .shutdown_on_signal()
-    .run(server::reconcile, server::error_policy, ctx.clone())
-    .for_each(|_| async {});
-    let teams = Controller::new(
-        Api::<KlaxonTeam>::all(client.clone()),
-        watcher::Config::default(),
-    )
-    .shutdown_on_signal()
-    .run(team::reconcile, team::error_policy, ctx)
-    .for_each(|_| async {});
-    let sources = Controller::new(
-        Api::<KlaxonAlertSource>::all(client.clone()),
-        watcher::Config::default(),
-    )
-    .shutdown_on_signal()
-    .run(
-        children::reconcile_source,
-        children::error_policy,
-        ctx_all.clone(),
-    )
-    .for_each(|_| async {});
-    let rules = Controller::new(
-        Api::<KlaxonEscalationRule>::all(client.clone()),
-        watcher::Config::default(),
-    )
-    .shutdown_on_signal()
-    .run(
-        children::reconcile_rule,
-        children::error_policy,
-        ctx_all.clone(),
-    )
-    .for_each(|_| async {});
-    let switches = Controller::new(
-        Api::<KlaxonDeadmanSwitch>::all(client.clone()),
-        watcher::Config::default(),
-    )
-    .shutdown_on_signal()
-    .run(children::reconcile_switch, children::error_policy, ctx_all)
-    .for_each(|_| async {});
+    let all = watcher::Config::default;
+    let servers = Controller::new(Api::<KlaxonServer>::all(client.clone()), all())
+        .owns(Api::<Deployment>::all(client.clone()), all())
+        .owns(Api::<Service>::all(client.clone()), all())
+        .shutdown_on_signal()
+        .run(
+            |o, c| measured(c.clone(), "KlaxonServer", server::reconcile(o, c)),
+            server::error_policy,
+            ctx.clone(),
+        )
+        .for_each(|_| async {});
+    let teams = Controller::new(Api::<KlaxonTeam>::all(client.clone()), all())
+        .shutdown_on_signal()
+        .run(
+            |o, c| measured(c.clone(), "KlaxonTeam", team::reconcile(o, c)),
+            team::error_policy,
+            ctx.clone(),
+        )
+        .for_each(|_| async {});
+    let sources = Controller::new(Api::<KlaxonAlertSource>::all(client.clone()), all())
+        .shutdown_on_signal()
+        .run(
+            |o, c| {
+                measured(
+                    c.clone(),
+                    "KlaxonAlertSource",
+                    children::reconcile_source(o, c),
+                )
+            },
+            children::error_policy,
+            ctx.clone(),
+        )
+        .for_each(|_| async {});
+    let rules = Controller::new(Api::<KlaxonEscalationRule>::all(client.clone()), all())
+        .shutdown_on_signal()
+        .run(
+            |o, c| {
+                measured(
+                    c.clone(),
+                    "KlaxonEscalationRule",
+                    children::reconcile_rule(o, c),
+                )
+            },
+            children::error_policy,
+            ctx.clone(),
+        )
+        .for_each(|_| async {});
+    let switches = Controller::new(Api::<KlaxonDeadmanSwitch>::all(client.clone()), all())
+        .shutdown_on_signal()
+        .run(
+            |o, c| {
+                measured(
+                    c.clone(),
+                    "KlaxonDeadmanSwitch",
+                    children::reconcile_switch(o, c),
+                )
+            },
+            children::error_policy,
+            ctx,
+        )
+        .for_each(|_| async {});
     tokio::join!(servers, teams, sources, rules, switches);
 }
