@@ -265,7 +265,7 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
             .unwrap();
         String::from_utf8(secret.data.unwrap()[&r.key].0.clone()).unwrap()
     };
-    let as_team = Klaxon::new(&url, Some(team_key));
+    let as_team = Klaxon::new(&url, Some(team_key.clone()));
     let team_id = team_status.team_id.unwrap();
     let create = |kind: &str, name: &str, spec: serde_json::Value| {
         serde_json::from_value::<serde_json::Value>(json!({
@@ -338,6 +338,77 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
     assert_eq!(on_server.len(), 1);
     assert_eq!(Some(on_server[0].id), switch_status.switch_id);
     assert_eq!(on_server[0].name, "watchdog");
+
+    // A kind Klaxon refuses changes nothing; the integration keeps working.
+    let patch = |spec: serde_json::Value| kube::api::Patch::Merge(json!({"spec": spec}));
+    sources
+        .patch(
+            "am",
+            &kube::api::PatchParams::default(),
+            &patch(json!({"kind": "pagerduty"})),
+        )
+        .await
+        .unwrap();
+    eventually("InvalidKind", || {
+        let sources = sources.clone();
+        async move {
+            let s = sources.get("am").await.ok()?.status?;
+            (ready(Some(&s.conditions))?.1 == "InvalidKind").then_some(())
+        }
+    })
+    .await;
+    let integrations: Vec<serde_json::Value> = reqwest::Client::new()
+        .get(format!("{url}/api/teams/{team_id}/integrations"))
+        .bearer_auth(&team_key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(integrations.len(), 1);
+    assert_eq!(
+        Some(integrations[0]["id"].as_i64().unwrap()),
+        source_status.integration_id
+    );
+
+    // A lost webhook Secret is reported, not repaired (a new integration would move a live URL).
+    sources
+        .patch(
+            "am",
+            &kube::api::PatchParams::default(),
+            &patch(json!({"kind": "alertmanager"})),
+        )
+        .await
+        .unwrap();
+    eventually("source Ready again", || {
+        let sources = sources.clone();
+        async move {
+            let s = sources.get("am").await.ok()?.status?;
+            (ready(Some(&s.conditions))?.0 == "True").then_some(())
+        }
+    })
+    .await;
+    Api::<Secret>::namespaced(client.clone(), "apps")
+        .delete("am-webhook", &DeleteParams::default())
+        .await
+        .unwrap();
+    sources
+        .patch(
+            "am",
+            &kube::api::PatchParams::default(),
+            &patch(json!({"name": "Alertmanager"})),
+        )
+        .await
+        .unwrap();
+    eventually("WebhookSecretLost", || {
+        let sources = sources.clone();
+        async move {
+            let s = sources.get("am").await.ok()?.status?;
+            (ready(Some(&s.conditions))?.1 == "WebhookSecretLost").then_some(())
+        }
+    })
+    .await;
 
     // Deleting the source removes its integration.
     sources

@@ -3,8 +3,7 @@
 //! `klaxon.dev/cleanup` finalizer.
 
 use super::{
-    condition, delete_secret, read_secret, write_secret, Context, Error, Result, FINALIZER,
-    MANAGER, RESYNC, RETRY,
+    condition, read_secret, write_secret, Context, Error, Result, FINALIZER, MANAGER, RESYNC, RETRY,
 };
 use crate::crd::{
     reason, Conditions, KlaxonAlertSource, KlaxonDeadmanSwitch, KlaxonEscalationRule, KlaxonTeam,
@@ -160,38 +159,56 @@ async fn apply_source(source: &KlaxonAlertSource, ctx: &Context) -> Result<Actio
         };
         let secret = webhook_secret(&source.name_any());
         let name = source.spec.name.clone().unwrap_or_else(|| source.name_any());
-        // A new kind is a new integration: the old URL stops working, so say so loudly.
-        if let (Some(id), Some(kind)) = (status.integration_id, status.kind.as_deref()) {
-            if kind != source.spec.kind {
-                gone_is_fine(team.client.delete_integration(team.id, id).await)?;
-                delete_secret(&ctx.client, &ns, &secret).await?;
-                status.integration_id = None;
-                status.webhook_url_secret_ref = None;
-                let note = Note {
-                    type_: EventType::Warning,
-                    reason: "KindChanged".into(),
-                    note: Some(format!("kind changed from {kind} to {}: the old webhook URL no longer works; use the new one in Secret {secret}", source.spec.kind)),
-                    action: "Recreate".into(),
-                    secondary: None,
-                };
-                let recorder = Recorder::new(ctx.client.clone(), MANAGER.into());
-                recorder.publish(&note, &source.object_ref(&())).await?;
-            }
-        }
         let stored = read_secret(&ctx.client, &ns, &secret, "integration_id").await?;
+        // A kind Klaxon refuses leaves everything as it was.
+        let create = || async {
+            match team.client.create_integration(team.id, &name, &source.spec.kind).await {
+                Err(e) if e.status() == Some(400) => Ok(Err(Waiting("InvalidKind", e.to_string()))),
+                other => Ok::<_, Error>(Ok(other?)),
+            }
+        };
+        let keep = |made: &klaxon_domain::incident::NewIntegration| {
+            BTreeMap::from([
+                ("url".to_string(), made.webhook_url.clone()),
+                ("integration_id".to_string(), made.integration.id.to_string()),
+            ])
+        };
         match (status.integration_id, stored) {
             (Some(_), None) => {
                 return Ok(Err(Waiting(reason::WEBHOOK_SECRET_LOST, format!("Secret {secret} is gone; a new integration would change a live URL, so delete and recreate this resource to get one"))));
             }
+            // A new kind is a new integration: the old URL stops working, so say so loudly.
+            (Some(old), Some(_)) if status.kind.as_deref().is_some_and(|k| k != source.spec.kind) => {
+                let made = match create().await? {
+                    Ok(m) => m,
+                    Err(w) => return Ok(Err(w)),
+                };
+                write_secret(&ctx.client, &ns, &secret, keep(&made), source.controller_owner_ref(&())).await?;
+                gone_is_fine(team.client.delete_integration(team.id, old).await)?;
+                status.integration_id = Some(made.integration.id);
+                let note = Note {
+                    type_: EventType::Warning,
+                    reason: "KindChanged".into(),
+                    note: Some(format!(
+                        "kind changed from {} to {}: the old webhook URL no longer works; the new one is in Secret {secret}",
+                        status.kind.as_deref().unwrap_or_default(),
+                        source.spec.kind
+                    )),
+                    action: "Recreate".into(),
+                    secondary: None,
+                };
+                Recorder::new(ctx.client.clone(), MANAGER.into())
+                    .publish(&note, &source.object_ref(&()))
+                    .await?;
+            }
             // The Secret was written but the status was not: reuse, never make a second one.
             (None, Some(id)) => status.integration_id = id.parse().ok(),
             (None, None) => {
-                let made = team.client.create_integration(team.id, &name, &source.spec.kind).await?;
-                let data = BTreeMap::from([
-                    ("url".to_string(), made.webhook_url.clone()),
-                    ("integration_id".to_string(), made.integration.id.to_string()),
-                ]);
-                write_secret(&ctx.client, &ns, &secret, data, source.controller_owner_ref(&())).await?;
+                let made = match create().await? {
+                    Ok(m) => m,
+                    Err(w) => return Ok(Err(w)),
+                };
+                write_secret(&ctx.client, &ns, &secret, keep(&made), source.controller_owner_ref(&())).await?;
                 status.integration_id = Some(made.integration.id);
             }
             (Some(_), Some(_)) => {}
