@@ -24,7 +24,6 @@ pub async fn try_hold(client: &Client, namespace: &str, identity: &str) -> kube:
         acquire_time: Some(MicroTime(now)),
         renew_time: Some(MicroTime(now)),
         lease_transitions: Some(transitions),
-        ..LeaseSpec::default()
     };
     let Some(mut lease) = leases.get_opt(NAME).await? else {
         let lease = Lease {
