@@ -1,21 +1,12 @@
 import { test, expect } from '@playwright/test';
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { hydrated, signInApi } from './support';
+import { hydrated, klaxonBinary, signInApi, startTerminalLogin } from './support';
 
 // Single sign-on in Chromium through the real provider the config starts (oidc/provider.mjs):
 // a responder runs `klaxon login` at a laptop, opens the link on the phone, signs in with the
 // company's identity provider, approves the code, and the terminal is signed in as them. The
 // team the provider's group maps to shows on their profile as a grant from the provider.
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const targetDir = process.env.CARGO_TARGET_DIR
-  ? path.resolve(process.env.CARGO_TARGET_DIR)
-  : path.join(here, '..', '..', 'target');
-const binary = path.join(targetDir, 'release', 'klaxon');
 
 test('a responder signs in through the identity provider and approves klaxon login', async ({ page, request, baseURL }) => {
   // An administrator maps the provider's payments-oncall group to a team.
@@ -32,16 +23,7 @@ test('a responder signs in through the identity provider and approves klaxon log
   });
   expect(mapped.status()).toBe(200);
 
-  const config = fs.mkdtempSync(path.join(os.tmpdir(), 'klaxon-cli-'));
-  const env = { ...process.env, XDG_CONFIG_HOME: config };
-  const login = spawn(binary, ['login', '--server', baseURL!], { env });
-  let out = '';
-  login.stdout.on('data', (d) => (out += d.toString()));
-  login.stderr.on('data', (d) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) => login.on('exit', resolve));
-  await expect.poll(() => out, { timeout: 10_000 }).toMatch(/\/device\?code=[A-Z0-9]{4}-[A-Z0-9]{4}/);
-  const link = out.match(/http\S+\/device\?code=\S+/)![0];
-  const code = out.match(/shows the code (\S+)/)![1];
+  const { config, env, exited, output, link, code } = await startTerminalLogin(baseURL!);
 
   // Signed out, the link goes to the sign-in page, whose provider button goes through the
   // provider's own login and consent pages and comes back to the code.
@@ -61,10 +43,10 @@ test('a responder signs in through the identity provider and approves klaxon log
   await expect(page.getByText('Approved: the terminal is signed in as you.')).toBeVisible();
 
   expect(await exited).toBe(0);
-  expect(out).toContain('Signed in as sam');
-  const whoami = execFileSync(binary, ['whoami'], { env }).toString();
+  expect(output()).toContain('Signed in as sam');
+  const whoami = execFileSync(klaxonBinary, ['whoami'], { env }).toString();
   expect(whoami).toContain(`sam at ${baseURL}`);
-  execFileSync(binary, ['logout'], { env });
+  execFileSync(klaxonBinary, ['logout'], { env });
   fs.rmSync(config, { recursive: true, force: true });
 
   // The profile says how the account is managed and what the provider grants.

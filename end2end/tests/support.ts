@@ -1,4 +1,9 @@
 import { expect, type APIRequestContext, type Page } from '@playwright/test';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 // Helpers shared by the browser tests (not a test file itself: Playwright runs only *.spec.ts).
 
@@ -51,5 +56,35 @@ export function alertmanagerPayload(
     version: '4',
     groupKey: `{}:{alertname="${alertname}", service="${service}"}`,
     truncatedAlerts: 0,
+  };
+}
+
+/// The release binary the Playwright config serves, for the terminal commands.
+export const klaxonBinary = path.join(
+  process.env.CARGO_TARGET_DIR
+    ? path.resolve(process.env.CARGO_TARGET_DIR)
+    : path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'target'),
+  'release',
+  'klaxon',
+);
+
+/// Starts `klaxon login` as a child process with its own config directory and waits for the
+/// link and code it prints. `exited` resolves with its exit code; `output()` is all it printed.
+export async function startTerminalLogin(baseURL: string) {
+  const config = fs.mkdtempSync(path.join(os.tmpdir(), 'klaxon-cli-'));
+  const env = { ...process.env, XDG_CONFIG_HOME: config };
+  const login = spawn(klaxonBinary, ['login', '--server', baseURL], { env });
+  let out = '';
+  login.stdout.on('data', (d) => (out += d.toString()));
+  login.stderr.on('data', (d) => (out += d.toString()));
+  const exited = new Promise<number | null>((resolve) => login.on('exit', resolve));
+  await expect.poll(() => out, { timeout: 10_000 }).toMatch(/\/device\?code=[A-Z0-9]{4}-[A-Z0-9]{4}/);
+  return {
+    config,
+    env,
+    exited,
+    output: () => out,
+    link: out.match(/http\S+\/device\?code=\S+/)![0],
+    code: out.match(/shows the code (\S+)/)![1],
   };
 }

@@ -3,10 +3,11 @@
 //! and a real Klaxon router on loopback HTTP standing in for the Deployment's pods (no kubelet
 //! runs there), reached through `spec.endpoint`.
 
+mod common;
+
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, Secret, Service};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use klaxon_core::{Config as KlaxonConfig, Core, Db, ManualClock};
 use klaxon_operator::crd::{
     self, KlaxonAlertSource, KlaxonDeadmanSwitch, KlaxonEscalationRule, KlaxonServer, KlaxonTeam,
 };
@@ -16,10 +17,8 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Api, Client, Config};
 use serde_json::json;
 use std::future::Future;
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Arc;
 use std::time::Duration;
 
 const OPERATOR_NS: &str = "klaxon-system";
@@ -81,27 +80,6 @@ where
     panic!("the operator never got there: {what}");
 }
 
-async fn klaxon() -> (String, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}?mode=rwc", dir.path().join("k.db").display());
-    let db = Db::connect(Some(&url), dir.path()).await.unwrap();
-    let clock = Arc::new(ManualClock::new(1_795_305_600));
-    let core = Core::start(db, clock, KlaxonConfig::default())
-        .await
-        .unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        axum::serve(
-            listener,
-            klaxon_server::app(core).into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .await
-        .unwrap();
-    });
-    (format!("http://{addr}"), dir)
-}
-
 fn ready(
     conditions: Option<&Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>>,
 ) -> Option<(String, String)> {
@@ -144,7 +122,8 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
         })
         .await;
     }
-    let (url, _klaxon_dir) = klaxon().await;
+    let server_process = common::klaxon().await;
+    let url = server_process.url.clone();
     let metrics = std::sync::Arc::new(klaxon_operator::ops::Metrics::default());
     tokio::spawn(klaxon_operator::controller::run(
         client.clone(),

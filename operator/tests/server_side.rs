@@ -1,39 +1,12 @@
 //! The operator's calls against the real Klaxon router over loopback HTTP (SQLite): bootstrap,
 //! the instance-scoped account, team provisioning with adoption, re-applied settings, invites.
 
-use klaxon_core::{Config, Core, Db, ManualClock};
+mod common;
+
+use common::{klaxon, Server};
 use klaxon_operator::crd::{InviteRole, TeamOidc};
 use klaxon_operator::klaxon::Klaxon;
 use klaxon_operator::team;
-use std::net::SocketAddr;
-use std::sync::Arc;
-
-struct Server {
-    url: String,
-    _dir: tempfile::TempDir,
-}
-
-async fn klaxon() -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}?mode=rwc", dir.path().join("k.db").display());
-    let db = Db::connect(Some(&url), dir.path()).await.unwrap();
-    let clock = Arc::new(ManualClock::new(1_795_305_600));
-    let core = Core::start(db, clock, Config::default()).await.unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        axum::serve(
-            listener,
-            klaxon_server::app(core).into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .await
-        .unwrap();
-    });
-    Server {
-        url: format!("http://{addr}"),
-        _dir: dir,
-    }
-}
 
 /// What the server reconcile does on a fresh server: bootstrap, then an instance-scoped
 /// account and its key.
