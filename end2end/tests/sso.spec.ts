@@ -29,6 +29,8 @@ test('a responder signs in through the identity provider and approves klaxon log
   // provider's own login and consent pages and comes back to the code.
   await page.goto(link);
   await expect(page).toHaveURL(/\/login\?next=/);
+  // Once the page is interactive, as a person half awake would find it.
+  await hydrated(page);
   await page.getByRole('link', { name: 'Sign in with Test IdP' }).click();
   await expect(page).toHaveURL(/127\.0\.0\.1:18081\/interaction\//);
   await page.locator('input[name="login"]').fill('sam');

@@ -66,7 +66,7 @@ async fn main() -> Result<(), String> {
             lease::acquire(&client, &namespace, &identity).await;
             tracing::info!(%identity, "leading: reconciling");
             tokio::select! {
-                _ = controller::run(client.clone(), namespace.clone(), metrics.clone()) => {}
+                _ = controller::run(controller::Context::new(client.clone(), namespace.clone(), metrics.clone())) => {}
                 _ = lease::keep(&client, &namespace, &identity) => {
                     metrics.healthy.store(false, Ordering::Relaxed);
                     return Err("lost the leader lease; exiting so a follower takes over".into());

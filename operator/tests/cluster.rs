@@ -22,6 +22,8 @@ use std::process::Command;
 use std::time::Duration;
 
 const OPERATOR_NS: &str = "klaxon-system";
+/// The test Klaxon's clock (`common::klaxon`): invites it mints expire 7 days later.
+const KLAXON_T0: i64 = 1_795_305_600;
 
 struct Cluster {
     dir: tempfile::TempDir,
@@ -125,11 +127,16 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
     let server_process = common::klaxon().await;
     let url = server_process.url.clone();
     let metrics = std::sync::Arc::new(klaxon_operator::ops::Metrics::default());
-    tokio::spawn(klaxon_operator::controller::run(
+    // The operator's clock, which the invite refresh reads; it starts at Klaxon's test time.
+    let now = std::sync::Arc::new(std::sync::atomic::AtomicI64::new(KLAXON_T0));
+    let mut ctx = klaxon_operator::controller::Context::new(
         client.clone(),
         OPERATOR_NS.into(),
         metrics.clone(),
-    ));
+    );
+    let clock = now.clone();
+    ctx.now = std::sync::Arc::new(move || clock.load(std::sync::atomic::Ordering::SeqCst));
+    tokio::spawn(klaxon_operator::controller::run(ctx));
 
     // A server: its Deployment and Service appear, the operator bootstraps it and is Ready.
     let servers = Api::<KlaxonServer>::namespaced(client.clone(), "apps");
@@ -187,6 +194,14 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
         }
     })
     .await;
+    let team_key_for_invites = {
+        let r = team_status.credentials_secret_ref.clone().unwrap();
+        let secret = Api::<Secret>::namespaced(client.clone(), OPERATOR_NS)
+            .get(&r.name)
+            .await
+            .unwrap();
+        String::from_utf8(secret.data.unwrap()[&r.key].0.clone()).unwrap()
+    };
     let on_server = instance.team_by_name("payments").await.unwrap().unwrap();
     assert_eq!(Some(on_server.id), team_status.team_id);
     assert_eq!(on_server.display_name, "Payments");
@@ -201,6 +216,65 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
     let url_in_secret = String::from_utf8(invite.data.unwrap()["url"].0.clone()).unwrap();
     assert!(url_in_secret.contains("/signup?invite="));
     assert_eq!(team_status.server_endpoint.as_deref(), Some(url.as_str()));
+
+    // A day before the invite expires, the next reconcile mints a new one and revokes the old;
+    // a lost invite Secret is minted again without fuss.
+    let invite_url = || {
+        let secrets = Api::<Secret>::namespaced(client.clone(), "apps");
+        async move {
+            let s = secrets.get_opt("payments-invite").await.ok()??;
+            String::from_utf8(s.data?.get("url")?.0.clone()).ok()
+        }
+    };
+    let touch = |n: u32| {
+        let teams = teams.clone();
+        async move {
+            let p = kube::api::Patch::Merge(
+                json!({"metadata": {"annotations": {"test/touch": n.to_string()}}}),
+            );
+            teams
+                .patch("payments", &kube::api::PatchParams::default(), &p)
+                .await
+                .unwrap();
+        }
+    };
+    now.store(KLAXON_T0 + 6 * 86_400, std::sync::atomic::Ordering::SeqCst);
+    touch(1).await;
+    let refreshed = eventually("invite refreshed", || async {
+        invite_url().await.filter(|u| *u != url_in_secret)
+    })
+    .await;
+    let invites: Vec<serde_json::Value> = reqwest::Client::new()
+        .get(format!(
+            "{url}/api/teams/{}/invites",
+            team_status.team_id.unwrap()
+        ))
+        .bearer_auth(&team_key_for_invites)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let first = invites
+        .iter()
+        .find(|i| Some(i["id"].as_i64().unwrap()) == team_status.invite_id)
+        .unwrap();
+    assert_eq!(
+        first["state"], "revoked",
+        "the replaced invite no longer works"
+    );
+    Api::<Secret>::namespaced(client.clone(), "apps")
+        .delete("payments-invite", &DeleteParams::default())
+        .await
+        .unwrap();
+    touch(2).await;
+    let reminted = eventually("invite re-minted", || {
+        let refreshed = refreshed.clone();
+        async move { invite_url().await.filter(|u| *u != refreshed) }
+    })
+    .await;
+    assert!(reminted.contains("/signup?invite="));
 
     // A missing server, and a server in a namespace that does not admit the team.
     let lost: KlaxonTeam = serde_json::from_value(json!({

@@ -73,11 +73,11 @@ async fn a_server_with_a_budget_applies_it_and_one_without_deletes_it() {
         (json!({}), false),
     ] {
         let (service, mut handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
-        let ctx = Arc::new(Context {
-            client: Client::new(service, "default"),
-            namespace: "klaxon-system".into(),
-            metrics: Arc::new(Metrics::default()),
-        });
+        let ctx = Arc::new(Context::new(
+            Client::new(service, "default"),
+            "klaxon-system".into(),
+            Arc::new(Metrics::default()),
+        ));
         let resource = server(&klaxon.url, pod);
         let echo = serde_json::to_value(&resource).unwrap();
         let secret = secret.clone();
@@ -145,11 +145,11 @@ async fn a_team_gets_its_finalizer_then_says_its_server_is_missing() {
     use klaxon_operator::controller::team;
     use klaxon_operator::crd::KlaxonTeam;
     let (service, mut handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
-    let ctx = Arc::new(Context {
-        client: Client::new(service, "default"),
-        namespace: "klaxon-system".into(),
-        metrics: Arc::new(Metrics::default()),
-    });
+    let ctx = Arc::new(Context::new(
+        Client::new(service, "default"),
+        "klaxon-system".into(),
+        Arc::new(Metrics::default()),
+    ));
     let fresh: KlaxonTeam = serde_json::from_value(json!({
         "apiVersion": "klaxon.dev/v1alpha1", "kind": "KlaxonTeam",
         "metadata": {"name": "payments", "namespace": "ops", "uid": "t-1", "resourceVersion": "7"},

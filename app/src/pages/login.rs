@@ -43,13 +43,14 @@ pub fn LoginPage() -> impl IntoView {
     }
 }
 
-/// The provider's button: a plain link, so it works before the page is interactive.
+/// The provider's button: a plain link, so it works before the page is interactive;
+/// `rel="external"` keeps the router from handling it as a page of the app once it is.
 #[component]
 fn SingleSignOn(config: AuthConfig, next: String) -> impl IntoView {
     let name = config.oidc_name.unwrap_or_else(|| "single sign-on".into());
     view! {
         <section class="card stack" aria-label="Single sign-on">
-            <a class="button primary wide" href=crate::paths::sso_login_url(&next)>
+            <a class="button primary wide" rel="external" href=crate::paths::sso_login_url(&next)>
                 {format!("Sign in with {name}")}
             </a>
             {(!config.oidc_available).then(|| view! {

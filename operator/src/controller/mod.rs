@@ -29,6 +29,23 @@ pub struct Context {
     /// Where credentials live: the operator's own namespace.
     pub namespace: String,
     pub metrics: std::sync::Arc<crate::ops::Metrics>,
+    /// Unix seconds: the system clock, or a test's own.
+    pub now: std::sync::Arc<dyn Fn() -> i64 + Send + Sync>,
+}
+
+impl Context {
+    pub fn new(
+        client: Client,
+        namespace: String,
+        metrics: std::sync::Arc<crate::ops::Metrics>,
+    ) -> Context {
+        Context {
+            client,
+            namespace,
+            metrics,
+            now: std::sync::Arc::new(|| chrono::Utc::now().timestamp()),
+        }
+    }
 }
 
 /// Runs one reconcile and counts it in the metrics.
@@ -152,7 +169,7 @@ pub async fn delete_secret(client: &Client, namespace: &str, name: &str) -> Resu
 }
 
 /// Runs the controllers until the process ends.
-pub async fn run(client: Client, namespace: String, metrics: std::sync::Arc<crate::ops::Metrics>) {
+pub async fn run(ctx: Context) {
     use crate::crd::{
         KlaxonAlertSource, KlaxonDeadmanSwitch, KlaxonEscalationRule, KlaxonServer, KlaxonTeam,
     };
@@ -162,11 +179,8 @@ pub async fn run(client: Client, namespace: String, metrics: std::sync::Arc<crat
     use kube::runtime::{watcher, Controller};
     use std::sync::Arc;
 
-    let ctx = Arc::new(Context {
-        client: client.clone(),
-        namespace,
-        metrics,
-    });
+    let client = ctx.client.clone();
+    let ctx = Arc::new(ctx);
     let all = watcher::Config::default;
     let servers = Controller::new(Api::<KlaxonServer>::all(client.clone()), all())
         .owns(Api::<Deployment>::all(client.clone()), all())

@@ -182,7 +182,7 @@ async fn reconcile_invite(
         .as_deref()
         .and_then(klaxon_domain::Timestamp::parse)
         .map(|t| t.0);
-    if team::invite_due(expires, chrono::Utc::now().timestamp()) {
+    if team::invite_due(expires, (ctx.now)()) {
         let made = team::refresh_invite(
             as_team,
             team_id,
