@@ -276,6 +276,36 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
     .await;
     assert!(reminted.contains("/signup?invite="));
 
+    // Turning the invite off revokes it and removes its Secret.
+    teams
+        .patch(
+            "payments",
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(json!({"spec": {"invite": {"enabled": false}}})),
+        )
+        .await
+        .unwrap();
+    eventually("invite Secret removed", || async {
+        invite_url().await.is_none().then_some(())
+    })
+    .await;
+    let invites: Vec<serde_json::Value> = reqwest::Client::new()
+        .get(format!(
+            "{url}/api/teams/{}/invites",
+            team_status.team_id.unwrap()
+        ))
+        .bearer_auth(&team_key_for_invites)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(
+        invites.iter().all(|i| i["state"] != "usable"),
+        "{invites:?}"
+    );
+
     // A missing server, and a server in a namespace that does not admit the team.
     let lost: KlaxonTeam = serde_json::from_value(json!({
         "apiVersion": "klaxon.dev/v1alpha1", "kind": "KlaxonTeam",
@@ -462,6 +492,28 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
         }
     })
     .await;
+
+    // The switch is changed in place: same id, new timeout.
+    switches
+        .patch(
+            "watchdog",
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(json!({"spec": {"timeout": "20m"}})),
+        )
+        .await
+        .unwrap();
+    eventually("switch updated in place", || {
+        let as_team = as_team.clone();
+        async move {
+            let s = as_team.switches(team_id).await.ok()?;
+            (s.len() == 1 && s[0].timeout.to_string() == "20m").then_some(())
+        }
+    })
+    .await;
+    assert_eq!(
+        Some(as_team.switches(team_id).await.unwrap()[0].id),
+        switch_status.switch_id
+    );
 
     // Deleting the source removes its integration.
     sources
