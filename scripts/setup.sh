@@ -57,7 +57,4 @@ if [ "$(cargo leptos --version 2>/dev/null | awk '{print $2}')" != "$leptos_vers
   say "installing cargo-leptos $leptos_version (about 21 minutes)"
   cargo install cargo-leptos --locked --version "$leptos_version" --force
 fi
-# A real Kubernetes API server for the operator's tests, built once from Debian's source package
-# into /var/cache/klaxon/kube (about 7 minutes the first time).
-"$ROOT/scripts/kube-apiserver.sh"
 say "done"
