@@ -82,13 +82,28 @@ where
     panic!("the operator never got there: {what}");
 }
 
-fn ready(
-    conditions: Option<&Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>>,
-) -> Option<(String, String)> {
-    conditions?
-        .iter()
-        .find(|c| c.type_ == "Ready")
-        .map(|c| (c.status.clone(), c.reason.clone()))
+/// Waits until `name`'s `Ready` condition is True (`reason` None) or False with `reason`, and
+/// returns the resource as it then was.
+async fn until_ready<K>(api: &Api<K>, name: &str, reason: Option<&str>) -> K
+where
+    K: kube::Resource + Clone + serde::de::DeserializeOwned + serde::Serialize + std::fmt::Debug,
+{
+    let what = format!("{name} Ready {}", reason.unwrap_or("True"));
+    eventually(&what, || async {
+        let obj = api.get(name).await.ok()?;
+        let value = serde_json::to_value(&obj).ok()?;
+        let ready = value["status"]["conditions"]
+            .as_array()?
+            .iter()
+            .find(|c| c["type"] == "Ready")?
+            .clone();
+        let wanted = match reason {
+            None => ready["status"] == "True",
+            Some(r) => ready["status"] == "False" && ready["reason"] == r,
+        };
+        wanted.then_some(obj)
+    })
+    .await
 }
 
 #[tokio::test]
@@ -150,14 +165,7 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
         .create(&PostParams::default(), &server)
         .await
         .unwrap();
-    let status = eventually("server Ready", || {
-        let servers = servers.clone();
-        async move {
-            let s = servers.get("paging").await.ok()?.status?;
-            (ready(Some(&s.conditions))?.0 == "True").then_some(s)
-        }
-    })
-    .await;
+    let status = until_ready(&servers, "paging", None).await.status.unwrap();
     let deployment = Api::<Deployment>::namespaced(client.clone(), "apps")
         .get("paging")
         .await
@@ -186,14 +194,7 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
     }))
     .unwrap();
     teams.create(&PostParams::default(), &team).await.unwrap();
-    let team_status = eventually("team Ready", || {
-        let teams = teams.clone();
-        async move {
-            let s = teams.get("payments").await.ok()?.status?;
-            (ready(Some(&s.conditions))?.0 == "True").then_some(s)
-        }
-    })
-    .await;
+    let team_status = until_ready(&teams, "payments", None).await.status.unwrap();
     let team_key_for_invites = {
         let r = team_status.credentials_secret_ref.clone().unwrap();
         let secret = Api::<Secret>::namespaced(client.clone(), OPERATOR_NS)
@@ -327,15 +328,7 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
         (&teams, "lost", "ServerRefNotFound"),
         (&other_teams, "foreign", "NamespaceNotAllowed"),
     ] {
-        eventually(reason, || {
-            let api = api.clone();
-            async move {
-                let s = api.get(name).await.ok()?.status?;
-                (ready(Some(&s.conditions))? == ("False".to_string(), reason.to_string()))
-                    .then_some(())
-            }
-        })
-        .await;
+        until_ready(api, name, Some(reason)).await;
     }
     assert!(instance.team_by_name("foreign").await.unwrap().is_none());
 
@@ -382,14 +375,7 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
         .await
         .unwrap();
 
-    let source_status = eventually("source Ready", || {
-        let sources = sources.clone();
-        async move {
-            let s = sources.get("am").await.ok()?.status?;
-            (ready(Some(&s.conditions))?.0 == "True").then_some(s)
-        }
-    })
-    .await;
+    let source_status = until_ready(&sources, "am", None).await.status.unwrap();
     let webhook = Api::<Secret>::namespaced(client.clone(), "apps")
         .get("am-webhook")
         .await
@@ -399,24 +385,12 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
     assert!(source_status.integration_id.is_some());
 
     // An unknown user keeps the ladder off the server until the person exists.
-    eventually("UnknownUser", || {
-        let rules = rules.clone();
-        async move {
-            let s = rules.get("ladder").await.ok()?.status?;
-            (ready(Some(&s.conditions))? == ("False".to_string(), "UnknownUser".to_string()))
-                .then_some(())
-        }
-    })
-    .await;
+    until_ready(&rules, "ladder", Some("UnknownUser")).await;
 
-    let switch_status = eventually("switch Ready", || {
-        let switches = switches.clone();
-        async move {
-            let s = switches.get("watchdog").await.ok()?.status?;
-            (ready(Some(&s.conditions))?.0 == "True").then_some(s)
-        }
-    })
-    .await;
+    let switch_status = until_ready(&switches, "watchdog", None)
+        .await
+        .status
+        .unwrap();
     let on_server = as_team.switches(team_id).await.unwrap();
     assert_eq!(on_server.len(), 1);
     assert_eq!(Some(on_server[0].id), switch_status.switch_id);
@@ -432,14 +406,7 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
         )
         .await
         .unwrap();
-    eventually("InvalidKind", || {
-        let sources = sources.clone();
-        async move {
-            let s = sources.get("am").await.ok()?.status?;
-            (ready(Some(&s.conditions))?.1 == "InvalidKind").then_some(())
-        }
-    })
-    .await;
+    until_ready(&sources, "am", Some("InvalidKind")).await;
     let integrations: Vec<serde_json::Value> = reqwest::Client::new()
         .get(format!("{url}/api/teams/{team_id}/integrations"))
         .bearer_auth(&team_key)
@@ -464,14 +431,7 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
         )
         .await
         .unwrap();
-    eventually("source Ready again", || {
-        let sources = sources.clone();
-        async move {
-            let s = sources.get("am").await.ok()?.status?;
-            (ready(Some(&s.conditions))?.0 == "True").then_some(())
-        }
-    })
-    .await;
+    until_ready(&sources, "am", None).await;
     Api::<Secret>::namespaced(client.clone(), "apps")
         .delete("am-webhook", &DeleteParams::default())
         .await
@@ -484,14 +444,7 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
         )
         .await
         .unwrap();
-    eventually("WebhookSecretLost", || {
-        let sources = sources.clone();
-        async move {
-            let s = sources.get("am").await.ok()?.status?;
-            (ready(Some(&s.conditions))?.1 == "WebhookSecretLost").then_some(())
-        }
-    })
-    .await;
+    until_ready(&sources, "am", Some("WebhookSecretLost")).await;
 
     // The switch is changed in place: same id, new timeout.
     switches
