@@ -82,6 +82,17 @@ where
     panic!("the operator never got there: {what}");
 }
 
+/// Waits until `name` no longer exists (its finalizer has run).
+async fn until_gone<K>(api: &Api<K>, name: &str)
+where
+    K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
+{
+    eventually(&format!("{name} deleted"), || async {
+        api.get_opt(name).await.ok()?.is_none().then_some(())
+    })
+    .await
+}
+
 /// Waits until `name`'s `Ready` condition is True (`reason` None) or False with `reason`, and
 /// returns the resource as it then was.
 async fn until_ready<K>(api: &Api<K>, name: &str, reason: Option<&str>) -> K
@@ -333,14 +344,7 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
     assert!(instance.team_by_name("foreign").await.unwrap().is_none());
 
     // The team's children, acting with the team's key.
-    let team_key = {
-        let r = team_status.credentials_secret_ref.clone().unwrap();
-        let secret = Api::<Secret>::namespaced(client.clone(), OPERATOR_NS)
-            .get(&r.name)
-            .await
-            .unwrap();
-        String::from_utf8(secret.data.unwrap()[&r.key].0.clone()).unwrap()
-    };
+    let team_key = team_key_for_invites.clone();
     let as_team = Klaxon::new(&url, Some(team_key.clone()));
     let team_id = team_status.team_id.unwrap();
     let create = |kind: &str, name: &str, spec: serde_json::Value| {
@@ -473,27 +477,12 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
         .delete("am", &DeleteParams::default())
         .await
         .unwrap();
-    eventually("source deleted", || {
-        let sources = sources.clone();
-        async move { sources.get_opt("am").await.ok()?.is_none().then_some(()) }
-    })
-    .await;
+    until_gone(&sources, "am").await;
     switches
         .delete("watchdog", &DeleteParams::default())
         .await
         .unwrap();
-    eventually("switch deleted", || {
-        let switches = switches.clone();
-        async move {
-            switches
-                .get_opt("watchdog")
-                .await
-                .ok()?
-                .is_none()
-                .then_some(())
-        }
-    })
-    .await;
+    until_gone(&switches, "watchdog").await;
     assert!(as_team.switches(team_id).await.unwrap().is_empty());
     rules
         .delete("ladder", &DeleteParams::default())
@@ -505,18 +494,7 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
         .delete("payments", &DeleteParams::default())
         .await
         .unwrap();
-    eventually("team deleted", || {
-        let teams = teams.clone();
-        async move {
-            teams
-                .get_opt("payments")
-                .await
-                .ok()?
-                .is_none()
-                .then_some(())
-        }
-    })
-    .await;
+    until_gone(&teams, "payments").await;
     assert!(instance.team_by_name("payments").await.unwrap().is_none());
     let creds = Api::<Secret>::namespaced(client.clone(), OPERATOR_NS);
     assert!(creds
