@@ -109,24 +109,28 @@ impl Core {
             {
                 Err(Error::Busy) if attempt < 5 => continue,
                 Err(e) => return Err(e),
-                Ok(discarded) => {
-                    return Ok(IntakeOutcome {
-                        accepted: usable.len() - discarded,
-                        ignored: ignored + discarded,
-                    })
+                Ok(done) => {
+                    let outcome = IntakeOutcome {
+                        accepted: usable.len() - done.discarded,
+                        ignored: ignored + done.discarded,
+                    };
+                    self.metrics
+                        .intake(integration_id, outcome.accepted, outcome.ignored);
+                    self.metrics.incidents_opened.inc_by(done.opened);
+                    return Ok(outcome);
                 }
             }
         }
     }
 
-    /// One transaction for the whole payload. Returns how many alerts were discarded as stale.
+    /// One transaction for the whole payload.
     async fn apply_payload(
         &self,
         team_id: i64,
         integration_id: Option<i64>,
         group: &Group<'_>,
         alerts: &BTreeMap<String, IncomingAlert>,
-    ) -> Result<usize> {
+    ) -> Result<Committed> {
         let now = self.now();
         let mut tx = self.db.begin().await?;
         let mut stored = load_stored(&mut tx, team_id, alerts.keys()).await?;
@@ -152,6 +156,7 @@ impl Core {
             }
         }
         deadman::record_heartbeats(&mut tx, &heard, now).await?;
+        let opened = p.opened;
         let paged = p.finish(&mut tx).await?;
         // Last, because its row lock is held until commit: taken first, it would serialize
         // every payload of one integration on PostgreSQL.
@@ -172,8 +177,16 @@ impl Core {
         if paged {
             self.wake_notifier();
         }
-        Ok(discarded)
+        Ok(Committed { discarded, opened })
     }
+}
+
+/// What a committed payload did.
+struct Committed {
+    /// Alerts older than the stored instance.
+    discarded: usize,
+    /// Incidents it opened.
+    opened: u64,
 }
 
 /// What one payload's transaction has done so far, summarised on the timeline once at the end.
@@ -192,6 +205,7 @@ struct Applied<'a> {
     touched: BTreeSet<i64>,
     /// Whether a page may have been queued (an incident opened or resolved).
     paged: bool,
+    opened: u64,
 }
 
 impl Applied<'_> {
@@ -204,6 +218,7 @@ impl Applied<'_> {
             lifecycle::open_or_join(tx, self.team_id, group, alert, self.now).await?;
         self.incident = Some(id);
         self.paged |= opened;
+        self.opened += u64::from(opened);
         Ok(id)
     }
 

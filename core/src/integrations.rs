@@ -3,32 +3,39 @@
 
 use crate::secrets::{hash_token, looks_like_token, new_token};
 use crate::{Actor, Core, Error, Result};
-use klaxon_domain::incident::{Integration, IntegrationStatus, NewIntegration};
+use klaxon_domain::incident::{Integration, IntegrationKind, IntegrationStatus, NewIntegration};
 use klaxon_domain::{validate, Timestamp};
 
-pub const KINDS: &[&str] = &["alertmanager"];
-/// The kind of an integration created without one.
-pub const DEFAULT_KIND: &str = "alertmanager";
-
-type Row = (i64, i64, String, String, i64, Option<i64>, Option<i64>, i64);
+#[derive(sqlx::FromRow)]
+struct Row {
+    id: i64,
+    team_id: i64,
+    name: String,
+    #[sqlx(try_from = "String")]
+    kind: IntegrationKind,
+    created_at: i64,
+    last_webhook_at: Option<i64>,
+    last_alert_at: Option<i64>,
+    alerts_24h: i64,
+}
 
 const SELECT: &str =
     "SELECT i.id, i.team_id, i.name, i.kind, i.created_at, i.last_webhook_at, i.last_alert_at, \
-     (SELECT COUNT(*) FROM alerts a WHERE a.integration_id = i.id AND a.received_at > $2) \
+     (SELECT COUNT(*) FROM alerts a WHERE a.integration_id = i.id AND a.received_at > $2) AS alerts_24h \
      FROM integrations i";
 
 impl Core {
     fn integration(&self, r: Row) -> Integration {
         Integration {
-            id: r.0,
-            team_id: r.1,
-            name: r.2,
-            kind: r.3,
-            status: IntegrationStatus::derive(r.5, self.now()),
-            created_at: Timestamp(r.4),
-            last_webhook_at: r.5.map(Timestamp),
-            last_alert_at: r.6.map(Timestamp),
-            alerts_24h: r.7,
+            id: r.id,
+            team_id: r.team_id,
+            name: r.name,
+            kind: r.kind,
+            status: IntegrationStatus::derive(r.last_webhook_at, self.now()),
+            created_at: Timestamp(r.created_at),
+            last_webhook_at: r.last_webhook_at.map(Timestamp),
+            last_alert_at: r.last_alert_at.map(Timestamp),
+            alerts_24h: r.alerts_24h,
         }
     }
 
@@ -41,24 +48,17 @@ impl Core {
         actor: &Actor,
         team_id: i64,
         name: &str,
-        kind: Option<&str>,
+        kind: IntegrationKind,
     ) -> Result<NewIntegration> {
         self.require_team_owner(actor, team_id).await?;
-        let kind = kind.unwrap_or(DEFAULT_KIND);
         let name = validate::label("name", name).map_err(Error::Invalid)?;
-        if !KINDS.contains(&kind) {
-            return Err(Error::Invalid(format!(
-                "kind must be one of: {}",
-                KINDS.join(", ")
-            )));
-        }
         let key = new_token();
         let (id,): (i64,) = sqlx::query_as(
             "INSERT INTO integrations (team_id, name, kind, key_hash, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id",
         )
         .bind(team_id)
         .bind(&name)
-        .bind(kind)
+        .bind(kind.as_str())
         .bind(hash_token(&key))
         .bind(self.now())
         .fetch_one(&self.db.pool)

@@ -11,9 +11,11 @@ pub mod credentials;
 pub mod db;
 pub mod deadman;
 pub mod error;
+pub mod health;
 pub mod incidents;
 pub mod intake;
 pub mod integrations;
+pub mod metrics;
 pub mod paging;
 pub mod schedule;
 pub mod secrets;
@@ -36,6 +38,8 @@ pub struct Config {
     /// Public base URL without a trailing slash; links in pages and the cookie's Secure flag follow it.
     pub public_url: String,
     pub password_login: bool,
+    /// `GET /metrics` is served (`KLAXON_METRICS`).
+    pub metrics: bool,
     /// `KLAXON_OIDC_*`; `None` leaves single sign-on off.
     pub oidc: Option<sso::OidcConfig>,
     /// The ntfy server's base URL (`KLAXON_NTFY_URL`); no pages leave without it.
@@ -56,6 +60,7 @@ impl Default for Config {
         Config {
             public_url: "http://127.0.0.1:8080".into(),
             password_login: true,
+            metrics: true,
             oidc: None,
             ntfy_url: None,
             ntfy_token: None,
@@ -80,6 +85,10 @@ pub struct Core {
     pub wake: Arc<tokio::sync::Notify>,
     /// Dead man's switch matchers, parsed once.
     pub(crate) matchers: Arc<deadman::MatcherCache>,
+    /// This replica's name in leases and page claims: unique per process.
+    pub holder: Arc<str>,
+    pub metrics: Arc<metrics::Metrics>,
+    pub(crate) watch: Arc<health::Watch>,
 }
 
 impl Core {
@@ -104,6 +113,14 @@ impl Core {
             ntfy,
             wake: Arc::new(tokio::sync::Notify::new()),
             matchers: Arc::default(),
+            holder: format!(
+                "{}-{}",
+                std::process::id(),
+                secrets::new_token().get(..12).unwrap_or_default()
+            )
+            .into(),
+            metrics: Arc::default(),
+            watch: Arc::default(),
         };
         core.seed_settings().await?;
         core.seed_switches().await?;

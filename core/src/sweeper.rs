@@ -6,6 +6,18 @@ use crate::incidents::lifecycle::{self, Entry};
 use crate::{Core, Result};
 use serde::Serialize;
 
+/// How often the sweeper runs.
+pub const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
+/// A lease not renewed for this long passes to another replica.
+pub const LEASE_TTL: i64 = 90;
+/// The loops that run on one replica at a time.
+pub const LEASES: [&str; 1] = ["sweeper"];
+
+/// Seconds since a lease was last taken or renewed; `None` when it never was.
+pub fn lease_age(expires_at: i64, now: i64) -> Option<i64> {
+    (expires_at > 0).then(|| now - (expires_at - LEASE_TTL))
+}
+
 /// An alert whose `ends_at` passed this long ago is expired, even if re-sent since.
 pub const GRACE: i64 = 5 * 60;
 /// Alerts handled per transaction: a few statements each, so a tick's fixed cost stays small,
@@ -23,6 +35,7 @@ pub struct SweepReport {
 
 impl Core {
     pub async fn sweep(&self) -> Result<SweepReport> {
+        let started = std::time::Instant::now();
         let settings = self.settings().await?;
         let now = self.now();
         let stale_before = now - settings.stale_after.as_secs();
@@ -105,6 +118,9 @@ impl Core {
             // Resolved incidents may have queued all-clears.
             self.wake_notifier();
         }
+        self.metrics
+            .sweeper_pass
+            .observe(started.elapsed().as_secs_f64());
         Ok(report)
     }
 
@@ -120,5 +136,21 @@ impl Core {
             .execute(&self.db.pool)
             .await?;
         Ok(done.rows_affected() == 1)
+    }
+
+    /// Gives up `holder`'s leases and its claims on unsent pages, so another replica takes
+    /// over at once instead of after they expire (a rolling update, a stop).
+    pub async fn release(&self, holder: &str) -> Result<()> {
+        sqlx::query("UPDATE leases SET expires_at = 0 WHERE holder = $1")
+            .bind(holder)
+            .execute(&self.db.pool)
+            .await?;
+        sqlx::query(
+            "UPDATE pages SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = $1 AND state = 'pending'",
+        )
+        .bind(holder)
+        .execute(&self.db.pool)
+        .await?;
+        Ok(())
     }
 }

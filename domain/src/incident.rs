@@ -5,6 +5,33 @@ use crate::Timestamp;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// What posts to an integration. Both send the Alertmanager webhook payload (Grafana's
+/// webhook contact point sends a superset of it) to the same URL; the kind says where to look
+/// when something is wrong, and is fixed at creation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum IntegrationKind {
+    #[default]
+    Alertmanager,
+    Grafana,
+}
+
+crate::words!(IntegrationKind, "integration kind" {
+    Alertmanager => "alertmanager",
+    Grafana => "grafana",
+});
+
+impl IntegrationKind {
+    /// What a person calls the sender.
+    pub fn label(self) -> &'static str {
+        match self {
+            IntegrationKind::Alertmanager => "Alertmanager",
+            IntegrationKind::Grafana => "Grafana",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum IntegrationStatus {
@@ -31,7 +58,7 @@ pub struct Integration {
     pub id: i64,
     pub team_id: i64,
     pub name: String,
-    pub kind: String,
+    pub kind: IntegrationKind,
     pub status: IntegrationStatus,
     pub last_webhook_at: Option<Timestamp>,
     pub last_alert_at: Option<Timestamp>,

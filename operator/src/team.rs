@@ -74,7 +74,8 @@ pub fn invite_due(stored_expires_at: Option<i64>, now: i64) -> bool {
     stored_expires_at.is_none_or(|at| at - INVITE_REFRESH_BEFORE <= now)
 }
 
-/// Mints the invite the spec asks for, revoking the one it replaces (if the server still has it).
+/// Mints the invite the spec asks for after revoking the one it replaces, so a reconcile that
+/// fails half way never leaves a second usable link behind.
 pub async fn refresh_invite(
     team: &Klaxon,
     team_id: i64,
@@ -86,17 +87,16 @@ pub async fn refresh_invite(
         InviteRole::Member => "member",
         InviteRole::Owner => "owner",
     };
-    let invite = team.create_invite(team_id, role, max_uses).await?;
     if let Some(old) = previous {
         revoke_invite(team, team_id, old).await?;
     }
-    Ok(invite)
+    team.create_invite(team_id, role, max_uses).await
 }
 
-/// Revokes an invite; one the server no longer has is already gone.
+/// Revokes an invite; one the server no longer has (404) or already revoked (409) is gone.
 pub async fn revoke_invite(team: &Klaxon, team_id: i64, invite_id: i64) -> Result<()> {
     match team.revoke_invite(team_id, invite_id).await {
-        Err(e) if e.status() == Some(404) => Ok(()),
+        Err(e) if matches!(e.status(), Some(404 | 409)) => Ok(()),
         other => other,
     }
 }

@@ -7,6 +7,7 @@ mod common;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, Secret, Service};
+use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use klaxon_operator::crd::{
     self, KlaxonAlertSource, KlaxonDeadmanSwitch, KlaxonEscalationRule, KlaxonServer, KlaxonTeam,
@@ -93,8 +94,9 @@ where
     .await
 }
 
-/// Waits until `name`'s `Ready` condition is True (`reason` None) or False with `reason`, and
-/// returns the resource as it then was.
+/// Waits until `name`'s `Ready` condition, written for its current generation (so a change
+/// just made has been reconciled), is True (`reason` None) or False with `reason`, and returns
+/// the resource as it then was.
 async fn until_ready<K>(api: &Api<K>, name: &str, reason: Option<&str>) -> K
 where
     K: kube::Resource + Clone + serde::de::DeserializeOwned + serde::Serialize + std::fmt::Debug,
@@ -108,11 +110,12 @@ where
             .iter()
             .find(|c| c["type"] == "Ready")?
             .clone();
+        let current = ready["observedGeneration"] == value["metadata"]["generation"];
         let wanted = match reason {
             None => ready["status"] == "True",
             Some(r) => ready["status"] == "False" && ready["reason"] == r,
         };
-        wanted.then_some(obj)
+        (current && wanted).then_some(obj)
     })
     .await
 }
@@ -426,6 +429,77 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
         source_status.integration_id
     );
 
+    // A new kind is a new integration: the old one is deleted, the Secret holds the new URL,
+    // and a Warning event says the old URL stopped working.
+    sources
+        .patch(
+            "am",
+            &kube::api::PatchParams::default(),
+            &patch(json!({"kind": "grafana"})),
+        )
+        .await
+        .unwrap();
+    let changed = eventually("kind changed", || {
+        let sources = sources.clone();
+        async move {
+            let s = sources.get("am").await.ok()?.status?;
+            (s.kind.as_deref() == Some("grafana")).then_some(s)
+        }
+    })
+    .await;
+    assert_ne!(changed.integration_id, source_status.integration_id);
+    let integrations: Vec<serde_json::Value> = reqwest::Client::new()
+        .get(format!("{url}/api/teams/{team_id}/integrations"))
+        .bearer_auth(&team_key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(integrations.len(), 1, "{integrations:?}");
+    assert_eq!(integrations[0]["kind"], "grafana");
+    assert_eq!(
+        Some(integrations[0]["id"].as_i64().unwrap()),
+        changed.integration_id
+    );
+    let secret = Api::<Secret>::namespaced(client.clone(), "apps")
+        .get("am-webhook")
+        .await
+        .unwrap();
+    let new_hook = String::from_utf8(secret.data.unwrap()["url"].0.clone()).unwrap();
+    assert_ne!(new_hook, hook);
+    let old_key = hook.rsplit('/').next().unwrap();
+    let refused = reqwest::Client::new()
+        .post(format!("{url}/api/alertmanager/webhook/{old_key}"))
+        .json(&json!({"alerts": []}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 401, "the old URL no longer takes alerts");
+    let warning = eventually("Warning event", || {
+        let events = Api::<Event>::namespaced(client.clone(), "apps");
+        async move {
+            events
+                .list(&Default::default())
+                .await
+                .ok()?
+                .items
+                .into_iter()
+                .find(|e| e.reason.as_deref() == Some("KindChanged"))
+        }
+    })
+    .await;
+    assert_eq!(warning.type_.as_deref(), Some("Warning"));
+    assert_eq!(warning.regarding.unwrap().name.as_deref(), Some("am"));
+    assert!(
+        warning
+            .note
+            .unwrap()
+            .contains("from alertmanager to grafana"),
+        "the event names both kinds"
+    );
+
     // A lost webhook Secret is reported, not repaired (a new integration would move a live URL).
     sources
         .patch(
@@ -488,6 +562,33 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
         .delete("ladder", &DeleteParams::default())
         .await
         .unwrap();
+
+    // Teams that never became ready go without touching the server; one whose team was made
+    // but whose credential never came (its account's name is taken by another team's account) stays behind there.
+    instance
+        .create_team_account(team_id, "operator-stuck")
+        .await
+        .unwrap();
+    let stuck: KlaxonTeam = serde_json::from_value(json!({
+        "apiVersion": "klaxon.dev/v1alpha1", "kind": "KlaxonTeam",
+        "metadata": {"name": "stuck"}, "spec": {"serverRef": {"name": "paging"}},
+    }))
+    .unwrap();
+    teams.create(&PostParams::default(), &stuck).await.unwrap();
+    eventually("stuck team made on the server", || {
+        let instance = instance.clone();
+        async move { instance.team_by_name("stuck").await.ok()? }
+    })
+    .await;
+    for (api, name) in [
+        (&teams, "stuck"),
+        (&teams, "lost"),
+        (&other_teams, "foreign"),
+    ] {
+        api.delete(name, &DeleteParams::default()).await.unwrap();
+        until_gone(api, name).await;
+    }
+    assert!(instance.team_by_name("stuck").await.unwrap().is_some());
 
     // Deleting the team deletes it on the server and its credential.
     teams

@@ -79,6 +79,9 @@ struct ServeArgs {
     /// `false` turns password sign-in off (refused unless single sign-on is configured).
     #[arg(long, env = "KLAXON_PASSWORD_LOGIN", default_value_t = true, action = clap::ArgAction::Set)]
     password_login: bool,
+    /// `false` turns `GET /metrics` off (it then answers 404).
+    #[arg(long, env = "KLAXON_METRICS", default_value_t = true, action = clap::ArgAction::Set)]
+    metrics: bool,
     #[command(flatten)]
     oidc: OidcArgs,
     /// Seed for the `signup_mode` setting (first start only): invite_only or open.
@@ -262,6 +265,7 @@ impl ServeArgs {
             deadman_seed: self.deadman_seed()?,
             public_url: public_url.trim_end_matches('/').to_string(),
             password_login: self.password_login,
+            metrics: self.metrics,
             oidc,
             ntfy_url: self.ntfy_url.clone().filter(|u| !u.is_empty()),
             ntfy_token: self.ntfy_token.clone().filter(|t| !t.is_empty()),
@@ -353,7 +357,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let core = Core::start(db, Arc::new(SystemClock), config)
         .await
         .map_err(|e| format!("cannot start: {e:?}"))?;
-    crate::loops::spawn(core.clone());
+    let loops = crate::loops::spawn(core.clone());
     let listener = tokio::net::TcpListener::bind(args.addr)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", args.addr))?;
@@ -368,8 +372,17 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     )
     .with_graceful_shutdown(shutdown())
     .await
-    .map_err(|e| e.to_string())
+    .map_err(|e| e.to_string())?;
+    // No new requests now and the ones in flight are answered: finish the loops' passes and
+    // hand the lease over.
+    tracing::info!("stopping");
+    loops.stop(STOP_LOOPS_WITHIN).await;
+    Ok(())
 }
+
+/// How long a stop waits for the loops' passes (a publish times out sooner), so the whole stop
+/// fits in Kubernetes' default 30 s grace period.
+const STOP_LOOPS_WITHIN: std::time::Duration = std::time::Duration::from_secs(20);
 
 async fn shutdown() {
     let ctrl_c = async {

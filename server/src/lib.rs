@@ -62,8 +62,13 @@ pub fn app(core: Core) -> Router {
     let (intake, intake_doc) = api::intake_router();
     openapi.merge(intake_doc);
     let openapi = std::sync::Arc::new(openapi);
+    let mut ops = Router::new().route("/healthz", get(api::healthz));
+    if state.core.config.metrics {
+        ops = ops.route("/metrics", get(api::ops::metrics));
+    }
     Router::new()
         .merge(api)
+        .merge(ops)
         .merge(intake)
         .route(
             "/api/openapi.json",
@@ -72,9 +77,12 @@ pub fn app(core: Core) -> Router {
                 async move { Json(doc.as_ref().clone()) }
             }),
         )
-        .route("/healthz", get(api::healthz))
         .merge(web::router(&state))
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            api::ops::record_request,
+        ))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(SetResponseHeaderLayer::if_not_present(
             header::CONTENT_SECURITY_POLICY,

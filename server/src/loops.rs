@@ -3,36 +3,74 @@
 //! - The notifier runs on every replica, woken at once when this replica queues a page and
 //!   every 30 s otherwise (for pages queued elsewhere, retries, reminders and the ladder). Its
 //!   claims are conditional updates, so replicas running it together still send each page once.
+//!
+//! On stop, each loop finishes the pass it is in, then the replica gives up its lease and its
+//! page claims, so another replica takes over at once.
 
 use klaxon_core::paging::notifier::TICK;
+use klaxon_core::sweeper::{LEASE_TTL, SWEEP_EVERY};
 use klaxon_core::Core;
 use std::time::Duration;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
 
-/// How often the sweeper runs.
-pub const SWEEP_EVERY: Duration = Duration::from_secs(30);
-/// A lease not renewed for this long passes to another replica.
-const LEASE_TTL: i64 = 90;
+/// The running loops of this replica.
+pub struct Loops {
+    core: Core,
+    stop: watch::Sender<bool>,
+    passes: Vec<JoinHandle<()>>,
+    discovery: Option<JoinHandle<()>>,
+}
 
 /// Starts the sweeper, the notifier and, with single sign-on, discovery of the provider.
-pub fn spawn(core: Core) {
-    if let Some(sso) = core.sso.clone() {
+pub fn spawn(core: Core) -> Loops {
+    let discovery = core.sso.clone().map(|sso| {
         let clock = core.clock.clone();
-        tokio::spawn(async move { sso.keep_discovering(&*clock).await });
+        tokio::spawn(async move { sso.keep_discovering(&*clock).await })
+    });
+    let (stop, stopped) = watch::channel(false);
+    let notifier = spawn_notifier(core.clone(), core.holder.to_string(), stopped.clone());
+    let sweeper = spawn_sweeper(core.clone(), stopped);
+    Loops {
+        core,
+        stop,
+        passes: vec![notifier, sweeper],
+        discovery,
     }
-    let holder = format!(
-        "{}-{}",
-        std::process::id(),
-        klaxon_core::secrets::new_token()
-            .get(..12)
-            .unwrap_or_default()
-    );
-    spawn_notifier(core.clone(), holder.clone());
+}
+
+impl Loops {
+    /// Lets each loop finish its pass (at most `within`), then releases the lease and claims.
+    pub async fn stop(self, within: Duration) {
+        let _ = self.stop.send(true);
+        if let Some(d) = self.discovery {
+            d.abort();
+        }
+        let finished = async {
+            for pass in self.passes {
+                let _ = pass.await;
+            }
+        };
+        if tokio::time::timeout(within, finished).await.is_err() {
+            tracing::warn!("a loop did not finish its pass in time");
+        }
+        match self.core.release(&self.core.holder).await {
+            Ok(()) => tracing::info!("leases and page claims released"),
+            Err(e) => tracing::warn!(error = %e, "could not release the leases"),
+        }
+    }
+}
+
+fn spawn_sweeper(core: Core, mut stopped: watch::Receiver<bool>) -> JoinHandle<()> {
     tokio::spawn(async move {
         let mut every = tokio::time::interval(SWEEP_EVERY);
         every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
-            every.tick().await;
-            match core.take_lease("sweeper", &holder, LEASE_TTL).await {
+            tokio::select! {
+                _ = every.tick() => {}
+                _ = stopped.changed() => return,
+            }
+            match core.take_lease("sweeper", &core.holder, LEASE_TTL).await {
                 Ok(true) => match core.sweep().await {
                     Ok(r) if r != Default::default() => tracing::info!(
                         expired = r.expired,
@@ -47,11 +85,15 @@ pub fn spawn(core: Core) {
                 Err(e) => tracing::warn!(error = %e, "sweeper lease"),
             }
         }
-    });
+    })
 }
 
-/// Runs a notifier pass whenever woken, and at least every `TICK`.
-pub fn spawn_notifier(core: Core, holder: String) {
+/// Runs a notifier pass whenever woken, and at least every `TICK`, until `stopped` changes.
+pub fn spawn_notifier(
+    core: Core,
+    holder: String,
+    mut stopped: watch::Receiver<bool>,
+) -> JoinHandle<()> {
     tokio::spawn(async move {
         loop {
             match core.notify_tick(&holder).await {
@@ -67,7 +109,10 @@ pub fn spawn_notifier(core: Core, holder: String) {
                 Ok(_) => {}
                 Err(e) => tracing::warn!(error = %e, "notifier pass failed"),
             }
-            let _ = tokio::time::timeout(TICK, core.wake.notified()).await;
+            tokio::select! {
+                _ = tokio::time::timeout(TICK, core.wake.notified()) => {}
+                _ = stopped.changed() => return,
+            }
         }
-    });
+    })
 }

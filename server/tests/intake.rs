@@ -196,6 +196,51 @@ both!(
     }
 );
 
+both!(a_grafana_integration_takes_grafanas_webhook, |app| {
+    let (_, bob, team, _) = setup(&app).await;
+    let created = app
+        .post(
+            &format!("/api/teams/{team}/integrations"),
+            &bob,
+            json!({"name": "grafana", "kind": "grafana"}),
+        )
+        .await
+        .expect(201);
+    assert_eq!(created["kind"], "grafana");
+    let key = created["key"].as_str().unwrap();
+    // Grafana's payload: version "1", local-offset times, fields Alertmanager does not send.
+    let fixture: serde_json::Value = serde_json::from_str(include_str!(
+        "../../domain/tests/fixtures/grafana-webhook.json"
+    ))
+    .unwrap();
+    let r = app
+        .post(
+            &format!("/api/alertmanager/webhook/{key}"),
+            &Auth::None,
+            fixture,
+        )
+        .await
+        .expect(200);
+    assert_eq!(
+        (r["accepted"].as_i64(), r["ignored"].as_i64()),
+        (Some(1), Some(0))
+    );
+    let incidents = app.incidents(&bob, team).await;
+    assert_eq!(incidents.len(), 1);
+    assert_eq!(
+        incidents[0]["title"],
+        "DiskFilling: Disk on db-1 is 93% full"
+    );
+    assert_eq!(incidents[0]["severity"], "critical");
+    let alert = app.alert_by_fingerprint(&bob, "5e0f3c1d9a7b2e44").await;
+    assert_eq!(alert["starts_at"], "2026-11-21T23:58:30Z");
+    let list = app
+        .get(&format!("/api/teams/{team}/integrations"), &bob)
+        .await
+        .expect(200);
+    assert_eq!(list[0]["kind"], "grafana");
+});
+
 both!(the_alert_transition_table, |app| {
     let (_, bob, team, key) = setup(&app).await;
     let fire = |starts| Payload::new("g1").alert("fp", "firing", starts, None, json!({}));

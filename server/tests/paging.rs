@@ -580,7 +580,9 @@ async fn test_page_reports_rejected_token_and_unreachable_server() {
 
 both!(a_queued_page_wakes_the_notifier, |app| {
     let w = app.paging_world().await;
-    klaxon_server::loops::spawn_notifier(app.core.clone(), "live".into());
+    // The sender lives to the end of the test: the loop runs until it says stop.
+    let (_stop, stopped) = tokio::sync::watch::channel(false);
+    klaxon_server::loops::spawn_notifier(app.core.clone(), "live".into(), stopped);
     // The loop's own 30 s tick cannot explain these: each page follows its webhook at once.
     for (i, group) in ["g1", "g2", "g3"].into_iter().enumerate() {
         app.fire(&w.key, group).await;

@@ -14,7 +14,7 @@ both!(columns_of_words_refuse_unknown_words, |app| {
         "UPDATE users SET is_admin = 2",
         "UPDATE users SET disabled = -1",
         "UPDATE team_members SET role = 'boss'",
-        "UPDATE integrations SET kind = 'grafana'",
+        "UPDATE integrations SET kind = 'zabbix'",
         "UPDATE incidents SET state = 'open'",
         "UPDATE incidents SET severity = 'page'",
         "UPDATE incidents SET opening_sent = 7",
@@ -41,6 +41,7 @@ both!(columns_of_words_refuse_unknown_words, |app| {
         "UPDATE alerts SET resolution_source = NULL",
         "UPDATE incidents SET state = 'acknowledged'",
         "UPDATE pages SET state = 'cancelled'",
+        "UPDATE integrations SET kind = 'grafana'",
     ] {
         sqlx::query(sql).execute(pool).await.expect(sql);
     }

@@ -1,6 +1,6 @@
 //! A team's integrations: the keys Alertmanager posts with.
 
-use klaxon_domain::incident::{Integration, NewIntegration};
+use klaxon_domain::incident::{Integration, IntegrationKind, NewIntegration};
 use leptos::prelude::*;
 
 #[server(prefix = "/rpc")]
@@ -15,10 +15,11 @@ pub async fn list_integrations(team_id: i64) -> Result<Vec<Integration>, ServerF
 pub async fn create_integration(
     team_id: i64,
     name: String,
+    kind: IntegrationKind,
 ) -> Result<NewIntegration, ServerFnError> {
     use crate::server::{fail, signed_in};
     let (core, actor) = signed_in().await?;
-    core.create_integration(&actor, team_id, &name, None)
+    core.create_integration(&actor, team_id, &name, kind)
         .await
         .map_err(fail)
 }

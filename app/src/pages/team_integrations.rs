@@ -8,7 +8,7 @@ use crate::app::use_hydrated;
 use crate::components::form::{failed, ActionDone, ActionError};
 use crate::components::secret::ShownOnce;
 use crate::components::text::when;
-use klaxon_domain::incident::{Integration, IntegrationStatus, NewIntegration};
+use klaxon_domain::incident::{Integration, IntegrationKind, IntegrationStatus, NewIntegration};
 use leptos::prelude::*;
 
 #[component]
@@ -31,7 +31,7 @@ pub fn Integrations(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoVi
     view! {
         <section class="card" aria-labelledby="integrations-title">
             <h2 id="integrations-title">"Integrations"</h2>
-            <p class="hint">"Each integration is a webhook URL that Alertmanager posts this team's alerts to."</p>
+            <p class="hint">"Each integration is a webhook URL that Alertmanager or Grafana posts this team's alerts to."</p>
             {move || created().map(|new| view! { <NewWebhook new /> })}
             <details class="inner" hidden=move || !is_owner.get() open=move || failed(create)>
                 <summary>"Add an integration"</summary>
@@ -39,6 +39,13 @@ pub fn Integrations(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoVi
                     <input type="hidden" name="team_id" value=move || team_id.get() />
                     <label for="integration-name">"Integration name"</label>
                     <input id="integration-name" name="name" type="text" required placeholder="prod-alertmanager" />
+                    <label for="integration-kind">"Sent by"</label>
+                    <select id="integration-kind" name="kind">
+                        {IntegrationKind::ALL
+                            .iter()
+                            .map(|k| view! { <option value=k.as_str()>{k.label()}</option> })
+                            .collect_view()}
+                    </select>
                     <p class="hint" hidden=move || hydrated.get()>
                         "Adding an integration needs the page to finish loading."
                     </p>
@@ -78,16 +85,29 @@ pub fn Integrations(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoVi
 /// The new webhook URL, once, with how to use it.
 #[component]
 fn NewWebhook(new: NewIntegration) -> impl IntoView {
-    let snippet = format!(
-        "receivers:\n  - name: klaxon\n    webhook_configs:\n      - url: {}\n        send_resolved: true",
-        new.webhook_url
-    );
-    view! {
-        <ShownOnce id="new-webhook-url" label=format!("Webhook URL of “{}”", new.integration.name) value=new.webhook_url.clone()>
+    let how = match new.integration.kind {
+        IntegrationKind::Alertmanager => view! {
             <p class="hint">
                 "Put it in Alertmanager's configuration as the url of a receiver's webhook_configs, then route alerts to that receiver:"
             </p>
-            <pre class="command">{snippet}</pre>
+            <pre class="command">
+                {format!(
+                    "receivers:\n  - name: klaxon\n    webhook_configs:\n      - url: {}\n        send_resolved: true",
+                    new.webhook_url,
+                )}
+            </pre>
+        }
+        .into_any(),
+        IntegrationKind::Grafana => view! {
+            <p class="hint">
+                "In Grafana, add a contact point of type Webhook with this URL and method POST, then route alerts to it with a notification policy."
+            </p>
+        }
+        .into_any(),
+    };
+    view! {
+        <ShownOnce id="new-webhook-url" label=format!("Webhook URL of “{}”", new.integration.name) value=new.webhook_url.clone()>
+            {how}
         </ShownOnce>
     }
     .into_any()
@@ -124,7 +144,7 @@ fn IntegrationRow(
             <div class="row">
                 <span class="row-main">
                     <strong>{i.name.clone()}</strong>
-                    <span class="meta">{format!("{} · {last} · {count}", i.kind)}</span>
+                    <span class="meta">{format!("{} · {last} · {count}", i.kind.label())}</span>
                 </span>
                 <span class=format!("chip status-{}", status.0)>{status.1}</span>
             </div>

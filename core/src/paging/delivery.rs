@@ -10,6 +10,7 @@ use super::tokens::TOKEN_TTL;
 use super::Cleared;
 use crate::db::{insert_json, insert_rows, Col::*, Tx};
 use crate::incidents::lifecycle::timeline;
+use crate::metrics::PageLabel;
 use crate::secrets::hash_token;
 use crate::{Core, Result};
 use futures::StreamExt;
@@ -130,19 +131,33 @@ impl Core {
 
         let now = self.now();
         let mut sent = Vec::new();
+        let mut failed = Vec::new();
         let mut tx = self.db.begin().await?;
         for (page, result) in &outcomes {
             match result {
                 Ok(()) => sent.push(page),
                 Err(e) => {
                     done.failed += 1;
-                    record_failure(&mut tx, holder, page, e, now).await?;
+                    let given_up = record_failure(&mut tx, holder, page, e, now).await?;
+                    failed.push((page.kind, given_up));
                 }
             }
         }
         done.sent = sent.len() as u64;
         let all_clears = record_sent(&mut tx, holder, &sent, now).await?;
         tx.commit().await?;
+        let m = &self.metrics;
+        for page in &sent {
+            m.pages_sent.get_or_create(&label(page.kind)).inc();
+        }
+        for (kind, given_up) in failed {
+            m.pages_failed.get_or_create(&label(kind)).inc();
+            match given_up {
+                Some(true) => m.pages_given_up.get_or_create(&label(kind)).inc(),
+                Some(false) => m.pages_retried.get_or_create(&label(kind)).inc(),
+                None => 0,
+            };
+        }
         if all_clears > 0 {
             self.wake_notifier();
         }
@@ -241,15 +256,23 @@ async fn record_sent(tx: &mut Tx, holder: &str, pages: &[&Claimed], now: i64) ->
     Ok(all_clears(tx, &resolved, now).await?.len())
 }
 
+/// The metrics label of a page kind.
+fn label(kind: PageKind) -> PageLabel {
+    PageLabel {
+        kind: kind.as_str(),
+    }
+}
+
 /// Schedules the retry of a failed page, or gives it up after a day; the first failure and
-/// the giving up are written on the incident's timeline.
+/// the giving up are written on the incident's timeline. `Some(true)` when given up,
+/// `Some(false)` when it will be retried, `None` when another replica's claim took it.
 async fn record_failure(
     tx: &mut Tx,
     holder: &str,
     page: &Claimed,
     e: &PushError,
     now: i64,
-) -> Result<()> {
+) -> Result<Option<bool>> {
     let attempts = page.attempts + 1;
     let give_up = now - page.created_at >= GIVE_UP_AFTER;
     let done = sqlx::query(
@@ -276,7 +299,7 @@ async fn record_failure(
         };
         timeline(tx, page.incident_id, now, "push_failed", None, &text).await?;
     }
-    Ok(())
+    Ok((done.rows_affected() == 1).then_some(give_up))
 }
 
 /// Who a page is for, in words: a username, or the shared topic.

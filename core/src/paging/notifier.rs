@@ -40,11 +40,16 @@ pub(super) struct Batch {
 impl Core {
     /// One notifier pass. `holder` names this replica in page claims.
     pub async fn notify_tick(&self, holder: &str) -> Result<NotifyReport> {
+        let started = std::time::Instant::now();
         let mut report = self.schedule_due().await?;
         let delivered = self.deliver_pending(holder).await?;
         report.sent = delivered.sent;
         report.failed = delivered.failed;
         report.cancelled = delivered.cancelled;
+        self.metrics
+            .notifier_pass
+            .observe(started.elapsed().as_secs_f64());
+        self.watch.notifier_passed(self.now());
         Ok(report)
     }
 

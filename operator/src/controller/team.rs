@@ -169,12 +169,12 @@ async fn reconcile_invite(
     let secret = invite_secret(&team.name_any());
     let wanted = team.spec.invite.as_ref().filter(|i| i.enabled);
     let Some(invite) = wanted else {
-        if let Some(id) = status.invite_id.take() {
+        if let Some(id) = live_invite(team, ctx, namespace, &secret).await? {
             team::revoke_invite(as_team, team_id, id).await?;
         }
-        if status.invite_secret_ref.take().is_some() {
-            delete_secret(&ctx.client, namespace, &secret).await?;
-        }
+        delete_secret(&ctx.client, namespace, &secret).await?;
+        status.invite_id = None;
+        status.invite_secret_ref = None;
         return Ok(());
     };
     let stored = read_secret(&ctx.client, namespace, &secret, "expires_at").await?;
@@ -183,20 +183,16 @@ async fn reconcile_invite(
         .and_then(klaxon_domain::Timestamp::parse)
         .map(|t| t.0);
     if team::invite_due(expires, (ctx.now)()) {
-        let made = team::refresh_invite(
-            as_team,
-            team_id,
-            status.invite_id,
-            invite.role,
-            invite.max_uses,
-        )
-        .await?;
+        let previous = live_invite(team, ctx, namespace, &secret).await?;
+        let made =
+            team::refresh_invite(as_team, team_id, previous, invite.role, invite.max_uses).await?;
         let data = BTreeMap::from([
             ("url".to_string(), made.url.clone()),
             (
                 "expires_at".to_string(),
                 made.invite.expires_at.to_rfc3339(),
             ),
+            ("invite_id".to_string(), made.invite.id.to_string()),
         ]);
         write_secret(
             &ctx.client,
@@ -210,6 +206,24 @@ async fn reconcile_invite(
         status.invite_secret_ref = Some(LocalSecretRef { name: secret });
     }
     Ok(())
+}
+
+/// The invite the operator last minted for `team`: named in its Secret, or, with the Secret
+/// lost, in the status as the API server has it now (the cached copy may be a reconcile
+/// behind, and revoking a stale id would leave the newer link usable).
+async fn live_invite(
+    team: &KlaxonTeam,
+    ctx: &Context,
+    namespace: &str,
+    secret: &str,
+) -> Result<Option<i64>> {
+    if let Some(id) = read_secret(&ctx.client, namespace, secret, "invite_id").await? {
+        return Ok(id.parse().ok());
+    }
+    let fresh = Api::<KlaxonTeam>::namespaced(ctx.client.clone(), namespace)
+        .get_status(&team.name_any())
+        .await?;
+    Ok(fresh.status.and_then(|s| s.invite_id))
 }
 
 /// A team that got its credential is deleted with it; one that never did stays on the server.

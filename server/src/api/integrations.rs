@@ -6,15 +6,17 @@ use crate::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
-use klaxon_domain::incident::{Integration, NewIntegration};
+use klaxon_domain::incident::{Integration, IntegrationKind, NewIntegration};
 use klaxon_domain::ErrorBody;
 use serde::Deserialize;
 
 #[derive(Deserialize, utoipa::ToSchema)]
 pub struct IntegrationRequest {
+    /// 1–100 characters after trimming.
+    #[schema(min_length = 1, max_length = 100)]
     name: String,
-    /// `alertmanager` (the default).
-    kind: Option<String>,
+    /// What posts to it; `alertmanager` when absent. Fixed at creation.
+    kind: Option<IntegrationKind>,
 }
 
 /// Creates an integration (team owner). The key and webhook URL are in this answer only.
@@ -30,7 +32,7 @@ pub async fn create(
         StatusCode::CREATED,
         Json(
             s.core
-                .create_integration(&a, team_id, &b.name, b.kind.as_deref())
+                .create_integration(&a, team_id, &b.name, b.kind.unwrap_or_default())
                 .await?,
         ),
     ))

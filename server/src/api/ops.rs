@@ -2,11 +2,14 @@
 
 use crate::error::ApiResult;
 use crate::AppState;
-use axum::extract::State;
-
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use klaxon_core::Error;
 use serde::Serialize;
+use std::time::Instant;
 
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct VersionInfo {
@@ -27,14 +30,51 @@ pub async fn version() -> Json<VersionInfo> {
     Json(VERSION)
 }
 
-/// `GET /healthz`: 200 when the database answers, 503 otherwise. No credential.
-pub async fn healthz(State(state): State<AppState>) -> ApiResult<Json<serde_json::Value>> {
-    // Any failure of the round trip is the database not answering, in the one error shape.
+/// `GET /healthz`, no credential: 200 `ok`, or 200 `degraded` with reasons when paging is
+/// stuck (a page overdue, a loop stalled); 503 `unavailable` in the error shape when the
+/// database does not answer.
+pub async fn healthz(State(state): State<AppState>) -> Response {
+    let checked = match state.core.db.ping().await {
+        Ok(()) => state.core.health().await,
+        Err(e) => Err(e),
+    };
+    match checked {
+        Ok(health) => Json(health).into_response(),
+        Err(e) => {
+            let body = Error::Unavailable(e.to_string()).body();
+            let mut json = serde_json::to_value(&body).unwrap_or_default();
+            json["status"] = "unavailable".into();
+            (StatusCode::SERVICE_UNAVAILABLE, Json(json)).into_response()
+        }
+    }
+}
+
+/// `GET /metrics`: Prometheus text exposition, no credential.
+pub async fn metrics(State(state): State<AppState>) -> ApiResult<Response> {
+    let text = state.core.metrics_text().await?;
+    Ok((
+        [(
+            header::CONTENT_TYPE,
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
+        text,
+    )
+        .into_response())
+}
+
+/// Counts every answered request by method, route template and status.
+pub async fn record_request(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let method = req.method().to_string();
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("unmatched", |p| p.as_str())
+        .to_string();
+    let res = next.run(req).await;
     state
         .core
-        .db
-        .ping()
-        .await
-        .map_err(|e| Error::Unavailable(e.to_string()))?;
-    Ok(Json(serde_json::json!({"status": "ok"})))
+        .metrics
+        .request(&method, &route, res.status().as_u16(), started.elapsed());
+    res
 }

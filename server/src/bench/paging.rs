@@ -153,7 +153,8 @@ pub async fn paging(args: PagingArgs) -> Result<(), String> {
             .await
             .map_err(err)?;
         // The real loop: woken by each queued page.
-        crate::loops::spawn_notifier(core.clone(), "bench".into());
+        let (_stop, stopped) = tokio::sync::watch::channel(false);
+        crate::loops::spawn_notifier(core.clone(), "bench".into(), stopped);
         let app = crate::app(core.clone()).into_make_service_with_connect_info::<SocketAddr>();
         let server = tokio::spawn(async move { axum::serve(listener, app).await });
         let webhook = on_call_setup(&base).await?;

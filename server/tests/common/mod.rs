@@ -4,6 +4,7 @@
 
 pub mod ntfy;
 pub mod oidc;
+pub mod process;
 
 use klaxon_core::{Config, Core, Db, ManualClock};
 use reqwest::{Method, StatusCode};
