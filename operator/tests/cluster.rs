@@ -393,6 +393,87 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
 
     // An unknown user keeps the ladder off the server until the person exists.
     until_ready(&rules, "ladder", Some("UnknownUser")).await;
+    // The bootstrap administrator (its key beside the operator's) adds `ghost` with a topic to
+    // the team and today's rota; the ladder then reaches the server.
+    let admin_key = {
+        let s = Api::<Secret>::namespaced(client.clone(), OPERATOR_NS)
+            .get(&cred.name)
+            .await
+            .unwrap();
+        String::from_utf8(
+            s.data.unwrap()[klaxon_operator::controller::server::ADMIN_KEY]
+                .0
+                .clone(),
+        )
+        .unwrap()
+    };
+    let http = reqwest::Client::new();
+    let as_admin = |method: reqwest::Method, path: String, body: serde_json::Value| {
+        let req = http
+            .request(method, format!("{url}{path}"))
+            .bearer_auth(&admin_key)
+            .json(&body);
+        async move {
+            let res = req.send().await.unwrap();
+            assert!(res.status().is_success(), "{path}: {}", res.status());
+            res.json::<serde_json::Value>().await.unwrap()
+        }
+    };
+    let ghost = as_admin(
+        reqwest::Method::POST,
+        "/api/users".into(),
+        json!({"username": "ghost", "password": "ghost password"}),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    as_admin(
+        reqwest::Method::PUT,
+        format!("/api/users/{ghost}/push-topic"),
+        json!({"push_topic": "ghost-pager"}),
+    )
+    .await;
+    as_admin(
+        reqwest::Method::POST,
+        format!("/api/teams/{team_id}/members"),
+        json!({"user_id": ghost}),
+    )
+    .await;
+    as_admin(
+        reqwest::Method::POST,
+        format!("/api/teams/{team_id}/schedule"),
+        json!({"user_id": ghost, "dates": ["2026-11-22"]}),
+    )
+    .await;
+    rules
+        .patch(
+            "ladder",
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(json!({"metadata": {"annotations": {"test/touch": "1"}}})),
+        )
+        .await
+        .unwrap();
+    until_ready(&rules, "ladder", None).await;
+    let policy = |key: String| {
+        let req = http
+            .get(format!("{url}/api/teams/{team_id}/escalation"))
+            .bearer_auth(key);
+        async move {
+            req.send()
+                .await
+                .unwrap()
+                .json::<serde_json::Value>()
+                .await
+                .unwrap()
+        }
+    };
+    let on_server = policy(team_key.clone()).await;
+    assert_eq!(
+        on_server["levels"].as_array().unwrap().len(),
+        2,
+        "{on_server}"
+    );
+    assert_eq!(on_server["levels"][1]["targets"][0]["user_id"], ghost);
 
     let switch_status = until_ready(&switches, "watchdog", None)
         .await
@@ -558,10 +639,17 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
         .unwrap();
     until_gone(&switches, "watchdog").await;
     assert!(as_team.switches(team_id).await.unwrap().is_empty());
+    // No policy delete exists: deleting the rule leaves an empty ladder.
     rules
         .delete("ladder", &DeleteParams::default())
         .await
         .unwrap();
+    until_gone(&rules, "ladder").await;
+    let emptied = policy(team_key.clone()).await;
+    assert!(
+        emptied["levels"].as_array().unwrap().is_empty(),
+        "{emptied}"
+    );
 
     // Teams that never became ready go without touching the server; one whose team was made
     // but whose credential never came (its account's name is taken by another team's account) stays behind there.

@@ -61,11 +61,9 @@ pub fn app(core: Core) -> Router {
     let (api, mut openapi) = api::router();
     let (intake, intake_doc) = api::intake_router();
     openapi.merge(intake_doc);
+    let (ops, ops_doc) = api::ops_router(state.core.config.metrics);
+    openapi.merge(ops_doc);
     let openapi = std::sync::Arc::new(openapi);
-    let mut ops = Router::new().route("/healthz", get(api::healthz));
-    if state.core.config.metrics {
-        ops = ops.route("/metrics", get(api::ops::metrics));
-    }
     Router::new()
         .merge(api)
         .merge(ops)

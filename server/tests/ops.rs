@@ -82,9 +82,14 @@ both!(metrics_can_be_turned_off, |app| {
         },
     )
     .await;
-    // Nothing serves the path: the app's not-found page.
+    // Nothing serves the path (the app's not-found page), and the document says so.
     assert_eq!(off.get("/metrics", &Auth::None).await.status.as_u16(), 404);
+    let doc = off.get("/api/openapi.json", &Auth::None).await.expect(200);
+    assert!(doc["paths"]["/metrics"].is_null());
+    assert!(doc["paths"]["/healthz"]["get"]["responses"]["503"].is_object());
     metrics(&app).await;
+    let doc = app.get("/api/openapi.json", &Auth::None).await.expect(200);
+    assert!(doc["paths"]["/metrics"]["get"].is_object());
 });
 
 both!(

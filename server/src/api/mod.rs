@@ -59,6 +59,17 @@ pub fn intake_router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .split_for_parts()
 }
 
+/// `/healthz` and, unless turned off, `/metrics`: outside `/api`, in the document all the same.
+pub fn ops_router(metrics: bool) -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
+    let router = OpenApiRouter::new().routes(routes!(ops::healthz));
+    let router = if metrics {
+        router.routes(routes!(ops::metrics))
+    } else {
+        router
+    };
+    router.split_for_parts()
+}
+
 /// Every REST route, with the OpenAPI document generated from the same handlers.
 pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
@@ -135,4 +146,3 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(paging::test_page))
         .split_for_parts()
 }
-pub use ops::healthz;

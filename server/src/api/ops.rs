@@ -7,7 +7,9 @@ use axum::http::{header, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use klaxon_core::health::Health;
 use klaxon_core::Error;
+use klaxon_domain::ErrorBody;
 use serde::Serialize;
 use std::time::Instant;
 
@@ -33,6 +35,9 @@ pub async fn version() -> Json<VersionInfo> {
 /// `GET /healthz`, no credential: 200 `ok`, or 200 `degraded` with reasons when paging is
 /// stuck (a page overdue, a loop stalled); 503 `unavailable` in the error shape when the
 /// database does not answer.
+#[utoipa::path(get, path = "/healthz", tag = "operations", responses(
+    (status = 200, body = Health, description = "`ok`, or `degraded` with the reasons"),
+    (status = 503, body = ErrorBody, description = "The database does not answer; the body also has `status: unavailable`")))]
 pub async fn healthz(State(state): State<AppState>) -> Response {
     let checked = match state.core.db.ping().await {
         Ok(()) => state.core.health().await,
@@ -50,6 +55,9 @@ pub async fn healthz(State(state): State<AppState>) -> Response {
 }
 
 /// `GET /metrics`: Prometheus text exposition, no credential.
+#[utoipa::path(get, path = "/metrics", tag = "operations", responses(
+    (status = 200, body = String, content_type = "application/openmetrics-text"),
+    (status = 503, body = ErrorBody, description = "The database does not answer")))]
 pub async fn metrics(State(state): State<AppState>) -> ApiResult<Response> {
     let text = state.core.metrics_text().await?;
     Ok((
