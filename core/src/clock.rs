@@ -38,3 +38,28 @@ impl Clock for ManualClock {
         self.0.load(Ordering::SeqCst)
     }
 }
+
+/// Debug builds only (the test binaries): time read from a file holding Unix seconds, so a
+/// test moves the clock of several `klaxon serve` processes at once. `KLAXON_TEST_CLOCK_FILE`
+/// names it; release builds have no such clock.
+#[cfg(debug_assertions)]
+pub struct FileClock(pub std::path::PathBuf);
+
+#[cfg(debug_assertions)]
+impl Clock for FileClock {
+    fn now(&self) -> i64 {
+        std::fs::read_to_string(&self.0)
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or_else(|| SystemClock.now())
+    }
+}
+
+/// The clock `klaxon serve` runs on: the system's, or in a debug build the test's file clock.
+pub fn serving_clock() -> std::sync::Arc<dyn Clock> {
+    #[cfg(debug_assertions)]
+    if let Some(path) = std::env::var_os("KLAXON_TEST_CLOCK_FILE") {
+        return std::sync::Arc::new(FileClock(path.into()));
+    }
+    std::sync::Arc::new(SystemClock)
+}

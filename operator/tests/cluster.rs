@@ -83,6 +83,19 @@ where
     panic!("the operator never got there: {what}");
 }
 
+/// `GET url` with an API key, as JSON.
+async fn get_json(url: String, key: &str) -> serde_json::Value {
+    reqwest::Client::new()
+        .get(url)
+        .bearer_auth(key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
 /// Waits until `name` no longer exists (its finalizer has run).
 async fn until_gone<K>(api: &Api<K>, name: &str)
 where
@@ -259,18 +272,12 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
         invite_url().await.filter(|u| *u != url_in_secret)
     })
     .await;
-    let invites: Vec<serde_json::Value> = reqwest::Client::new()
-        .get(format!(
-            "{url}/api/teams/{}/invites",
-            team_status.team_id.unwrap()
-        ))
-        .bearer_auth(&team_key_for_invites)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let invites = get_json(
+        format!("{url}/api/teams/{}/invites", team_status.team_id.unwrap()),
+        &team_key_for_invites,
+    )
+    .await;
+    let invites = invites.as_array().unwrap();
     let first = invites
         .iter()
         .find(|i| Some(i["id"].as_i64().unwrap()) == team_status.invite_id)
@@ -304,18 +311,12 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
         invite_url().await.is_none().then_some(())
     })
     .await;
-    let invites: Vec<serde_json::Value> = reqwest::Client::new()
-        .get(format!(
-            "{url}/api/teams/{}/invites",
-            team_status.team_id.unwrap()
-        ))
-        .bearer_auth(&team_key_for_invites)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let invites = get_json(
+        format!("{url}/api/teams/{}/invites", team_status.team_id.unwrap()),
+        &team_key_for_invites,
+    )
+    .await;
+    let invites = invites.as_array().unwrap();
     assert!(
         invites.iter().all(|i| i["state"] != "usable"),
         "{invites:?}"
@@ -454,20 +455,8 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
         .await
         .unwrap();
     until_ready(&rules, "ladder", None).await;
-    let policy = |key: String| {
-        let req = http
-            .get(format!("{url}/api/teams/{team_id}/escalation"))
-            .bearer_auth(key);
-        async move {
-            req.send()
-                .await
-                .unwrap()
-                .json::<serde_json::Value>()
-                .await
-                .unwrap()
-        }
-    };
-    let on_server = policy(team_key.clone()).await;
+    let policy = || get_json(format!("{url}/api/teams/{team_id}/escalation"), &team_key);
+    let on_server = policy().await;
     assert_eq!(
         on_server["levels"].as_array().unwrap().len(),
         2,
@@ -495,15 +484,8 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
         .await
         .unwrap();
     until_ready(&sources, "am", Some("InvalidKind")).await;
-    let integrations: Vec<serde_json::Value> = reqwest::Client::new()
-        .get(format!("{url}/api/teams/{team_id}/integrations"))
-        .bearer_auth(&team_key)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let integrations = get_json(format!("{url}/api/teams/{team_id}/integrations"), &team_key).await;
+    let integrations = integrations.as_array().unwrap();
     assert_eq!(integrations.len(), 1);
     assert_eq!(
         Some(integrations[0]["id"].as_i64().unwrap()),
@@ -529,15 +511,8 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
     })
     .await;
     assert_ne!(changed.integration_id, source_status.integration_id);
-    let integrations: Vec<serde_json::Value> = reqwest::Client::new()
-        .get(format!("{url}/api/teams/{team_id}/integrations"))
-        .bearer_auth(&team_key)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let integrations = get_json(format!("{url}/api/teams/{team_id}/integrations"), &team_key).await;
+    let integrations = integrations.as_array().unwrap();
     assert_eq!(integrations.len(), 1, "{integrations:?}");
     assert_eq!(integrations[0]["kind"], "grafana");
     assert_eq!(
@@ -645,7 +620,7 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
         .await
         .unwrap();
     until_gone(&rules, "ladder").await;
-    let emptied = policy(team_key.clone()).await;
+    let emptied = policy().await;
     assert!(
         emptied["levels"].as_array().unwrap().is_empty(),
         "{emptied}"

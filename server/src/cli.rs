@@ -3,13 +3,12 @@
 use clap::{Args, Parser, Subcommand};
 use klaxon_core::client::TrustedProxies;
 use klaxon_core::sso::OidcConfig;
-use klaxon_core::{Config, Core, Db, SystemClock};
+use klaxon_core::{Config, Core, Db};
 use klaxon_domain::alerting::Severity;
 use klaxon_domain::deadman::{matcher::Matcher, SwitchSpec};
 use klaxon_domain::settings::{self, validate_seed};
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 #[derive(Parser)]
 #[command(
@@ -354,7 +353,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         .await
         .map_err(|e| format!("cannot open the database: {e:?}"))?;
     let public_url = config.public_url.clone();
-    let core = Core::start(db, Arc::new(SystemClock), config)
+    let core = Core::start(db, klaxon_core::clock::serving_clock(), config)
         .await
         .map_err(|e| format!("cannot start: {e:?}"))?;
     let loops = crate::loops::spawn(core.clone());

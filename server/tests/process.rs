@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::process::{post, until, Replica, LIMIT};
+use common::process::{bootstrap, team_with_integration, until, Replica, LIMIT};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -13,35 +13,8 @@ async fn sigterm_answers_the_request_in_flight_releases_the_lease_and_exits_0() 
     let mut replica = Replica::start(&[]).await;
     let (base, port) = (replica.url.clone(), replica.port);
     let client = reqwest::Client::new();
-    let admin = post(
-        &client,
-        &format!("{base}/api/bootstrap"),
-        None,
-        json!({"username": "admin", "password": "admin password"}),
-    )
-    .await["api_key"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let team = post(
-        &client,
-        &format!("{base}/api/teams"),
-        Some(&admin),
-        json!({"name": "web"}),
-    )
-    .await["id"]
-        .as_i64()
-        .unwrap();
-    let key = post(
-        &client,
-        &format!("{base}/api/teams/{team}/integrations"),
-        Some(&admin),
-        json!({"name": "am"}),
-    )
-    .await["key"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let admin = bootstrap(&client, &base).await;
+    let (_, key) = team_with_integration(&client, &base, &admin, "web").await;
     let db = klaxon_core::Db::connect(Some(&replica.sqlite_url()), replica.data_dir())
         .await
         .unwrap();

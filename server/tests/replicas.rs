@@ -4,27 +4,34 @@
 mod common;
 
 use common::ntfy::{Recorder, TOKEN};
-use common::process::{post, until, Replica, LIMIT};
+use common::process::{bootstrap, post, team_with_integration, until, Replica, LIMIT};
 use common::Payload;
 use futures::future::join_all;
 use serde_json::json;
 use std::collections::BTreeSet;
 
-/// Replicas on one fresh schema, paging one recorder; `alice` is on call today with a topic.
+/// Replicas on one fresh schema, paging one recorder, on one clock the test moves (a file
+/// the debug binary reads); `alice` is on call today with a topic.
 struct World {
     replicas: Vec<Replica>,
     ntfy: Recorder,
     db: klaxon_core::Db,
     key: String,
+    clock: tempfile::NamedTempFile,
 }
 
 async fn world(n: usize) -> World {
     let database_url = common::postgres_schema().await;
     let ntfy = Recorder::start().await;
+    let clock = tempfile::NamedTempFile::new().unwrap();
+    let now = time::OffsetDateTime::now_utc().unix_timestamp();
+    std::fs::write(clock.path(), now.to_string()).unwrap();
+    let clock_path = clock.path().display().to_string();
     let env = [
         ("KLAXON_DATABASE_URL", database_url.as_str()),
         ("KLAXON_NTFY_URL", ntfy.url.as_str()),
         ("KLAXON_NTFY_TOKEN", TOKEN),
+        ("KLAXON_TEST_CLOCK_FILE", clock_path.as_str()),
     ];
     // One at a time, so the first has migrated the schema before the others look at it.
     let mut replicas = Vec::new();
@@ -33,16 +40,8 @@ async fn world(n: usize) -> World {
     }
     let client = reqwest::Client::new();
     let base = &replicas[0].url;
-    let admin = post(
-        &client,
-        &format!("{base}/api/bootstrap"),
-        None,
-        json!({"username": "admin", "password": "admin password"}),
-    )
-    .await["api_key"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let admin = bootstrap(&client, base).await;
+    let (team, key) = team_with_integration(&client, base, &admin, "payments").await;
     let alice = post(
         &client,
         &format!("{base}/api/users"),
@@ -60,15 +59,6 @@ async fn world(n: usize) -> World {
         .await
         .unwrap();
     assert!(res.status().is_success());
-    let team = post(
-        &client,
-        &format!("{base}/api/teams"),
-        Some(&admin),
-        json!({"name": "payments"}),
-    )
-    .await["id"]
-        .as_i64()
-        .unwrap();
     post(
         &client,
         &format!("{base}/api/teams/{team}/members"),
@@ -85,16 +75,6 @@ async fn world(n: usize) -> World {
         json!({"user_id": alice, "dates": [today.to_string(), tomorrow.to_string()]}),
     )
     .await;
-    let key = post(
-        &client,
-        &format!("{base}/api/teams/{team}/integrations"),
-        Some(&admin),
-        json!({"name": "am"}),
-    )
-    .await["key"]
-        .as_str()
-        .unwrap()
-        .to_string();
     let db = klaxon_core::Db::connect(Some(&database_url), std::env::temp_dir().as_path())
         .await
         .unwrap();
@@ -103,10 +83,45 @@ async fn world(n: usize) -> World {
         ntfy,
         db,
         key,
+        clock,
     }
 }
 
 impl World {
+    /// Moves every replica's clock on by `secs`.
+    fn advance(&self, secs: i64) {
+        let now: i64 = std::fs::read_to_string(self.clock.path())
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        std::fs::write(self.clock.path(), (now + secs).to_string()).unwrap();
+    }
+
+    /// Fires one alert in its own group at replica `i`.
+    async fn fire(&self, i: usize, group: &str) {
+        let payload =
+            Payload::new(group).alert(group, "firing", 0, None, json!({"severity": "critical"}));
+        let res = reqwest::Client::new()
+            .post(format!(
+                "{}/api/alertmanager/webhook/{}",
+                self.replicas[i].url, self.key
+            ))
+            .json(&payload.json())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 200);
+    }
+
+    async fn sweeper_holder(&self) -> String {
+        sqlx::query_as::<_, (String,)>("SELECT holder FROM leases WHERE name = 'sweeper'")
+            .fetch_one(&self.db.pool)
+            .await
+            .unwrap()
+            .0
+    }
+
     /// Waits until the outbox has nothing left to send, and returns how many pages it sent.
     async fn outbox_drained(&self) -> i64 {
         until("the outbox drained", || async {
@@ -217,4 +232,47 @@ async fn a_thousand_alerts_from_32_senders_across_replicas_are_stored_and_paged_
         .filter(|m| m.contains("klaxon_lease_held{lease=\"sweeper\"} 1"))
         .count();
     assert_eq!(holders, 1, "{held:?}");
+}
+
+#[tokio::test]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "needs KLAXON_TEST_DATABASE_URL at build time"
+)]
+async fn a_replica_killed_mid_publish_is_replaced_and_every_page_arrives_once() {
+    let mut w = world(2).await;
+    // The first replica started holds the sweeper lease.
+    until("replica 0 holding the sweeper lease", || async {
+        w.replicas[0]
+            .metrics()
+            .await
+            .contains("klaxon_lease_held{lease=\"sweeper\"} 1")
+            .then_some(())
+    })
+    .await;
+    let first_holder = w.sweeper_holder().await;
+    // Replica 0 claims the opening page and is publishing it when it is killed.
+    let mut held = w.ntfy.hold_next();
+    w.fire(0, "in-flight").await;
+    held.arrived().await;
+    w.replicas[0].signal("KILL");
+    w.replicas[0].child.wait().await.unwrap();
+    // Its publish never completed: ntfy refused it, so nothing was delivered.
+    held.refuse();
+    assert!(w.ntfy.published().is_empty());
+
+    // One lease period later (the clock is the test's), the survivor, woken by a page of its
+    // own, sends both pages and takes the sweeper over at its next tick.
+    w.advance(91);
+    w.fire(1, "after-kill").await;
+    let published = w.ntfy.wait_for(2, LIMIT).await;
+    assert_eq!(w.outbox_drained().await, 2);
+    assert_eq!(w.ntfy.published().len(), 2, "no page twice");
+    let incidents: BTreeSet<_> = published.iter().map(|p| p.click.clone()).collect();
+    assert_eq!(incidents.len(), 2, "each incident paged once");
+    until("the survivor holding the sweeper lease", || async {
+        let holder = w.sweeper_holder().await;
+        (holder != first_holder && !holder.is_empty()).then_some(())
+    })
+    .await;
 }

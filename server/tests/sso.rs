@@ -3,7 +3,8 @@
 
 mod common;
 
-use common::oidc::{free_port, Browser, Provider};
+use common::oidc::{Browser, Provider};
+use common::process::free_port;
 use common::{postgres_schema, Auth, Backend, TestApp};
 use klaxon_core::sso::OidcConfig;
 use klaxon_core::Config;

@@ -46,14 +46,15 @@ struct Inner {
     failures: VecDeque<(u16, Option<u64>)>,
     /// Every publish attempt, failed or not.
     attempts: usize,
-    /// The next publish waits: it says it arrived, then waits to be let through.
-    hold: Option<(oneshot::Sender<()>, oneshot::Receiver<()>)>,
+    /// The next publish waits: it says it arrived, then waits to be let through (`true`) or
+    /// refused (`false`).
+    hold: Option<(oneshot::Sender<()>, oneshot::Receiver<bool>)>,
 }
 
 /// A publish held at the push service, from `Recorder::hold_next`.
 pub struct Held {
     arrived: Option<oneshot::Receiver<()>>,
-    release: Option<oneshot::Sender<()>>,
+    release: Option<oneshot::Sender<bool>>,
 }
 
 impl Held {
@@ -67,7 +68,15 @@ impl Held {
     /// Lets the held publish be accepted.
     pub fn release(&mut self) {
         if let Some(tx) = self.release.take() {
-            let _ = tx.send(());
+            let _ = tx.send(true);
+        }
+    }
+
+    /// Refuses the held publish with a 503, as a push service that failed mid-request would:
+    /// nothing is recorded.
+    pub fn refuse(&mut self) {
+        if let Some(tx) = self.release.take() {
+            let _ = tx.send(false);
         }
     }
 }
@@ -200,7 +209,9 @@ async fn json_publish(
     let hold = inner.lock().unwrap().hold.take();
     if let Some((arrived, release)) = hold {
         let _ = arrived.send(());
-        let _ = release.await;
+        if !release.await.unwrap_or(true) {
+            return ntfy_error(503, "service unavailable");
+        }
     }
     let mut guard = inner.lock().unwrap();
     if let Some(refusal) = gate(&mut guard, &headers, &body) {

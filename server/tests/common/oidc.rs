@@ -98,15 +98,6 @@ impl Provider {
     }
 }
 
-/// A free loopback port (nothing listens on it once this returns).
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// What Klaxon's callback answered.
 pub struct Outcome {
     pub status: u16,

@@ -10,6 +10,7 @@ use tokio::process::{Child, Command};
 /// A bound on events that do come; a test that reaches it has failed.
 pub const LIMIT: Duration = Duration::from_secs(60);
 
+/// A free loopback port (nothing listens on it once this returns).
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -114,4 +115,45 @@ pub async fn post(client: &reqwest::Client, url: &str, key: Option<&str>, body: 
     let text = res.text().await.unwrap();
     assert!(status.is_success(), "{url}: {status} {text}");
     serde_json::from_str(&text).unwrap_or(Value::Null)
+}
+
+/// Bootstraps `admin` on the server at `base`; returns its API key.
+pub async fn bootstrap(client: &reqwest::Client, base: &str) -> String {
+    let b = post(
+        client,
+        &format!("{base}/api/bootstrap"),
+        None,
+        serde_json::json!({"username": "admin", "password": "admin password"}),
+    )
+    .await;
+    b["api_key"].as_str().unwrap().to_string()
+}
+
+/// A team named `name` with one Alertmanager integration; returns the team id and the key.
+pub async fn team_with_integration(
+    client: &reqwest::Client,
+    base: &str,
+    admin: &str,
+    name: &str,
+) -> (i64, String) {
+    let team = post(
+        client,
+        &format!("{base}/api/teams"),
+        Some(admin),
+        serde_json::json!({"name": name}),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    let key = post(
+        client,
+        &format!("{base}/api/teams/{team}/integrations"),
+        Some(admin),
+        serde_json::json!({"name": "am"}),
+    )
+    .await["key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    (team, key)
 }
