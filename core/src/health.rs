@@ -3,7 +3,7 @@
 //! page someone another way. Each reason is logged once when it appears.
 
 use crate::paging::notifier::TICK;
-use crate::sweeper::{lease_age, SWEEP_EVERY};
+use crate::sweeper::{lease_age, Lease, SWEEP_EVERY};
 use crate::{Core, Result};
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -40,6 +40,11 @@ impl Watch {
 impl Core {
     /// Checks the outbox, the sweeper's lease and this replica's notifier.
     pub async fn health(&self) -> Result<Health> {
+        self.check_health(&self.leases().await?).await
+    }
+
+    /// `health` with the lease rows already read.
+    pub(crate) async fn check_health(&self, leases: &[Lease]) -> Result<Health> {
         let now = self.now();
         let mut found: Vec<(&'static str, String)> = Vec::new();
         let (overdue, oldest): (i64, Option<i64>) = sqlx::query_as(
@@ -58,19 +63,13 @@ impl Core {
             ));
         }
         let stale = 2 * SWEEP_EVERY.as_secs() as i64;
-        for lease in crate::sweeper::LEASES {
-            let row: Option<(i64,)> =
-                sqlx::query_as("SELECT expires_at FROM leases WHERE name = $1")
-                    .bind(lease)
-                    .fetch_optional(&self.db.pool)
-                    .await?;
-            if let Some(age) = row.and_then(|(e,)| lease_age(e, now)) {
-                if age > stale {
-                    found.push((
-                        "lease_stale",
-                        format!("the {lease} lease has not been renewed for {age} s"),
-                    ));
-                }
+        for lease in leases {
+            match lease_age(lease.expires_at, now) {
+                Some(age) if age > stale => found.push((
+                    "lease_stale",
+                    format!("the {} lease has not been renewed for {age} s", lease.name),
+                )),
+                _ => {}
             }
         }
         let last = self.watch.notifier_pass.load(Ordering::Relaxed);

@@ -236,23 +236,20 @@ impl Core {
         .await?;
         m.outbox_depth.set(depth);
         m.oldest_due_age.set(oldest.map_or(0, |t| now - t));
+        let leases = self.leases().await?;
         for lease in crate::sweeper::LEASES {
-            let row: Option<(String, i64)> =
-                sqlx::query_as("SELECT holder, expires_at FROM leases WHERE name = $1")
-                    .bind(lease)
-                    .fetch_optional(&self.db.pool)
-                    .await?;
+            let row = leases.iter().find(|l| l.name == lease).cloned();
             let label = LeaseLabel { lease };
-            let (holder, expires_at) = row.unwrap_or_default();
-            let held = *holder == *self.holder && expires_at >= now;
+            let row = row.unwrap_or_default();
+            let held = *row.holder == *self.holder && row.expires_at >= now;
             m.lease_held.get_or_create(&label).set(i64::from(held));
             m.lease_age
                 .get_or_create(&label)
-                .set(crate::sweeper::lease_age(expires_at, now).unwrap_or(0));
+                .set(crate::sweeper::lease_age(row.expires_at, now).unwrap_or(0));
         }
         m.pool_size.set(i64::from(self.db.pool.size()));
         m.pool_idle.set(self.db.pool.num_idle() as i64);
-        self.health().await?;
+        self.check_health(&leases).await?;
         let mut text = String::new();
         prometheus_client::encoding::text::encode(&mut text, &m.registry)
             .map_err(|e| crate::Error::Internal(format!("metrics: {e}")))?;

@@ -13,6 +13,14 @@ pub const LEASE_TTL: i64 = 90;
 /// The loops that run on one replica at a time.
 pub const LEASES: [&str; 1] = ["sweeper"];
 
+/// A loop's lease row: who holds it and until when.
+#[derive(Debug, Clone, Default, sqlx::FromRow)]
+pub struct Lease {
+    pub name: String,
+    pub holder: String,
+    pub expires_at: i64,
+}
+
 /// Seconds since a lease was last taken or renewed; `None` when it never was.
 pub fn lease_age(expires_at: i64, now: i64) -> Option<i64> {
     (expires_at > 0).then(|| now - (expires_at - LEASE_TTL))
@@ -136,6 +144,15 @@ impl Core {
             .execute(&self.db.pool)
             .await?;
         Ok(done.rows_affected() == 1)
+    }
+
+    /// Every loop's lease, in one read (the metrics and the health check share it).
+    pub async fn leases(&self) -> Result<Vec<Lease>> {
+        Ok(
+            sqlx::query_as("SELECT name, holder, expires_at FROM leases ORDER BY name")
+                .fetch_all(&self.db.pool)
+                .await?,
+        )
     }
 
     /// Gives up `holder`'s leases and its claims on unsent pages, so another replica takes

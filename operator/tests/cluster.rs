@@ -83,6 +83,15 @@ where
     panic!("the operator never got there: {what}");
 }
 
+/// One value of a Secret, `None` when the Secret or the key is missing.
+async fn secret_value(client: &Client, namespace: &str, name: &str, key: &str) -> Option<String> {
+    let s = Api::<Secret>::namespaced(client.clone(), namespace)
+        .get_opt(name)
+        .await
+        .ok()??;
+    String::from_utf8(s.data?.get(key)?.0.clone()).ok()
+}
+
 /// `GET url` with an API key, as JSON.
 async fn get_json(url: String, key: &str) -> serde_json::Value {
     reqwest::Client::new()
@@ -203,11 +212,9 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
         .await
         .unwrap();
     let cred = status.credentials_secret_ref.unwrap();
-    let secret = Api::<Secret>::namespaced(client.clone(), OPERATOR_NS)
-        .get(&cred.name)
+    let key = secret_value(&client, OPERATOR_NS, &cred.name, &cred.key)
         .await
         .unwrap();
-    let key = String::from_utf8(secret.data.unwrap()[&cred.key].0.clone()).unwrap();
     let instance = Klaxon::new(&url, Some(key));
 
     // A team with a group mapping and an invite link.
@@ -224,11 +231,9 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
     let team_status = until_ready(&teams, "payments", None).await.status.unwrap();
     let team_key_for_invites = {
         let r = team_status.credentials_secret_ref.clone().unwrap();
-        let secret = Api::<Secret>::namespaced(client.clone(), OPERATOR_NS)
-            .get(&r.name)
+        secret_value(&client, OPERATOR_NS, &r.name, &r.key)
             .await
-            .unwrap();
-        String::from_utf8(secret.data.unwrap()[&r.key].0.clone()).unwrap()
+            .unwrap()
     };
     let on_server = instance.team_by_name("payments").await.unwrap().unwrap();
     assert_eq!(Some(on_server.id), team_status.team_id);
@@ -237,23 +242,15 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
         on_server.oidc.member_groups,
         vec!["payments-oncall".to_string()]
     );
-    let invite = Api::<Secret>::namespaced(client.clone(), "apps")
-        .get("payments-invite")
+    let url_in_secret = secret_value(&client, "apps", "payments-invite", "url")
         .await
         .unwrap();
-    let url_in_secret = String::from_utf8(invite.data.unwrap()["url"].0.clone()).unwrap();
     assert!(url_in_secret.contains("/signup?invite="));
     assert_eq!(team_status.server_endpoint.as_deref(), Some(url.as_str()));
 
     // A day before the invite expires, the next reconcile mints a new one and revokes the old;
     // a lost invite Secret is minted again without fuss.
-    let invite_url = || {
-        let secrets = Api::<Secret>::namespaced(client.clone(), "apps");
-        async move {
-            let s = secrets.get_opt("payments-invite").await.ok()??;
-            String::from_utf8(s.data?.get("url")?.0.clone()).ok()
-        }
-    };
+    let invite_url = || secret_value(&client, "apps", "payments-invite", "url");
     let touch = |n: u32| {
         let teams = teams.clone();
         async move {
@@ -384,11 +381,9 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
         .unwrap();
 
     let source_status = until_ready(&sources, "am", None).await.status.unwrap();
-    let webhook = Api::<Secret>::namespaced(client.clone(), "apps")
-        .get("am-webhook")
+    let hook = secret_value(&client, "apps", "am-webhook", "url")
         .await
         .unwrap();
-    let hook = String::from_utf8(webhook.data.unwrap()["url"].0.clone()).unwrap();
     assert!(hook.contains("/api/alertmanager/webhook/"), "{hook}");
     assert!(source_status.integration_id.is_some());
 
@@ -396,18 +391,14 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
     until_ready(&rules, "ladder", Some("UnknownUser")).await;
     // The bootstrap administrator (its key beside the operator's) adds `ghost` with a topic to
     // the team and today's rota; the ladder then reaches the server.
-    let admin_key = {
-        let s = Api::<Secret>::namespaced(client.clone(), OPERATOR_NS)
-            .get(&cred.name)
-            .await
-            .unwrap();
-        String::from_utf8(
-            s.data.unwrap()[klaxon_operator::controller::server::ADMIN_KEY]
-                .0
-                .clone(),
-        )
-        .unwrap()
-    };
+    let admin_key = secret_value(
+        &client,
+        OPERATOR_NS,
+        &cred.name,
+        klaxon_operator::controller::server::ADMIN_KEY,
+    )
+    .await
+    .unwrap();
     let http = reqwest::Client::new();
     let as_admin = |method: reqwest::Method, path: String, body: serde_json::Value| {
         let req = http
@@ -519,11 +510,9 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
         Some(integrations[0]["id"].as_i64().unwrap()),
         changed.integration_id
     );
-    let secret = Api::<Secret>::namespaced(client.clone(), "apps")
-        .get("am-webhook")
+    let new_hook = secret_value(&client, "apps", "am-webhook", "url")
         .await
         .unwrap();
-    let new_hook = String::from_utf8(secret.data.unwrap()["url"].0.clone()).unwrap();
     assert_ne!(new_hook, hook);
     let old_key = hook.rsplit('/').next().unwrap();
     let refused = reqwest::Client::new()
