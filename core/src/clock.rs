@@ -5,6 +5,12 @@ use std::sync::atomic::{AtomicI64, Ordering};
 pub trait Clock: Send + Sync {
     /// Unix seconds.
     fn now(&self) -> i64;
+
+    /// The longest a background loop waits between passes, given its usual interval. A clock
+    /// that jumps when a test moves it wants the loops to notice within moments.
+    fn tick(&self, usual: std::time::Duration) -> std::time::Duration {
+        usual
+    }
 }
 
 pub struct SystemClock;
@@ -41,7 +47,8 @@ impl Clock for ManualClock {
 
 /// Debug builds only (the test binaries): time read from a file holding Unix seconds, so a
 /// test moves the clock of several `klaxon serve` processes at once. `KLAXON_TEST_CLOCK_FILE`
-/// names it; release builds have no such clock.
+/// names it; release builds have no such clock. The loops then tick every 100 ms, so a move
+/// is acted on at once.
 #[cfg(debug_assertions)]
 pub struct FileClock(pub std::path::PathBuf);
 
@@ -52,6 +59,10 @@ impl Clock for FileClock {
             .ok()
             .and_then(|s| s.trim().parse().ok())
             .unwrap_or_else(|| SystemClock.now())
+    }
+
+    fn tick(&self, _usual: std::time::Duration) -> std::time::Duration {
+        std::time::Duration::from_millis(100)
     }
 }
 

@@ -108,6 +108,16 @@ impl From<sqlx::Error> for Error {
             sqlx::Error::PoolTimedOut | sqlx::Error::Io(_) | sqlx::Error::PoolClosed => {
                 Error::Unavailable(e.to_string())
             }
+            // PostgreSQL going away: connection exceptions (class 08), shut down or restarting
+            // (57P01-57P03), out of connections. A 503 tells Alertmanager to send again.
+            sqlx::Error::Database(ref d)
+                if d.code().is_some_and(|c| {
+                    c.starts_with("08")
+                        || matches!(c.as_ref(), "57P01" | "57P02" | "57P03" | "53300")
+                }) =>
+            {
+                Error::Unavailable(e.to_string())
+            }
             // Logged once, by `report`, where the error leaves the service.
             other => Error::Internal(format!("database: {other}")),
         }

@@ -52,6 +52,8 @@ enum BenchCommand {
     Paging(crate::bench::PagingArgs),
     /// One notifier pass and one sweep with many open, idle incidents and some due work.
     Ticks(crate::bench::TickArgs),
+    /// Several `klaxon serve` processes on one PostgreSQL: intake, paging and failover.
+    Replicas(crate::bench::ReplicaArgs),
 }
 
 #[derive(Args)]
@@ -338,6 +340,7 @@ pub async fn run() -> Result<(), String> {
         Command::Bench(BenchCommand::Intake(args)) => crate::bench::intake(args).await,
         Command::Bench(BenchCommand::Paging(args)) => crate::bench::paging(args).await,
         Command::Bench(BenchCommand::Ticks(args)) => crate::bench::ticks(args).await,
+        Command::Bench(BenchCommand::Replicas(args)) => crate::bench::replicas(args).await,
         Command::Login(args) => crate::terminal::login(args).await,
         Command::Logout => crate::terminal::logout().await,
         Command::Whoami => crate::terminal::whoami().await,

@@ -63,7 +63,7 @@ impl Loops {
 
 fn spawn_sweeper(core: Core, mut stopped: watch::Receiver<bool>) -> JoinHandle<()> {
     tokio::spawn(async move {
-        let mut every = tokio::time::interval(SWEEP_EVERY);
+        let mut every = tokio::time::interval(core.clock.tick(SWEEP_EVERY));
         every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
@@ -110,7 +110,7 @@ pub fn spawn_notifier(
                 Err(e) => tracing::warn!(error = %e, "notifier pass failed"),
             }
             tokio::select! {
-                _ = tokio::time::timeout(TICK, core.wake.notified()) => {}
+                _ = tokio::time::timeout(core.clock.tick(TICK), core.wake.notified()) => {}
                 _ = stopped.changed() => return,
             }
         }

@@ -4,7 +4,7 @@
 
 use super::all_clears;
 use super::notifier::BATCH;
-use super::ntfy::PushError;
+use super::ntfy::{Message, PushError};
 use super::plan::{Claimed, Plan};
 use super::tokens::TOKEN_TTL;
 use super::Cleared;
@@ -61,10 +61,16 @@ impl Core {
         // Read outside any transaction (an idle pass never takes the writer), then claimed by
         // id: one subquery-driven UPDATE let PostgreSQL, with statistics from an emptier
         // outbox, rescan the due pages once per pending page.
+        // A page waits while an earlier page of its incident waits for the push service to
+        // come back, so an incident's pages arrive in order after an outage; a page that failed
+        // for itself (a refused topic) holds nothing back.
         let ids = self
             .due_ids(
-                "SELECT id FROM pages WHERE state = 'pending' AND due_at <= $1 \
-                 AND (claimed_until IS NULL OR claimed_until < $1) ORDER BY due_at LIMIT $2",
+                "SELECT id FROM pages p WHERE state = 'pending' AND due_at <= $1 \
+                 AND (claimed_until IS NULL OR claimed_until < $1) \
+                 AND NOT EXISTS (SELECT 1 FROM pages e WHERE e.incident_id = p.incident_id AND e.state = 'pending' \
+                   AND e.outage = 1 AND e.id < p.id AND e.due_at > $1 LIMIT 1 OFFSET 0) \
+                 ORDER BY due_at, id LIMIT $2",
                 now,
             )
             .await?;
@@ -145,6 +151,19 @@ impl Core {
         }
         done.sent = sent.len() as u64;
         let all_clears = record_sent(&mut tx, holder, &sent, now).await?;
+        record_recovered(&mut tx, &sent, now).await?;
+        // The push service answers again: what waited for it goes now, not at its backoff.
+        let recovered = if sent.is_empty() {
+            0
+        } else {
+            sqlx::query(
+                "UPDATE pages SET due_at = $1 WHERE state = 'pending' AND outage = 1 AND due_at > $1",
+            )
+            .bind(now)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected()
+        };
         tx.commit().await?;
         let m = &self.metrics;
         for page in &sent {
@@ -158,38 +177,51 @@ impl Core {
                 None => 0,
             };
         }
-        if all_clears > 0 {
+        if all_clears > 0 || recovered > 0 {
             self.wake_notifier();
         }
         Ok(done)
     }
 
-    /// Publishes the planned messages, `PARALLEL` at a time.
+    /// Publishes the planned messages: `PARALLEL` incidents at a time, each incident's pages
+    /// one after another in the order they were queued.
     async fn publish(
         &self,
         plans: Vec<Plan>,
     ) -> Vec<(Claimed, std::result::Result<(), PushError>)> {
-        let ntfy = self.ntfy.clone();
-        futures::stream::iter(plans.into_iter().filter_map(|plan| match plan {
-            Plan::Send(page, message, _) => Some((page, message)),
-            Plan::Cancel(..) => None,
-        }))
-        .map(|(page, message)| {
-            let ntfy = ntfy.clone();
-            async move {
-                let result = match ntfy {
-                    Some(ntfy) => ntfy.publish(&message).await,
-                    None => Err(PushError {
-                        reason: "no push service is configured (KLAXON_NTFY_URL)".into(),
-                        retry_after: None,
-                    }),
-                };
-                (page, result)
+        let mut by_incident: BTreeMap<i64, Vec<(Claimed, Message)>> = BTreeMap::new();
+        for plan in plans {
+            if let Plan::Send(page, message, _) = plan {
+                by_incident
+                    .entry(page.incident_id)
+                    .or_default()
+                    .push((page, message));
             }
-        })
-        .buffer_unordered(PARALLEL)
-        .collect()
-        .await
+        }
+        let ntfy = self.ntfy.clone();
+        let outcomes: Vec<Vec<_>> = futures::stream::iter(by_incident.into_values())
+            .map(|pages| {
+                let ntfy = ntfy.clone();
+                async move {
+                    let mut outcomes = Vec::with_capacity(pages.len());
+                    for (page, message) in pages {
+                        let result = match &ntfy {
+                            Some(ntfy) => ntfy.publish(&message).await,
+                            None => Err(PushError {
+                                reason: "no push service is configured (KLAXON_NTFY_URL)".into(),
+                                retry_after: None,
+                                outage: false,
+                            }),
+                        };
+                        outcomes.push((page, result));
+                    }
+                    outcomes
+                }
+            })
+            .buffer_unordered(PARALLEL)
+            .collect()
+            .await;
+        outcomes.into_iter().flatten().collect()
     }
 }
 
@@ -256,6 +288,21 @@ async fn record_sent(tx: &mut Tx, holder: &str, pages: &[&Claimed], now: i64) ->
     Ok(all_clears(tx, &resolved, now).await?.len())
 }
 
+/// Writes on the timeline when a page that had failed got through at last, so an incident
+/// says what happened during an outage of the push service from start to end.
+async fn record_recovered(tx: &mut Tx, pages: &[&Claimed], now: i64) -> Result<()> {
+    for page in pages.iter().filter(|p| p.attempts > 0) {
+        let who = recipient(tx, page).await?;
+        let late = now - page.created_at;
+        let text = format!(
+            "page to {who} delivered after {} attempts, {late} s after it was queued",
+            page.attempts + 1
+        );
+        timeline(tx, page.incident_id, now, "push_delivered", None, &text).await?;
+    }
+    Ok(())
+}
+
 /// The metrics label of a page kind.
 fn label(kind: PageKind) -> PageLabel {
     PageLabel {
@@ -276,13 +323,14 @@ async fn record_failure(
     let attempts = page.attempts + 1;
     let give_up = now - page.created_at >= GIVE_UP_AFTER;
     let done = sqlx::query(
-        "UPDATE pages SET state = $1, attempts = $2, last_error = $3, due_at = $4, claimed_by = NULL, claimed_until = NULL \
-         WHERE id = $5 AND claimed_by = $6",
+        "UPDATE pages SET state = $1, attempts = $2, last_error = $3, due_at = $4, outage = $5, claimed_by = NULL, \
+         claimed_until = NULL WHERE id = $6 AND claimed_by = $7",
     )
     .bind(if give_up { "failed" } else { "pending" })
     .bind(attempts)
     .bind(&e.reason)
     .bind(now + retry_delay(attempts, e.retry_after))
+    .bind(i64::from(e.outage))
     .bind(page.id)
     .bind(holder)
     .execute(&mut **tx)

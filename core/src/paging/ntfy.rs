@@ -77,6 +77,9 @@ pub struct PushError {
     pub reason: String,
     /// Seconds the push service asked us to wait (`Retry-After` on a 429).
     pub retry_after: Option<i64>,
+    /// The push service as a whole failed (unreachable, 5xx, 429), not this message: the page
+    /// is retried as soon as another publish succeeds.
+    pub outage: bool,
 }
 
 pub struct Ntfy {
@@ -109,6 +112,7 @@ impl Ntfy {
         let res = req.send().await.map_err(|e| PushError {
             reason: format!("cannot reach ntfy at {}: {}", self.url, root_cause(&e)),
             retry_after: None,
+            outage: true,
         })?;
         let status = res.status();
         if status.is_success() {
@@ -133,6 +137,7 @@ impl Ntfy {
             } else {
                 None
             },
+            outage: status.as_u16() == 429 || status.is_server_error(),
         })
     }
 }

@@ -3,9 +3,11 @@
 
 mod intake;
 mod paging;
+mod replicas;
 
 pub use intake::{intake, IntakeArgs};
 pub use paging::{paging, ticks, PagingArgs, TickArgs};
+pub use replicas::{replicas, ReplicaArgs};
 
 use klaxon_core::Db;
 use serde_json::Value;
@@ -28,26 +30,34 @@ pub(crate) async fn fresh_db(
             "sqlite://{}?mode=rwc",
             dir.join(format!("{name}.db")).display()
         ),
-        Some(base) => {
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_err(err)?
-                .subsec_nanos();
-            let schema = format!("bench_{name}_{}_{nanos}", std::process::id());
-            let pool = sqlx::AnyPool::connect(base).await.map_err(err)?;
-            sqlx::query(&format!("CREATE SCHEMA {schema}"))
-                .execute(&pool)
-                .await
-                .map_err(err)?;
-            pool.close().await;
-            schemas.push(schema.clone());
-            let sep = if base.contains('?') { '&' } else { '?' };
-            format!("{base}{sep}options=-c%20search_path%3D{schema}")
-        }
+        Some(base) => fresh_schema(base, name, schemas).await?,
     };
     let db = Db::connect(Some(&url), dir).await.map_err(err)?;
     db.migrate().await.map_err(err)?;
     Ok(db)
+}
+
+/// A new PostgreSQL schema in the database at `base` (noted in `schemas` to be dropped);
+/// returns a URL whose connections use it.
+pub(crate) async fn fresh_schema(
+    base: &str,
+    name: &str,
+    schemas: &mut Vec<String>,
+) -> Result<String, String> {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_err(err)?
+        .subsec_nanos();
+    let schema = format!("bench_{name}_{}_{nanos}", std::process::id());
+    let pool = sqlx::AnyPool::connect(base).await.map_err(err)?;
+    sqlx::query(&format!("CREATE SCHEMA {schema}"))
+        .execute(&pool)
+        .await
+        .map_err(err)?;
+    pool.close().await;
+    schemas.push(schema.clone());
+    let sep = if base.contains('?') { '&' } else { '?' };
+    Ok(format!("{base}{sep}options=-c%20search_path%3D{schema}"))
 }
 
 pub(crate) async fn drop_schema(base: &str, schema: &str) -> Result<(), String> {

@@ -5,6 +5,7 @@
 use super::{drop_schema, err, fresh_db, post};
 use axum::body::Bytes;
 use axum::extract::State;
+use axum::http::StatusCode;
 use axum::routing::post as route_post;
 use clap::Args;
 use klaxon_core::{Config, Core, Db, SystemClock};
@@ -14,6 +15,7 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use tokio::sync::oneshot;
 
 #[derive(Args)]
 pub struct PagingArgs {
@@ -38,27 +40,46 @@ pub struct TickArgs {
     database_url: Option<String>,
 }
 
+/// A publish held at the stand-in ntfy: its title, told when it arrives, refused when released.
+type Hold = (String, oneshot::Sender<()>, oneshot::Receiver<()>);
+
 /// A stand-in ntfy that notes when each page arrived, keyed by its title.
 #[derive(Clone, Default)]
-struct Arrivals {
-    seen: Arc<Mutex<HashMap<String, Instant>>>,
+pub(super) struct Arrivals {
+    pub seen: Arc<Mutex<HashMap<String, Instant>>>,
     /// Every publish, duplicates included.
-    total: Arc<std::sync::atomic::AtomicUsize>,
+    pub total: Arc<std::sync::atomic::AtomicUsize>,
     arrived: Arc<tokio::sync::Notify>,
+    hold: Arc<Mutex<Option<Hold>>>,
 }
 
 impl Arrivals {
-    async fn serve(&self) -> Result<String, String> {
-        async fn publish(State(a): State<Arrivals>, body: Bytes) -> &'static str {
+    pub async fn serve(&self) -> Result<String, String> {
+        async fn publish(State(a): State<Arrivals>, body: Bytes) -> (StatusCode, &'static str) {
             let at = Instant::now();
             let title = serde_json::from_slice::<Value>(&body)
                 .ok()
                 .and_then(|v| v["title"].as_str().map(str::to_string))
                 .unwrap_or_default();
+            let held = {
+                let mut hold = a.hold.lock().unwrap();
+                match hold.take() {
+                    Some((t, arrived, release)) if t == title => Some((arrived, release)),
+                    other => {
+                        *hold = other;
+                        None
+                    }
+                }
+            };
+            if let Some((arrived, release)) = held {
+                let _ = arrived.send(());
+                let _ = release.await;
+                return (StatusCode::SERVICE_UNAVAILABLE, "{}");
+            }
             a.seen.lock().unwrap().entry(title).or_insert(at);
             a.total.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             a.arrived.notify_waiters();
-            "{}"
+            (StatusCode::OK, "{}")
         }
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
@@ -71,11 +92,25 @@ impl Arrivals {
         Ok(url)
     }
 
-    fn count(&self) -> usize {
+    /// Holds the next publish titled `title`: the first receiver says it arrived; sending on
+    /// the sender (or dropping it) lets it be refused with a 503, recording nothing.
+    pub fn hold(&self, title: &str) -> (oneshot::Receiver<()>, oneshot::Sender<()>) {
+        let (arrived_tx, arrived_rx) = oneshot::channel();
+        let (release_tx, release_rx) = oneshot::channel();
+        *self.hold.lock().unwrap() = Some((title.to_string(), arrived_tx, release_rx));
+        (arrived_rx, release_tx)
+    }
+
+    pub fn count(&self) -> usize {
         self.seen.lock().unwrap().len()
     }
 
-    async fn wait_for(&self, n: usize, limit: Duration) -> Result<(), String> {
+    /// When the page titled `title` first arrived.
+    pub fn arrival(&self, title: &str) -> Option<Instant> {
+        self.seen.lock().unwrap().get(title).copied()
+    }
+
+    pub async fn wait_for(&self, n: usize, limit: Duration) -> Result<(), String> {
         let wait = async {
             loop {
                 let notified = self.arrived.notified();
@@ -120,7 +155,7 @@ fn backend(url: Option<&str>) -> &'static str {
     }
 }
 
-fn check_url(url: Option<&str>) -> Result<(), String> {
+pub(super) fn check_url(url: Option<&str>) -> Result<(), String> {
     match url {
         Some(u) if !(u.starts_with("postgres://") || u.starts_with("postgresql://")) => {
             Err("--database-url must be a postgres:// URL".into())
@@ -233,11 +268,11 @@ pub async fn paging(args: PagingArgs) -> Result<(), String> {
     .await
 }
 
-fn title(i: usize) -> String {
+pub(super) fn title(i: usize) -> String {
     format!("[CRITICAL] Bench{i}: page latency")
 }
 
-fn one_alert(i: usize) -> Value {
+pub(super) fn one_alert(i: usize) -> Value {
     let now = time::OffsetDateTime::now_utc()
         .format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_default();
@@ -263,7 +298,7 @@ fn one_alert(i: usize) -> Value {
 }
 
 /// The bench team's webhook URL, after giving its owner a topic and today's on-call shift.
-async fn on_call_setup(base: &str) -> Result<String, String> {
+pub(super) async fn on_call_setup(base: &str) -> Result<String, String> {
     let client = reqwest::Client::new();
     let team = super::bench_team(&client, base).await?;
     let r = client

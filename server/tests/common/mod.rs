@@ -2,9 +2,11 @@
 //! fresh PostgreSQL schema (when `KLAXON_TEST_DATABASE_URL` is set), with a manual clock.
 #![allow(dead_code)]
 
+pub mod cluster;
 pub mod ntfy;
 pub mod oidc;
 pub mod process;
+pub mod world;
 
 use klaxon_core::{Config, Core, Db, ManualClock};
 use reqwest::{Method, StatusCode};

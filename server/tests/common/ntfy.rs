@@ -44,6 +44,8 @@ struct Inner {
     published: Vec<Published>,
     /// Scripted failures for the next publishes: (status, Retry-After).
     failures: VecDeque<(u16, Option<u64>)>,
+    /// Every publish is refused this way until `heal`: (status, Retry-After).
+    failing: Option<(u16, Option<u64>)>,
     /// Every publish attempt, failed or not.
     attempts: usize,
     /// The next publish waits: it says it arrived, then waits to be let through (`true`) or
@@ -84,8 +86,25 @@ impl Held {
 #[derive(Clone)]
 pub struct Recorder {
     pub url: String,
+    addr: std::net::SocketAddr,
+    router: Router,
+    /// The serving task; `None` while the service is down.
+    serving: Arc<Mutex<Option<tokio::task::JoinHandle<()>>>>,
     inner: Arc<Mutex<Inner>>,
     arrived: Arc<tokio::sync::Notify>,
+}
+
+/// Serves `router` on `listener`. Every answer closes its connection, so once the listener is
+/// gone no kept-alive connection reaches the recorder and publishers get "connection refused".
+fn serve(listener: tokio::net::TcpListener, router: Router) -> tokio::task::JoinHandle<()> {
+    let router = router.layer(axum::middleware::map_response(
+        |mut r: Response| async move {
+            r.headers_mut()
+                .insert("connection", "close".parse().unwrap());
+            r
+        },
+    ));
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() })
 }
 
 impl Recorder {
@@ -99,12 +118,30 @@ impl Recorder {
             .with_state(state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+        let serving = Arc::new(Mutex::new(Some(serve(listener, router.clone()))));
         Recorder {
             url: format!("http://{addr}"),
+            addr,
+            router,
+            serving,
             inner,
             arrived,
         }
+    }
+
+    /// Stops listening: publishes are refused at the connection until `up`.
+    pub async fn down(&self) {
+        let task = self.serving.lock().unwrap().take();
+        if let Some(task) = task {
+            task.abort();
+            let _ = task.await;
+        }
+    }
+
+    /// Listens again on the same address.
+    pub async fn up(&self) {
+        let listener = tokio::net::TcpListener::bind(self.addr).await.unwrap();
+        *self.serving.lock().unwrap() = Some(serve(listener, self.router.clone()));
     }
 
     /// Everything accepted so far, in arrival order.
@@ -138,6 +175,16 @@ impl Recorder {
         for _ in 0..n {
             inner.failures.push_back((status, retry_after));
         }
+    }
+
+    /// Every publish is refused with `status` (and `Retry-After` when given) until `heal`.
+    pub fn fail_all(&self, status: u16, retry_after: Option<u64>) {
+        self.inner.lock().unwrap().failing = Some((status, retry_after));
+    }
+
+    /// Publishes are accepted again.
+    pub fn heal(&self) {
+        self.inner.lock().unwrap().failing = None;
     }
 
     /// Waits until at least `n` publishes were accepted; panics after `limit` (an event that
@@ -180,7 +227,7 @@ fn valid_topic(t: &str) -> bool {
 /// Checks credentials and scripted failures; `Some` is the answer to give instead of accepting.
 fn gate(inner: &mut Inner, headers: &HeaderMap, body: &Bytes) -> Option<Response> {
     inner.attempts += 1;
-    if let Some((status, retry_after)) = inner.failures.pop_front() {
+    if let Some((status, retry_after)) = inner.failures.pop_front().or(inner.failing) {
         let mut r = ntfy_error(status, "scripted failure");
         if let Some(s) = retry_after {
             r.headers_mut()

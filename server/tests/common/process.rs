@@ -93,6 +93,25 @@ impl Replica {
         assert!(sent.success());
     }
 
+    /// Whether the process has not been waited for after a kill.
+    pub fn running(&self) -> bool {
+        self.child.id().is_some()
+    }
+
+    /// How many notifier passes this replica has finished.
+    pub async fn notifier_passes(&self) -> u64 {
+        self.metric("klaxon_notifier_pass_duration_seconds_count")
+            .await
+            .unwrap_or(0.0) as u64
+    }
+
+    /// The value of the unlabelled sample `name` in `/metrics`.
+    pub async fn metric(&self, name: &str) -> Option<f64> {
+        let text = self.metrics().await;
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+    }
+
     /// `GET /metrics` of this replica.
     pub async fn metrics(&self) -> String {
         reqwest::get(format!("{}/metrics", self.url))
