@@ -57,4 +57,10 @@ if [ "$(cargo leptos --version 2>/dev/null | awk '{print $2}')" != "$leptos_vers
   say "installing cargo-leptos $leptos_version (about 21 minutes)"
   cargo install cargo-leptos --locked --version "$leptos_version" --force
 fi
+# PyPI: Schemathesis, which checks the server against its own OpenAPI document.
+schemathesis_version=4.32.5
+if [ "$(schemathesis --version 2>/dev/null | awk '{print $NF}')" != "$schemathesis_version" ]; then
+  say "installing schemathesis $schemathesis_version (PyPI)"
+  python3 -m pip install --quiet "schemathesis==$schemathesis_version"
+fi
 say "done"

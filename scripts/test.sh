@@ -53,3 +53,6 @@ cargo test; ok
 begin playwright
 # The Playwright config starts the release binary itself on 127.0.0.1:18080 with a fresh data dir.
 (cd "$ROOT/end2end" && npx playwright test); ok
+begin schemathesis
+# The release binary against its own OpenAPI document, every operation, bounded in time.
+"$ROOT/scripts/schemathesis.sh"; ok

@@ -56,7 +56,7 @@ impl Core {
                         .fetch_optional(&self.db.pool)
                         .await?;
                 let (team_id,) = oldest.ok_or_else(|| {
-                    Error::Invalid("no team exists to receive alerts; create one first".into())
+                    Error::Conflict("no team exists to receive alerts; create one first".into())
                 })?;
                 Ok(Destination {
                     integration_id: None,

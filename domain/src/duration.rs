@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 /// A whole number of seconds, parsed from and printed as unit strings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(value_type = String, example = "1h30m"))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(value_type = String, example = "1h30m", pattern = "^([0-9]+[smhd])+$"))]
 pub struct Duration(pub i64);
 
 const UNITS: [(char, i64); 4] = [('d', 86_400), ('h', 3_600), ('m', 60), ('s', 1)];

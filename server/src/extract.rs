@@ -40,9 +40,36 @@ impl<S: Send + Sync> FromRequestParts<S> for Request {
     }
 }
 
-#[derive(FromRequest)]
-#[from_request(via(axum::Json), rejection(ApiError))]
+/// A JSON body. Numbers written with a zero fraction (`97.0`) count as the integers they are,
+/// as JSON Schema says, so a client generated from the document is never refused for it.
 pub struct Body<T>(pub T);
+
+impl<T: serde::de::DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: axum::extract::Request, state: &S) -> Result<Self, ApiError> {
+        let axum::Json(value) = axum::Json::<serde_json::Value>::from_request(req, state).await?;
+        serde_json::from_value(integral(value))
+            .map(Body)
+            .map_err(|e| ApiError(klaxon_core::Error::Invalid(format!("invalid body: {e}"))))
+    }
+}
+
+/// `value` with every integral float inside the i64 range turned into an integer.
+fn integral(value: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if n.is_f64() && f.fract() == 0.0 && f.abs() < 9.0e15 => Value::from(f as i64),
+            _ => Value::Number(n),
+        },
+        Value::Array(items) => Value::Array(items.into_iter().map(integral).collect()),
+        Value::Object(fields) => {
+            Value::Object(fields.into_iter().map(|(k, v)| (k, integral(v))).collect())
+        }
+        other => other,
+    }
+}
 
 #[derive(FromRequestParts)]
 #[from_request(via(axum::extract::Path), rejection(ApiError))]

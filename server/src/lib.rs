@@ -63,6 +63,7 @@ pub fn app(core: Core) -> Router {
     openapi.merge(intake_doc);
     let (ops, ops_doc) = api::ops_router(state.core.config.metrics);
     openapi.merge(ops_doc);
+    api::complete(&mut openapi);
     let openapi = std::sync::Arc::new(openapi);
     Router::new()
         .merge(api)

@@ -520,7 +520,7 @@ both!(test_page_reports_the_push_service_error, |app| {
     let m = app
         .post("/api/me/notify/test", &w.bob.1, json!({}))
         .await
-        .expect_error(400, "invalid");
+        .expect_error(409, "conflict");
     assert!(m.contains("push_topic"));
 
     // Service accounts are refused: the endpoint is for humans.

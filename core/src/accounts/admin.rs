@@ -119,7 +119,7 @@ impl Core {
             ));
         }
         if is_admin && target.kind != AccountKind::Human {
-            return Err(Error::Invalid(
+            return Err(Error::Conflict(
                 "is_admin: only human accounts can be administrators".into(),
             ));
         }

@@ -111,6 +111,8 @@ pub struct IncidentFilter {
     /// Archived incidents are hidden unless this is true.
     #[serde(default)]
     pub archived: bool,
+    /// At most this many (1 to 1000, default 50).
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<i64>,
     /// Only incidents with a smaller id (paging).
     pub before: Option<i64>,
@@ -124,9 +126,13 @@ pub struct AlertFilter {
     /// Alert name (the `alertname` label).
     pub name: Option<String>,
     /// Started at or after (RFC 3339).
+    #[param(format = DateTime)]
     pub from: Option<String>,
     /// Started before (RFC 3339).
+    #[param(format = DateTime)]
     pub to: Option<String>,
+    /// At most this many (1 to 1000, default 50).
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<i64>,
     pub before: Option<i64>,
     #[serde(default)]

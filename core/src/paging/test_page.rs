@@ -14,10 +14,10 @@ impl Core {
                 .fetch_one(&self.db.pool)
                 .await?;
         let topic = topic.ok_or_else(|| {
-            Error::Invalid("push_topic: set your ntfy topic before sending a test page".into())
+            Error::Conflict("push_topic: set your ntfy topic before sending a test page".into())
         })?;
         let ntfy = self.ntfy.as_ref().ok_or_else(|| {
-            Error::PushFailed("no push service is configured (KLAXON_NTFY_URL)".into())
+            Error::Conflict("no push service is configured (KLAXON_NTFY_URL)".into())
         })?;
         let message = Message {
             topic,

@@ -11,7 +11,7 @@ use klaxon_domain::account::{AuthConfig, Bootstrapped, Me, User};
 use klaxon_domain::ErrorBody;
 use serde::{Deserialize, Serialize};
 
-#[utoipa::path(get, path = "/api/auth/config", tag = "auth", responses((status = 200, body = AuthConfig)))]
+#[utoipa::path(get, path = "/api/auth/config", security(()), tag = "auth", responses((status = 200, body = AuthConfig)))]
 pub async fn auth_config(State(s): State<AppState>) -> ApiResult<Json<AuthConfig>> {
     Ok(Json(s.core.auth_config().await?))
 }
@@ -23,7 +23,7 @@ pub struct BootstrapRequest {
 }
 
 /// Creates the first user, an administrator, and returns an API key shown once.
-#[utoipa::path(post, path = "/api/bootstrap", tag = "auth", request_body = BootstrapRequest,
+#[utoipa::path(post, path = "/api/bootstrap", security(()), tag = "auth", request_body = BootstrapRequest,
     responses((status = 201, body = Bootstrapped), (status = 409, body = ErrorBody, description = "a user already exists")))]
 pub async fn bootstrap(
     State(s): State<AppState>,
@@ -48,7 +48,7 @@ pub struct LoginResponse {
 }
 
 /// Password sign-in; sets the `klaxon_session` cookie.
-#[utoipa::path(post, path = "/api/auth/login", tag = "auth", request_body = LoginRequest,
+#[utoipa::path(post, path = "/api/auth/login", security(()), tag = "auth", request_body = LoginRequest,
     responses((status = 200, body = LoginResponse), (status = 401, body = ErrorBody),
               (status = 429, body = ErrorBody, description = "too many failures for this username or address"),
               (status = 403, body = ErrorBody, description = "password sign-in is turned off, or a browser's sign-in came from another site")))]

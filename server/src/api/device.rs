@@ -13,7 +13,7 @@ use serde::Deserialize;
 
 /// Starts a device sign-in (no credential): show `user_code` and `verification_uri_complete`
 /// to the person, then poll the token endpoint every `interval` seconds.
-#[utoipa::path(post, path = "/api/oidc/device", tag = "device",
+#[utoipa::path(post, path = "/api/oidc/device", security(()), tag = "device",
     responses((status = 200, body = DeviceStart), (status = 429, body = ErrorBody, description = "more than 30 started from this address in 15 minutes (`Retry-After`)")))]
 pub async fn start(State(s): State<AppState>, request: Request) -> ApiResult<Json<DeviceStart>> {
     Ok(Json(s.core.start_device(&request.presented()).await?))
@@ -29,7 +29,7 @@ pub struct TokenRequest {
 
 /// Polls a device sign-in (no credential). Once approved, answers the session once (also as
 /// the `klaxon_session` cookie).
-#[utoipa::path(post, path = "/api/oidc/device/token", tag = "device", request_body = TokenRequest,
+#[utoipa::path(post, path = "/api/oidc/device/token", security(()), tag = "device", request_body = TokenRequest,
     responses((status = 200, body = DeviceSession),
               (status = 400, body = ErrorBody, description = "`authorization_pending`, `slow_down` (polled faster than the interval), `expired_token` (expired, used or unknown) or `access_denied`"),
               (status = 429, body = ErrorBody, description = "more than 30 unknown device codes from this address in 15 minutes (`Retry-After`)")))]

@@ -136,6 +136,8 @@ pub async fn unarchive(
 
 #[derive(Deserialize, utoipa::ToSchema)]
 pub struct NoteRequest {
+    /// 1 to 10 000 characters.
+    #[schema(min_length = 1, max_length = 10000)]
     text: String,
     /// Marks this note as what fixed it.
     #[serde(default)]
@@ -174,7 +176,11 @@ pub async fn pin_note(
 #[derive(Deserialize, utoipa::IntoParams)]
 pub struct StatsQuery {
     team_id: Option<i64>,
+    /// RFC 3339 time, inclusive.
+    #[param(format = DateTime)]
     from: Option<String>,
+    /// RFC 3339 time, exclusive.
+    #[param(format = DateTime)]
     to: Option<String>,
 }
 

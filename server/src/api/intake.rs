@@ -41,7 +41,7 @@ fn parse(body: Result<Bytes, BytesRejection>) -> Result<WebhookPayload, ApiError
 }
 
 /// Receives an Alertmanager webhook for the integration whose key ends the path. Idempotent.
-#[utoipa::path(post, path = "/api/alertmanager/webhook/{key}", tag = "intake",
+#[utoipa::path(post, path = "/api/alertmanager/webhook/{key}", security(()), tag = "intake",
     request_body(content = Object, description = "Alertmanager webhook payload (version 4)"),
     responses((status = 200, body = IntakeOutcome), (status = 401, body = ErrorBody, description = "unknown or revoked key"),
               (status = 400, body = ErrorBody, description = "not a webhook payload, or its group fields are over their bounds"),
@@ -56,10 +56,11 @@ pub async fn webhook(
 }
 
 /// Deprecated key-less intake, kept for one release: routes to the oldest team.
-#[utoipa::path(post, path = "/api/alertmanager/webhook", tag = "intake",
+#[utoipa::path(post, path = "/api/alertmanager/webhook", security(()), tag = "intake",
     request_body(content = Object, description = "Alertmanager webhook payload (version 4)"),
     responses((status = 200, body = IntakeOutcome, description = "with a `Deprecation: true` header"),
-              (status = 400, body = ErrorBody, description = "not a webhook payload, its group fields are over their bounds, or no team exists"),
+              (status = 400, body = ErrorBody, description = "not a webhook payload, or its group fields are over their bounds"),
+              (status = 409, body = ErrorBody, description = "no team exists to receive alerts"),
               (status = 413, body = ErrorBody), (status = 503, body = ErrorBody)))]
 pub async fn legacy_webhook(State(s): State<AppState>, request: Request) -> Response {
     let result: ApiResult<IntakeOutcome> = async {

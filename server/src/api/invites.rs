@@ -77,7 +77,7 @@ pub struct SignupQuery {
 
 /// What the sign-up page may offer (no credential). An expired, revoked, used-up or unknown
 /// link gets exactly the answer of no link.
-#[utoipa::path(get, path = "/api/signup", tag = "invites", params(SignupQuery), responses((status = 200, body = SignupCheck)))]
+#[utoipa::path(get, path = "/api/signup", security(()), tag = "invites", params(SignupQuery), responses((status = 200, body = SignupCheck)))]
 pub async fn check(
     State(s): State<AppState>,
     Query(q): Query<SignupQuery>,
@@ -89,7 +89,7 @@ pub async fn check(
 #[serde(deny_unknown_fields)]
 pub struct SignupRequest {
     /// 1 to 64 of `a-z 0-9 . _ @ -`, case-insensitive.
-    #[schema(min_length = 1, max_length = 64)]
+    #[schema(min_length = 1, max_length = 64, pattern = "^[A-Za-z0-9._@-]+$")]
     username: String,
     /// At least 8 characters, at most 1024 bytes.
     #[schema(min_length = 8, max_length = 1024)]
@@ -106,7 +106,7 @@ pub struct SignupResponse {
 /// Creates an account and signs it in (sets the `klaxon_session` cookie). With a usable link
 /// the account joins the link's team with its role; without one, only an open install takes it,
 /// into no team.
-#[utoipa::path(post, path = "/api/signup", tag = "invites", request_body = SignupRequest,
+#[utoipa::path(post, path = "/api/signup", security(()), tag = "invites", request_body = SignupRequest,
     responses((status = 201, body = SignupResponse),
               (status = 400, body = ErrorBody, description = "a bad username or password (`invalid`), or an expired, revoked, used-up or unknown link (`invite_unusable`, one answer for all)"),
               (status = 403, body = ErrorBody, description = "no link while sign-up is invite-only, password sign-in turned off, or a browser's sign-up from another site"),

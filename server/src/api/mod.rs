@@ -48,6 +48,79 @@ impl utoipa::Modify for Security {
     }
 }
 
+/// Completes the merged document with the answers every operation shares, derived from its
+/// shape so no handler can forget one: 400 when it reads a path, query or body; 404 when it
+/// names a resource in its path or filters by one in its query; 401 and 403 unless it is public (`security(())`); 413 when it
+/// takes a body; 503 when the database is unavailable. Operations need a key or a session
+/// unless they say otherwise.
+pub fn complete(doc: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::path::ParameterIn;
+    use utoipa::openapi::security::SecurityRequirement;
+    use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+    doc.security = Some(vec![
+        SecurityRequirement::new("api_key", Vec::<String>::new()),
+        SecurityRequirement::new("session", Vec::<String>::new()),
+    ]);
+    let error = |why: &str| {
+        ResponseBuilder::new()
+            .description(why)
+            .content(
+                "application/json",
+                ContentBuilder::new()
+                    .schema(Some(Ref::from_schema_name("ErrorBody")))
+                    .build(),
+            )
+            .build()
+    };
+    for item in doc.paths.paths.values_mut() {
+        let ops = [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.patch,
+        ];
+        for op in ops.into_iter().flatten() {
+            let params = op.parameters.as_deref().unwrap_or_default();
+            let in_path = params.iter().any(|p| p.parameter_in == ParameterIn::Path);
+            let in_query = params.iter().any(|p| p.parameter_in == ParameterIn::Query);
+            let has_body = op.request_body.is_some();
+            let public = op
+                .security
+                .as_ref()
+                .is_some_and(|reqs| reqs.iter().all(|r| *r == SecurityRequirement::default()));
+            let shared = [
+                (
+                    in_path || in_query || has_body,
+                    "400",
+                    "Malformed or invalid input; nothing was changed",
+                ),
+                (!public, "401", "No credentials, or ones that are not valid"),
+                (
+                    !public,
+                    "403",
+                    "Not allowed to this caller, or a cookie request from another site",
+                ),
+                (
+                    in_path || in_query,
+                    "404",
+                    "No such resource, or one outside the caller's teams",
+                ),
+                (has_body, "413", "The body is over the size limit"),
+                (true, "503", "The database is unavailable; try again"),
+            ];
+            for (applies, status, why) in shared {
+                if applies {
+                    op.responses
+                        .responses
+                        .entry(status.to_string())
+                        .or_insert_with(|| error(why).into());
+                }
+            }
+        }
+    }
+}
+
 /// Webhook intake, with its own body limit (Alertmanager groups can be large).
 pub fn intake_router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
     OpenApiRouter::new()

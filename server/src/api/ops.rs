@@ -27,7 +27,7 @@ pub const VERSION: VersionInfo = VersionInfo {
     min_replicas_version: "0.1.0",
 };
 
-#[utoipa::path(get, path = "/api/version", tag = "operations", responses((status = 200, body = VersionInfo)))]
+#[utoipa::path(get, path = "/api/version", security(()), tag = "operations", responses((status = 200, body = VersionInfo)))]
 pub async fn version() -> Json<VersionInfo> {
     Json(VERSION)
 }
@@ -35,7 +35,7 @@ pub async fn version() -> Json<VersionInfo> {
 /// `GET /healthz`, no credential: 200 `ok`, or 200 `degraded` with reasons when paging is
 /// stuck (a page overdue, a loop stalled); 503 `unavailable` in the error shape when the
 /// database does not answer.
-#[utoipa::path(get, path = "/healthz", tag = "operations", responses(
+#[utoipa::path(get, path = "/healthz", security(()), tag = "operations", responses(
     (status = 200, body = Health, description = "`ok`, or `degraded` with the reasons"),
     (status = 503, body = ErrorBody, description = "The database does not answer; the body also has `status: unavailable`")))]
 pub async fn healthz(State(state): State<AppState>) -> Response {
@@ -55,7 +55,7 @@ pub async fn healthz(State(state): State<AppState>) -> Response {
 }
 
 /// `GET /metrics`: Prometheus text exposition, no credential.
-#[utoipa::path(get, path = "/metrics", tag = "operations", responses(
+#[utoipa::path(get, path = "/metrics", security(()), tag = "operations", responses(
     (status = 200, body = String, content_type = "application/openmetrics-text"),
     (status = 503, body = ErrorBody, description = "The database does not answer")))]
 pub async fn metrics(State(state): State<AppState>) -> ApiResult<Response> {

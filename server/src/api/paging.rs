@@ -50,7 +50,7 @@ pub struct TestPageSent {
 /// Publishes one test page to the caller's topic, directly; the push service's error comes
 /// back as a 502.
 #[utoipa::path(post, path = "/api/me/notify/test", tag = "paging",
-    responses((status = 200, body = TestPageSent), (status = 400, body = ErrorBody), (status = 502, body = ErrorBody)))]
+    responses((status = 200, body = TestPageSent), (status = 409, body = ErrorBody, description = "no push topic set, or no push service configured"), (status = 502, body = ErrorBody)))]
 pub async fn test_page(
     State(s): State<AppState>,
     Caller(a): Caller,

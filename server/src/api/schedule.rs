@@ -15,7 +15,8 @@ use serde::Deserialize;
 #[derive(Deserialize, utoipa::ToSchema)]
 pub struct ShiftRequest {
     user_id: i64,
-    /// UTC dates, `YYYY-MM-DD`.
+    /// UTC dates, `YYYY-MM-DD`: 1 to 366 of them.
+    #[schema(min_items = 1, max_items = 366, value_type = Vec<String>, format = Date)]
     dates: Vec<String>,
 }
 
@@ -40,9 +41,11 @@ pub async fn create(
 
 #[derive(Deserialize, utoipa::IntoParams)]
 pub struct Range {
-    /// First date, inclusive.
+    /// First date, inclusive (`YYYY-MM-DD`).
+    #[param(format = Date)]
     from: Option<String>,
-    /// Last date, inclusive.
+    /// Last date, inclusive (`YYYY-MM-DD`).
+    #[param(format = Date)]
     to: Option<String>,
 }
 

@@ -14,7 +14,7 @@ use serde::Deserialize;
 #[serde(deny_unknown_fields)]
 pub struct ServiceAccountRequest {
     /// The account's name, its username: 1 to 64 of `a-z 0-9 . _ @ -`, unique among users.
-    #[schema(min_length = 1, max_length = 64)]
+    #[schema(min_length = 1, max_length = 64, pattern = "^[A-Za-z0-9._@-]+$")]
     name: String,
 }
 

@@ -25,7 +25,7 @@ pub struct LoginQuery {
 
 /// Starts a single sign-on: redirects to the provider (authorization code with PKCE, `state`
 /// and `nonce`) and sets the short-lived `klaxon_oidc` cookie the callback checks.
-#[utoipa::path(get, path = "/api/oidc/login", tag = "auth", params(LoginQuery),
+#[utoipa::path(get, path = "/api/oidc/login", security(()), tag = "auth", params(LoginQuery),
     responses((status = 302, description = "to the provider; or to `/login?sso_error=unavailable|too_many` when the provider cannot be reached or this address started more than 100 in 15 minutes"),
               (status = 404, body = ErrorBody, description = "single sign-on is not configured")))]
 pub async fn login(
@@ -55,7 +55,7 @@ pub async fn login(
 /// which must match the browser's cookie; the ID token's signature, issuer, audience, nonce
 /// and expiry verified), sets the session cookie, whose `Max-Age` is the single sign-on
 /// ceiling, and redirects to `next`.
-#[utoipa::path(get, path = "/api/oidc/callback", tag = "auth", params(SsoCallback),
+#[utoipa::path(get, path = "/api/oidc/callback", security(()), tag = "auth", params(SsoCallback),
     responses((status = 302, description = "to `next` with the `klaxon_session` cookie; or to `/login?sso_error=not_allowed|disabled|no_email|cancelled|unavailable|failed` with nothing created"),
               (status = 404, body = ErrorBody, description = "single sign-on is not configured")))]
 pub async fn callback(

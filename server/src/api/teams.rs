@@ -75,8 +75,12 @@ pub async fn get_team(
     Ok(Json(s.core.get_team(&a, team_id).await?))
 }
 
+/// A team's new display name (`Rename` is an integration's).
 #[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = TeamRename)]
 pub struct Rename {
+    /// 1 to 100 characters, no control characters; blank shows the team by its name.
+    #[schema(max_length = 100)]
     display_name: String,
 }
 

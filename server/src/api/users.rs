@@ -64,6 +64,8 @@ pub async fn delete_user(
 
 #[derive(Deserialize, utoipa::ToSchema)]
 pub struct PasswordChange {
+    /// At least 8 characters, at most 1024 bytes.
+    #[schema(min_length = 8, max_length = 1024)]
     password: String,
     /// Required when changing one's own password.
     current_password: Option<String>,
@@ -89,7 +91,8 @@ pub async fn change_password(
 
 #[derive(Deserialize, utoipa::ToSchema)]
 pub struct PushTopic {
-    /// ntfy topic; empty clears it.
+    /// ntfy topic: 1 to 64 of `A-Z a-z 0-9 _ -`; empty clears it.
+    #[schema(max_length = 64, pattern = "^[A-Za-z0-9_-]*$")]
     push_topic: String,
 }
 
@@ -146,6 +149,12 @@ pub async fn list_api_keys(
 
 #[derive(Deserialize, utoipa::ToSchema)]
 pub struct KeyName {
+    /// 1 to 100 characters, no control characters.
+    #[schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = "^[^\\x00-\\x1f\\x7f]*[^\\s\\x00-\\x1f\\x7f][^\\x00-\\x1f\\x7f]*$"
+    )]
     name: String,
 }
 
