@@ -49,7 +49,7 @@ impl<T: serde::de::DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> 
 
     async fn from_request(req: axum::extract::Request, state: &S) -> Result<Self, ApiError> {
         let axum::Json(value) = axum::Json::<serde_json::Value>::from_request(req, state).await?;
-        serde_json::from_value(integral(value))
+        serde_path_to_error::deserialize(integral(value))
             .map(Body)
             .map_err(|e| ApiError(klaxon_core::Error::Invalid(format!("invalid body: {e}"))))
     }
