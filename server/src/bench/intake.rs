@@ -68,15 +68,7 @@ async fn run(args: &IntakeArgs, dir: &Path, schemas: &mut Vec<String>) -> Result
 
     let db = fresh_db(args.database_url.as_deref(), dir, "intake", schemas).await?;
     let intake = measure_intake(args, db.clone(), &payloads).await?;
-    let (stored,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM alerts")
-        .fetch_one(&db.pool)
-        .await
-        .map_err(err)?;
-    let (incidents, groups): (i64, i64) =
-        sqlx::query_as("SELECT COUNT(*), COUNT(DISTINCT group_key) FROM incidents")
-            .fetch_one(&db.pool)
-            .await
-            .map_err(err)?;
+    let (stored, incidents, groups) = super::stored_counts(&db).await?;
     db.pool.close().await;
     let lost = alerts as i64 - stored;
     let duplicates = incidents - groups;

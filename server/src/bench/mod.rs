@@ -60,6 +60,21 @@ pub(crate) async fn fresh_schema(
     Ok(format!("{base}{sep}options=-c%20search_path%3D{schema}"))
 }
 
+/// Alerts stored, incidents, and the distinct groups among them: what a bench checks for a lost
+/// alert or a doubled incident.
+pub(crate) async fn stored_counts(db: &Db) -> Result<(i64, i64, i64), String> {
+    let (stored,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM alerts")
+        .fetch_one(&db.pool)
+        .await
+        .map_err(err)?;
+    let (incidents, groups): (i64, i64) =
+        sqlx::query_as("SELECT COUNT(*), COUNT(DISTINCT group_key) FROM incidents")
+            .fetch_one(&db.pool)
+            .await
+            .map_err(err)?;
+    Ok((stored, incidents, groups))
+}
+
 pub(crate) async fn drop_schema(base: &str, schema: &str) -> Result<(), String> {
     let pool = sqlx::AnyPool::connect(base).await.map_err(err)?;
     sqlx::query(&format!("DROP SCHEMA {schema} CASCADE"))

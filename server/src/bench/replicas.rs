@@ -254,15 +254,7 @@ async fn run(
     let db = klaxon_core::Db::connect(Some(&url), dir.path())
         .await
         .map_err(err)?;
-    let (stored,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM alerts")
-        .fetch_one(&db.pool)
-        .await
-        .map_err(err)?;
-    let (incidents, groups): (i64, i64) =
-        sqlx::query_as("SELECT COUNT(*), COUNT(DISTINCT group_key) FROM incidents")
-            .fetch_one(&db.pool)
-            .await
-            .map_err(err)?;
+    let (stored, incidents, groups) = super::stored_counts(&db).await?;
     // A moment for duplicates to show, should a page be sent twice.
     tokio::time::sleep(Duration::from_millis(500)).await;
     let result = Run {
