@@ -4,7 +4,8 @@
 # Fails on a server error (5xx), an undocumented status, or an answer whose type or body
 # contradicts the document. Requests the document allows but the handler refuses for reasons a
 # schema cannot state (a duration out of range, a user who is not a member) are counted and
-# printed, not failed.
+# printed, not failed. `GET /api/events` is left out: it is an endless stream, which a request
+# that waits for its whole answer never finishes (server/tests/live.rs covers it).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 seconds="${SCHEMATHESIS_SECONDS:-150}"
@@ -21,6 +22,7 @@ key="$(curl -sf -X POST "$base/api/bootstrap" -H 'content-type: application/json
 set +e
 schemathesis run "$base/api/openapi.json" -H "Authorization: Bearer $key" \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,positive_data_acceptance,negative_data_rejection \
+  --exclude-path /api/events \
   --phases examples,coverage,fuzzing --max-time "$seconds" -w 2 --no-color >"$work/report.txt" 2>&1
 set -e
 sed -n '/^=* SUMMARY/,$p' "$work/report.txt"

@@ -11,6 +11,7 @@ pub mod credentials;
 pub mod db;
 pub mod deadman;
 pub mod error;
+pub mod events;
 pub mod health;
 pub mod incidents;
 pub mod intake;
@@ -89,6 +90,8 @@ pub struct Core {
     pub holder: Arc<str>,
     pub metrics: Arc<metrics::Metrics>,
     pub(crate) watch: Arc<health::Watch>,
+    /// Live updates for this replica's browsers.
+    pub(crate) events: Arc<events::Feed>,
 }
 
 impl Core {
@@ -121,6 +124,7 @@ impl Core {
             .into(),
             metrics: Arc::default(),
             watch: Arc::default(),
+            events: Arc::default(),
         };
         core.seed_settings().await?;
         core.seed_switches().await?;

@@ -122,6 +122,7 @@ impl Core {
             .bind(now - 86_400)
             .execute(&self.db.pool)
             .await?;
+        self.prune_events().await?;
         if report.incidents_resolved > 0 {
             // Resolved incidents may have queued all-clears.
             self.wake_notifier();

@@ -218,6 +218,45 @@ pub struct IncidentStats {
     pub resolved: i64,
 }
 
+/// `GET /api/stats/incidents/weekly`: one week (Monday 00:00 UTC onwards) of incidents opened
+/// then; the means are over those acknowledged or resolved, null where there are none.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct WeeklyStats {
+    /// The week's Monday, `YYYY-MM-DD`.
+    #[cfg_attr(feature = "openapi", schema(format = Date))]
+    pub week_start: String,
+    pub opened: i64,
+    pub mtta_seconds: Option<i64>,
+    pub mttr_seconds: Option<i64>,
+}
+
+/// Weeks `weekly` answers by default and at most.
+pub const DEFAULT_WEEKS: i64 = 12;
+pub const MAX_WEEKS: i64 = 104;
+
+/// `GET /api/teams/{teamID}/integrations/{id}/volume`: alerts that started firing in one hour.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct HourVolume {
+    /// The start of the hour (UTC).
+    pub hour: Timestamp,
+    pub alerts: i64,
+}
+
+/// Hours `volume` answers by default and at most.
+pub const DEFAULT_HOURS: i64 = 24;
+pub const MAX_HOURS: i64 = 168;
+
+const WEEK: i64 = 7 * 86_400;
+/// 1970-01-05, the first Monday of Unix time.
+const FIRST_MONDAY: i64 = 4 * 86_400;
+
+/// The Monday 00:00 UTC that starts the week of a Unix time.
+pub fn week_start(unix: i64) -> i64 {
+    FIRST_MONDAY + (unix - FIRST_MONDAY).div_euclid(WEEK) * WEEK
+}
+
 /// The most dates one call may give out: a year of shifts.
 pub const MAX_SHIFT_DATES: usize = 366;
 
@@ -251,6 +290,17 @@ pub fn utc_date(unix: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn weeks_start_on_monday_midnight_utc() {
+        // 2026-11-23 was a Monday.
+        let monday = 1_795_392_000;
+        assert_eq!(utc_date(monday), "2026-11-23");
+        assert_eq!(week_start(monday), monday);
+        assert_eq!(week_start(monday + WEEK - 1), monday);
+        assert_eq!(week_start(monday - 1), monday - WEEK);
+        assert_eq!(utc_date(week_start(monday + 3 * 86_400 + 5)), "2026-11-23");
+    }
 
     #[test]
     fn integration_status_boundaries() {

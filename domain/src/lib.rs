@@ -9,6 +9,7 @@ pub mod duration;
 pub mod error;
 pub mod incident;
 pub mod invite;
+pub mod live;
 pub mod paging;
 pub mod settings;
 pub mod sso;

@@ -368,11 +368,16 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         "Klaxon is listening on http://{} (public URL {public_url})",
         args.addr
     );
+    let streams = core.clone();
     axum::serve(
         listener,
         crate::app(core).into_make_service_with_connect_info::<SocketAddr>(),
     )
-    .with_graceful_shutdown(shutdown())
+    .with_graceful_shutdown(async move {
+        shutdown().await;
+        // Live-update streams never end by themselves; end them so the stop is not held open.
+        streams.close_events();
+    })
     .await
     .map_err(|e| e.to_string())?;
     // No new requests now and the ones in flight are answered: finish the loops' passes and

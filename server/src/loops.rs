@@ -4,6 +4,9 @@
 //!   every 30 s otherwise (for pages queued elsewhere, retries, reminders and the ladder). Its
 //!   claims are conditional updates, so replicas running it together still send each page once.
 //!
+//! - The event feed runs on every replica: it reads the `events` rows other transactions wrote
+//!   and hands them to this replica's live streams (`core::events`).
+//!
 //! On stop, each loop finishes the pass it is in, then the replica gives up its lease and its
 //! page claims, so another replica takes over at once.
 
@@ -30,11 +33,15 @@ pub fn spawn(core: Core) -> Loops {
     });
     let (stop, stopped) = watch::channel(false);
     let notifier = spawn_notifier(core.clone(), core.holder.to_string(), stopped.clone());
-    let sweeper = spawn_sweeper(core.clone(), stopped);
+    let sweeper = spawn_sweeper(core.clone(), stopped.clone());
+    let feed = {
+        let core = core.clone();
+        tokio::spawn(async move { core.run_event_feed(stopped).await })
+    };
     Loops {
         core,
         stop,
-        passes: vec![notifier, sweeper],
+        passes: vec![notifier, sweeper, feed],
         discovery,
     }
 }

@@ -145,3 +145,15 @@ pub async fn set_archived(id: i64, archived: bool) -> Result<Incident, ServerFnE
     let (core, actor) = signed_in().await?;
     core.set_archived(&actor, id, archived).await.map_err(fail)
 }
+
+/// The team's last twelve weeks of incidents and response times, for its charts.
+#[server(prefix = "/rpc")]
+pub async fn weekly_stats(
+    team_id: i64,
+) -> Result<Vec<klaxon_domain::incident::WeeklyStats>, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.weekly_incident_stats(&actor, Some(team_id), None)
+        .await
+        .map_err(fail)
+}

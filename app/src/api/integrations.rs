@@ -45,3 +45,16 @@ pub async fn revoke_integration(team_id: i64, id: i64) -> Result<(), ServerFnErr
         .await
         .map_err(fail)
 }
+
+/// Alerts per hour over the last day, for the integration's sparkline.
+#[server(prefix = "/rpc")]
+pub async fn integration_volume(
+    team_id: i64,
+    id: i64,
+) -> Result<Vec<klaxon_domain::incident::HourVolume>, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.integration_volume(&actor, team_id, id, None)
+        .await
+        .map_err(fail)
+}

@@ -3,6 +3,7 @@
 
 use crate::api::error_text;
 use crate::api::session::current_user;
+use crate::components::live::provide_live;
 use crate::components::nav::BottomNav;
 use crate::pages::not_found::NotFoundPage;
 use crate::paths::sign_in_url;
@@ -51,9 +52,10 @@ pub fn SignedInShell() -> impl IntoView {
     }
 }
 
-/// Top bar, the page, and the bottom navigation.
+/// Top bar, the page, and the bottom navigation; the tab's live-update stream.
 #[component]
 fn Frame(me: Me, children: Children) -> impl IntoView {
+    provide_live();
     view! {
         <header class="topbar">
             <a class="brand" href="/">"Klaxon"</a>

@@ -1,22 +1,20 @@
 //! The incident list: open incidents first (triggered, then acknowledged), then the recently
-//! resolved. Refreshes itself every few seconds once the page is interactive.
+//! resolved. Reloads itself when an incident of the caller's teams changes.
 
 use crate::api::error_text;
 use crate::api::incidents::{get_incident_board, IncidentBoard};
-use crate::components::poll::{use_poll, Freshness};
+use crate::components::live::{use_page_live, Freshness};
 use crate::components::severity::IncidentBadges;
 use crate::components::text::ago;
 use klaxon_domain::incident::Incident;
+use klaxon_domain::live::EventKind;
 use klaxon_domain::Timestamp;
 use leptos::prelude::*;
 
-/// Seconds between refreshes.
-const POLL_SECONDS: u64 = 10;
-
 #[component]
 pub fn IncidentList() -> impl IntoView {
-    let poll = use_poll(POLL_SECONDS);
-    let board = Resource::new(move || poll.round(), |_| get_incident_board());
+    let live = use_page_live(|kind, _| kind == EventKind::Incident);
+    let board = Resource::new(move || live.changes(), |_| get_incident_board());
     // What the page showed last, kept on screen while a refresh fails.
     let last = RwSignal::new(None::<IncidentBoard>);
 
@@ -24,18 +22,18 @@ pub fn IncidentList() -> impl IntoView {
         <section aria-labelledby="incidents-title">
             <div class="title-row">
                 <h1 id="incidents-title">"Incidents"</h1>
-                <Freshness poll />
+                <Freshness page=live />
             </div>
             <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
                 {move || Suspend::new(async move {
                     match board.await {
                         Ok(b) => {
-                            poll.loaded();
+                            live.loaded();
                             last.set(Some(b.clone()));
                             view! { <Board board=b /> }.into_any()
                         }
                         Err(e) => {
-                            poll.failed();
+                            live.failed();
                             match last.get_untracked() {
                                 Some(b) => view! { <Board board=b /> }.into_any(),
                                 None => view! { <p class="error" role="alert">{error_text(&e)}</p> }.into_any(),

@@ -3,12 +3,15 @@
 use crate::api::error_text;
 use crate::api::schedule::{get_schedule_overview, ScheduleOverview, TeamDays};
 use crate::components::calendar::{person_class, short_day};
+use crate::components::live::use_page_live;
+use klaxon_domain::live::EventKind;
 use leptos::prelude::*;
 use leptos_meta::Title;
 
 #[component]
 pub fn SchedulePage() -> impl IntoView {
-    let overview = Resource::new(|| (), |_| get_schedule_overview());
+    let updates = use_page_live(|kind, _| kind == EventKind::Schedule);
+    let overview = Resource::new(move || updates.changes(), |_| get_schedule_overview());
     view! {
         <Title text="Schedule" />
         <h1>"Schedule"</h1>

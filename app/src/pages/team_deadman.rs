@@ -14,11 +14,15 @@ pub fn DeadmanSwitches(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl Int
     let create = ServerAction::<CreateSwitch>::new();
     let update = ServerAction::<UpdateSwitch>::new();
     let remove = ServerAction::<DeleteSwitch>::new();
+    let team_changes = crate::components::live::use_team_changes();
     let list = Resource::new(
         move || {
             (
                 team_id.get(),
-                create.version().get() + update.version().get() + remove.version().get(),
+                create.version().get()
+                    + update.version().get()
+                    + remove.version().get()
+                    + team_changes(),
             )
         },
         |(team, _)| list_switches(team),

@@ -2,9 +2,10 @@
 
 use crate::api::error_text;
 use crate::api::integrations::{
-    list_integrations, CreateIntegration, RenameIntegration, RevokeIntegration,
+    integration_volume, list_integrations, CreateIntegration, RenameIntegration, RevokeIntegration,
 };
 use crate::app::use_hydrated;
+use crate::components::charts::Sparkline;
 use crate::components::form::{failed, ActionDone, ActionError};
 use crate::components::secret::ShownOnce;
 use crate::components::text::when;
@@ -16,11 +17,15 @@ pub fn Integrations(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoVi
     let create = ServerAction::<CreateIntegration>::new();
     let rename = ServerAction::<RenameIntegration>::new();
     let revoke = ServerAction::<RevokeIntegration>::new();
+    let team_changes = crate::components::live::use_team_changes();
     let list = Resource::new(
         move || {
             (
                 team_id.get(),
-                create.version().get() + rename.version().get() + revoke.version().get(),
+                create.version().get()
+                    + rename.version().get()
+                    + revoke.version().get()
+                    + team_changes(),
             )
         },
         |(team, _)| list_integrations(team),
@@ -148,6 +153,7 @@ fn IntegrationRow(
                 </span>
                 <span class=format!("chip status-{}", status.0)>{status.1}</span>
             </div>
+            <Volume team_id=i.team_id id=i.id />
             <details class="row-tools" hidden=move || !is_owner.get()>
                 <summary>{change_text}</summary>
                 <ActionForm action=rename attr:class="stack">
@@ -172,4 +178,21 @@ fn IntegrationRow(
         </li>
     }
     .into_any()
+}
+
+/// The integration's last day as a sparkline; nothing while it loads or if it cannot.
+#[component]
+fn Volume(team_id: i64, id: i64) -> impl IntoView {
+    let team_changes = crate::components::live::use_team_changes();
+    let volume = Resource::new(
+        team_changes,
+        move |_| integration_volume(team_id, id),
+    );
+    view! {
+        <Transition fallback=|| ()>
+            {move || Suspend::new(async move {
+                volume.await.ok().map(|hours| view! { <div class="volume"><Sparkline hours /></div> })
+            })}
+        </Transition>
+    }
 }

@@ -18,12 +18,13 @@ pub fn TeamSchedule(
     let month = move || query.with(|q| q.get("month").unwrap_or_default());
     let give = ServerAction::<GiveShifts>::new();
     let remove = ServerAction::<RemoveShift>::new();
+    let team_changes = crate::components::live::use_team_changes();
     let schedule = Resource::new(
         move || {
             (
                 team_id.get(),
                 month(),
-                give.version().get() + remove.version().get(),
+                give.version().get() + remove.version().get() + team_changes(),
             )
         },
         |(team, month, _)| get_month_schedule(team, month),

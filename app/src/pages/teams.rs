@@ -1,17 +1,21 @@
-//! The user's teams and one team's members.
+//! The user's teams and one team's page, which reloads itself when the team changes.
 
 use crate::api::error_text;
+use crate::api::incidents::weekly_stats;
 use crate::api::paging::get_escalation_policy;
 use crate::api::session::current_user;
 use crate::api::teams::{get_team, list_members, CreateTeam};
 use crate::app::use_hydrated;
+use crate::components::charts::WeeklyChart;
 use crate::components::layout::use_session_user;
+use crate::components::live::{use_page_live, TeamUpdates};
 use crate::components::team_list::TeamList;
 use crate::pages::home::CreateTeamForm;
 use crate::pages::team_access::{InviteLinks, ServiceAccounts};
 use crate::pages::team_deadman::DeadmanSwitches;
 use crate::pages::team_integrations::Integrations;
 use crate::pages::team_schedule::TeamSchedule;
+use klaxon_domain::live::EventKind;
 use klaxon_domain::paging::EscalationPolicy;
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -42,8 +46,15 @@ pub fn TeamPage() -> impl IntoView {
     let params = use_params_map();
     // A malformed id is asked for anyway: the server answers it like any unknown team.
     let id = move || params.with(|p| p.get("id").and_then(|v| v.parse::<i64>().ok()).unwrap_or(0));
-    let team = Resource::new(id, get_team);
-    let members = Resource::new(id, list_members);
+    let updates = use_page_live(move |kind, e| {
+        matches!(kind, EventKind::Team | EventKind::Schedule) && e.id == id()
+    });
+    provide_context(TeamUpdates(updates));
+    let team = Resource::new(move || (id(), updates.changes()), |(id, _)| get_team(id));
+    let members = Resource::new(
+        move || (id(), updates.changes()),
+        |(id, _)| list_members(id),
+    );
     let session = use_session_user();
     let me = Signal::derive(move || session.get().and_then(Result::ok).flatten());
     let my_id = Signal::derive(move || me.with(|m| m.as_ref().map(|m| m.user.id)));
@@ -109,6 +120,7 @@ pub fn TeamPage() -> impl IntoView {
                 })}
             </Suspense>
         </section>
+        <ResponseTimes team_id />
         <EscalationLink team_id />
         <Integrations team_id is_owner />
         <DeadmanSwitches team_id is_owner />
@@ -118,6 +130,30 @@ pub fn TeamPage() -> impl IntoView {
             <ServiceAccounts team_id />
         </Show>
         <TeamSchedule team_id members me=my_id />
+    }
+}
+
+/// The team's last twelve weeks: how fast its incidents were acknowledged and resolved.
+#[component]
+fn ResponseTimes(team_id: Signal<i64>) -> impl IntoView {
+    let updates = expect_context::<TeamUpdates>().0;
+    // Incidents of the team do not move the team page's counter; the weeks change slowly.
+    let weeks = Resource::new(
+        move || (team_id.get(), updates.changes()),
+        |(id, _)| weekly_stats(id),
+    );
+    view! {
+        <section aria-labelledby="response-title">
+            <h2 id="response-title">"Response times"</h2>
+            <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match weeks.await {
+                        Ok(weeks) => view! { <WeeklyChart weeks /> }.into_any(),
+                        Err(e) => view! { <p class="error" role="alert">{error_text(&e)}</p> }.into_any(),
+                    }
+                })}
+            </Transition>
+        </section>
     }
 }
 

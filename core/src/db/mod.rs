@@ -5,7 +5,7 @@
 
 mod batch;
 
-pub(crate) use batch::{insert_json, insert_rows, Col};
+pub(crate) use batch::{insert_json, insert_rows, Arg, Col};
 
 use crate::Result;
 use sqlx::any::AnyPoolOptions;
@@ -55,6 +55,8 @@ pub struct Db {
     pub backend: Backend,
     /// SQLite's one writer, taken in turn by this process's write transactions.
     writer: std::sync::Arc<tokio::sync::Mutex<()>>,
+    /// What it was opened with; PostgreSQL's `LISTEN` needs a connection of its own.
+    pub(crate) url: std::sync::Arc<str>,
 }
 
 /// The file a `sqlite:` URL names, unless it is in memory.
@@ -150,6 +152,7 @@ impl Db {
             pool,
             backend,
             writer: Default::default(),
+            url: url.into(),
         })
     }
 

@@ -4,3 +4,4 @@ pub mod actions;
 pub mod detail;
 pub mod lifecycle;
 pub mod reads;
+pub mod stats;

@@ -1,9 +1,9 @@
-//! Listing incidents and alerts, and their statistics. Everything is filtered to the caller's
-//! teams. One incident with everything around it is `detail`.
+//! Listing incidents and alerts. Everything is filtered to the caller's teams. One incident
+//! with everything around it is `detail`; statistics are `stats`.
 
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::alerting::{AlertStatus, IncidentState, Severity};
-use klaxon_domain::incident::{Alert, Incident, IncidentStats};
+use klaxon_domain::incident::{Alert, Incident};
 use klaxon_domain::Timestamp;
 use serde::Deserialize;
 
@@ -149,7 +149,7 @@ fn limit(l: Option<i64>) -> Result<i64> {
     }
 }
 
-fn time_param(name: &str, v: &Option<String>) -> Result<Option<i64>> {
+pub(super) fn time_param(name: &str, v: &Option<String>) -> Result<Option<i64>> {
     v.as_deref()
         .map(|s| {
             Timestamp::parse(s)
@@ -287,52 +287,5 @@ impl Core {
                 .ok_or(Error::NotFound)?;
         self.require_team_member(actor, row.team_id).await?;
         Ok(row.into())
-    }
-
-    /// Mean time to acknowledge and to resolve over incidents opened in [from, to).
-    pub async fn incident_stats(
-        &self,
-        actor: &Actor,
-        team: Option<i64>,
-        from: Option<String>,
-        to: Option<String>,
-    ) -> Result<IncidentStats> {
-        let teams = self.readable_teams(actor, team).await?;
-        let (from, to) = (time_param("from", &from)?, time_param("to", &to)?);
-        if teams.is_empty() {
-            return Ok(IncidentStats {
-                mtta_seconds: None,
-                mttr_seconds: None,
-                opened: 0,
-                acknowledged: 0,
-                resolved: 0,
-            });
-        }
-        let team_list = teams
-            .iter()
-            .map(i64::to_string)
-            .collect::<Vec<_>>()
-            .join(",");
-        // SUM over BIGINT is NUMERIC on PostgreSQL; cast back so one decoder serves both.
-        let sql = format!(
-            "SELECT COUNT(*), \
-             COUNT(acknowledged_at), CAST(SUM(acknowledged_at - created_at) AS BIGINT), \
-             COUNT(resolved_at), CAST(SUM(resolved_at - created_at) AS BIGINT) \
-             FROM incidents WHERE team_id IN ({team_list}) AND ($1 IS NULL OR created_at >= $1) AND ($2 IS NULL OR created_at < $2)"
-        );
-        let (opened, acked, ack_sum, resolved, res_sum): (i64, i64, Option<i64>, i64, Option<i64>) =
-            sqlx::query_as(&sql)
-                .bind(from)
-                .bind(to)
-                .fetch_one(&self.db.pool)
-                .await?;
-        let mean = |sum: Option<i64>, n: i64| sum.filter(|_| n > 0).map(|s| s / n);
-        Ok(IncidentStats {
-            mtta_seconds: mean(ack_sum, acked),
-            mttr_seconds: mean(res_sum, resolved),
-            opened,
-            acknowledged: acked,
-            resolved,
-        })
     }
 }

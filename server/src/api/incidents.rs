@@ -6,7 +6,9 @@ use crate::AppState;
 use axum::extract::State;
 use axum::Json;
 use klaxon_core::incidents::reads::{AlertFilter, IncidentFilter};
-use klaxon_domain::incident::{Alert, Incident, IncidentDetail, IncidentStats, SimilarIncident};
+use klaxon_domain::incident::{
+    Alert, Incident, IncidentDetail, IncidentStats, SimilarIncident, WeeklyStats,
+};
 use klaxon_domain::{Duration, ErrorBody};
 use serde::Deserialize;
 
@@ -193,6 +195,28 @@ pub async fn stats(
 ) -> ApiResult<Json<IncidentStats>> {
     Ok(Json(
         s.core.incident_stats(&a, q.team_id, q.from, q.to).await?,
+    ))
+}
+
+#[derive(Deserialize, utoipa::IntoParams)]
+pub struct WeeklyQuery {
+    team_id: Option<i64>,
+    /// How many weeks, the current one last (default 12).
+    #[param(minimum = 1, maximum = 104)]
+    weeks: Option<i64>,
+}
+
+/// Incidents opened per week (Monday 00:00 UTC) with their mean times to acknowledge and to
+/// resolve, every week present, oldest first; null means where no incident was acknowledged or
+/// resolved.
+#[utoipa::path(get, path = "/api/stats/incidents/weekly", tag = "incidents", params(WeeklyQuery), responses((status = 200, body = Vec<WeeklyStats>)))]
+pub async fn weekly_stats(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Query(q): Query<WeeklyQuery>,
+) -> ApiResult<Json<Vec<WeeklyStats>>> {
+    Ok(Json(
+        s.core.weekly_incident_stats(&a, q.team_id, q.weeks).await?,
     ))
 }
 

@@ -1,12 +1,12 @@
 //! Integrations of a team.
 
 use crate::error::ApiResult;
-use crate::extract::{Body, Caller, Path};
+use crate::extract::{Body, Caller, Path, Query};
 use crate::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
-use klaxon_domain::incident::{Integration, IntegrationKind, NewIntegration};
+use klaxon_domain::incident::{HourVolume, Integration, IntegrationKind, NewIntegration};
 use klaxon_domain::ErrorBody;
 use serde::Deserialize;
 
@@ -75,4 +75,25 @@ pub async fn revoke(
 ) -> ApiResult<StatusCode> {
     s.core.revoke_integration(&a, team_id, id).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Deserialize, utoipa::IntoParams)]
+pub struct VolumeQuery {
+    /// How many hours, the current one last (default 24).
+    #[param(minimum = 1, maximum = 168)]
+    hours: Option<i64>,
+}
+
+/// Alerts of one integration that started firing in each hour, every hour present, oldest
+/// first: the team page's sparkline.
+#[utoipa::path(get, path = "/api/teams/{team_id}/integrations/{integration_id}/volume", tag = "integrations", params(VolumeQuery), responses((status = 200, body = Vec<HourVolume>)))]
+pub async fn volume(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path((team_id, id)): Path<(i64, i64)>,
+    Query(q): Query<VolumeQuery>,
+) -> ApiResult<Json<Vec<HourVolume>>> {
+    Ok(Json(
+        s.core.integration_volume(&a, team_id, id, q.hours).await?,
+    ))
 }

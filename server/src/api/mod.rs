@@ -4,6 +4,7 @@ mod accounts;
 mod admin;
 mod deadman;
 mod device;
+mod events;
 mod incidents;
 pub(crate) mod intake;
 mod integrations;
@@ -49,7 +50,7 @@ impl utoipa::Modify for Security {
 }
 
 /// Completes the merged document with the answers every operation shares, derived from its
-/// shape so no handler can forget one: 400 when it reads a path, query or body; 404 when it
+/// shape so no handler can forget one: 400 when it reads a path, query, header or body; 404 when it
 /// names a resource in its path or filters by one in its query; 401 and 403 unless it is public (`security(())`); 413 when it
 /// takes a body; 503 when the database is unavailable. Operations need a key or a session
 /// unless they say otherwise.
@@ -84,6 +85,7 @@ pub fn complete(doc: &mut utoipa::openapi::OpenApi) {
             let params = op.parameters.as_deref().unwrap_or_default();
             let in_path = params.iter().any(|p| p.parameter_in == ParameterIn::Path);
             let in_query = params.iter().any(|p| p.parameter_in == ParameterIn::Query);
+            let in_header = params.iter().any(|p| p.parameter_in == ParameterIn::Header);
             let has_body = op.request_body.is_some();
             let public = op
                 .security
@@ -91,7 +93,7 @@ pub fn complete(doc: &mut utoipa::openapi::OpenApi) {
                 .is_some_and(|reqs| reqs.iter().all(|r| *r == SecurityRequirement::default()));
             let shared = [
                 (
-                    in_path || in_query || has_body,
+                    in_path || in_query || in_header || has_body,
                     "400",
                     "Malformed or invalid input; nothing was changed",
                 ),
@@ -193,6 +195,7 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(teams::set_member_role, teams::remove_member))
         .routes(routes!(integrations::list, integrations::create))
         .routes(routes!(integrations::rename, integrations::revoke))
+        .routes(routes!(integrations::volume))
         .routes(routes!(deadman::list, deadman::create))
         .routes(routes!(deadman::update, deadman::remove))
         .routes(routes!(incidents::list))
@@ -208,6 +211,8 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(incidents::add_note))
         .routes(routes!(incidents::pin_note))
         .routes(routes!(incidents::stats))
+        .routes(routes!(incidents::weekly_stats))
+        .routes(routes!(events::stream))
         .routes(routes!(incidents::list_alerts))
         .routes(routes!(incidents::get_alert))
         .routes(routes!(schedule::list, schedule::create))

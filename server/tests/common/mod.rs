@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod cluster;
+pub mod live;
 pub mod ntfy;
 pub mod oidc;
 pub mod process;
@@ -58,6 +59,8 @@ pub struct TestApp {
     pub ntfy: ntfy::Recorder,
     pub config: Config,
     _dir: tempfile::TempDir,
+    /// Keeps the live-update feed running (it stops when this is dropped).
+    _feed: tokio::sync::watch::Sender<bool>,
 }
 
 /// A response: status, headers and the body parsed as JSON (Null when it is not JSON).
@@ -163,6 +166,11 @@ impl TestApp {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let router = klaxon_server::app(core.clone());
+        let (feed, feed_stopped) = tokio::sync::watch::channel(false);
+        tokio::spawn({
+            let core = core.clone();
+            async move { core.run_event_feed(feed_stopped).await }
+        });
         tokio::spawn(async move {
             axum::serve(
                 listener,
@@ -183,6 +191,7 @@ impl TestApp {
             ntfy,
             config,
             _dir: dir,
+            _feed: feed,
         }
     }
 

@@ -1,6 +1,6 @@
 //! One incident, answering in order: what is broken, since when, who has it, what to do,
 //! what happened, and how it was fixed last time. Every action is a form that also works
-//! before the page is interactive; the page refreshes itself while open.
+//! before the page is interactive; the page reloads itself when the incident changes.
 
 mod controls;
 mod history;
@@ -10,18 +10,16 @@ use crate::api::incidents::{
     incident_page, Acknowledge, AddNote, Assign, PinResolutionNote, Resolve, SetArchived, Snooze,
     Unsnooze,
 };
-use crate::components::poll::{use_poll, Freshness};
+use crate::components::live::{use_page_live, Freshness};
 use crate::components::severity::{snoozed, IncidentBadges};
 use crate::components::text::{ago, span, web_link, when};
 use controls::Controls;
 use history::History;
 use klaxon_domain::incident::{Alert, IncidentView};
+use klaxon_domain::live::EventKind;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
-
-/// Seconds between refreshes.
-const POLL_SECONDS: u64 = 10;
 
 /// Labels worth showing first, in this order, when the alerts carry them.
 const KEY_LABELS: &[&str] = &[
@@ -81,13 +79,13 @@ pub fn IncidentPage() -> impl IntoView {
     // A malformed id is asked for anyway: the server answers it like any unknown incident.
     let id = move || params.with(|p| p.get("id").and_then(|v| v.parse::<i64>().ok()).unwrap_or(0));
     let actions = Actions::new();
-    let poll = use_poll(POLL_SECONDS);
+    let updates = use_page_live(move |kind, e| kind == EventKind::Incident && e.id == id());
     let page = Resource::new(
-        move || (id(), actions.changes(), poll.round()),
+        move || (id(), actions.changes(), updates.changes()),
         |(id, _, _)| incident_page(id),
     );
-    // The forms load once per change made here, not on every refresh, so a half-typed note
-    // or an open menu survives the polling.
+    // The forms load once per change made here, not on every live update, so a half-typed
+    // note or an open menu survives another responder's changes.
     let controls = Resource::new(
         move || (id(), actions.changes()),
         |(id, _)| incident_page(id),
@@ -108,12 +106,12 @@ pub fn IncidentPage() -> impl IntoView {
             {move || Suspend::new(async move {
                 let data = match page.await {
                     Ok(d) => {
-                        poll.loaded();
+                        updates.loaded();
                         last.set(Some(d.clone()));
                         d
                     }
                     Err(e) => {
-                        poll.failed();
+                        updates.failed();
                         match last.get_untracked() {
                             Some(d) => d,
                             None => return view! {
@@ -128,7 +126,7 @@ pub fn IncidentPage() -> impl IntoView {
                 view! { <Summary data /> }.into_any()
             })}
         </Transition>
-        <Freshness poll />
+        <Freshness page=updates />
         <Transition fallback=|| ()>
             {move || Suspend::new(async move {
                 controls.await.ok().map(|d| view! { <Controls data=d actions live /> })

@@ -1,0 +1,345 @@
+//! Live updates. Triggers (migration 0013) write an `events` row in the transaction of every change
+//! a page shows, so no write path can forget one and every replica sees what any replica
+//! committed. `Core::run_event_feed` reads the rows after the last it saw (woken by PostgreSQL's
+//! `NOTIFY`, or every 250 ms on SQLite) and broadcasts them to this replica's streams, which filter
+//! them by `EventScope`.
+
+use crate::db::Arg;
+use crate::{authz, Actor, Backend, Core, Result};
+use klaxon_domain::live::{EventData, EventKind, LiveEvent};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::{broadcast, watch};
+
+/// Events kept for `Last-Event-ID` replay; the sweeper deletes older ones.
+pub const KEEP: i64 = 50_000;
+/// Rows read per query.
+const PAGE: usize = 1000;
+/// A replay longer than this is cut to its newest events: the browser refetches what it shows
+/// whenever its stream (re)opens, so an old backlog says nothing it will not read anyway.
+const REPLAY_MAX: usize = 5 * PAGE;
+/// SQLite has no notifications: the feed reads every this often.
+const POLL_SQLITE: Duration = Duration::from_millis(250);
+/// PostgreSQL's notifications wake the feed; this read catches late commits and a lost listener.
+const POLL_POSTGRES: Duration = Duration::from_secs(1);
+/// Reads at most this often, however many notifications arrive (one per committing transaction).
+const MIN_GAP_BETWEEN_READS: Duration = Duration::from_millis(50);
+/// On PostgreSQL a transaction that took an id can commit after one that took a later id, so an
+/// id skipped over is looked for again this long (a rolled-back one never appears).
+const GAP_LIFE: Duration = Duration::from_secs(10);
+const MAX_GAPS: usize = 10_000;
+const CHANNEL: &str = "klaxon_events";
+
+/// This replica's fan-out of events to its open streams.
+pub struct Feed {
+    sender: broadcast::Sender<Arc<[LiveEvent]>>,
+    /// Set when the server stops, so streams end and the graceful shutdown is not held open.
+    closed: watch::Sender<bool>,
+}
+
+impl Default for Feed {
+    fn default() -> Self {
+        Feed {
+            sender: broadcast::channel(256).0,
+            closed: watch::channel(false).0,
+        }
+    }
+}
+
+/// The teams whose events one caller receives: what their incident list and team pages show.
+#[derive(Debug, Clone)]
+pub enum EventScope {
+    All,
+    Teams(HashSet<i64>),
+}
+
+impl EventScope {
+    pub fn admits(&self, e: &LiveEvent) -> bool {
+        match self {
+            EventScope::All => true,
+            EventScope::Teams(t) => t.contains(&e.data.team_id),
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct EventRow {
+    id: i64,
+    #[sqlx(try_from = "String")]
+    kind: EventKind,
+    subject_id: i64,
+    team_id: i64,
+}
+
+impl From<EventRow> for LiveEvent {
+    fn from(r: EventRow) -> Self {
+        LiveEvent {
+            seq: r.id,
+            kind: r.kind,
+            data: EventData {
+                id: r.subject_id,
+                team_id: r.team_id,
+            },
+        }
+    }
+}
+
+const COLUMNS: &str = "id, kind, subject_id, team_id";
+
+/// One event per (kind, subject), the newest: a storm that touches one incident a hundred times
+/// makes a browser refetch it once.
+pub fn coalesce(events: Vec<LiveEvent>) -> Vec<LiveEvent> {
+    let mut newest: HashMap<(EventKind, i64), LiveEvent> = HashMap::new();
+    for e in events {
+        let slot = newest.entry((e.kind, e.data.id)).or_insert(e);
+        if e.seq > slot.seq {
+            *slot = e;
+        }
+    }
+    let mut out: Vec<LiveEvent> = newest.into_values().collect();
+    out.sort_by_key(|e| e.seq);
+    out
+}
+
+impl Core {
+    /// Whose events the caller may hear, decided as their incident list is.
+    pub async fn event_scope(&self, actor: &Actor) -> Result<EventScope> {
+        if authz::lists_every_team(actor) {
+            return Ok(EventScope::All);
+        }
+        Ok(EventScope::Teams(
+            self.readable_teams(actor, None)
+                .await?
+                .into_iter()
+                .collect(),
+        ))
+    }
+
+    /// The events after `after` that `scope` admits, coalesced, for a stream resumed with
+    /// `Last-Event-ID`.
+    pub async fn events_after(&self, scope: &EventScope, after: i64) -> Result<Vec<LiveEvent>> {
+        let mut found = Vec::new();
+        let mut last = after;
+        loop {
+            let rows = self.read_events_after(last).await?;
+            let full = rows.len() == PAGE;
+            last = rows.last().map_or(last, |r| r.seq);
+            found.extend(rows.into_iter().filter(|e| scope.admits(e)));
+            if !full {
+                break;
+            }
+            if found.len() > REPLAY_MAX {
+                found.drain(..found.len() - REPLAY_MAX);
+            }
+        }
+        Ok(coalesce(found))
+    }
+
+    /// The newest event's id (0 when there is none): where a fresh stream starts.
+    pub async fn latest_event(&self) -> Result<i64> {
+        let (max,): (Option<i64>,) = sqlx::query_as("SELECT MAX(id) FROM events")
+            .fetch_one(&self.db.pool)
+            .await?;
+        Ok(max.unwrap_or(0))
+    }
+
+    /// This replica's events as they are read, in batches.
+    pub fn subscribe_events(&self) -> broadcast::Receiver<Arc<[LiveEvent]>> {
+        self.events.sender.subscribe()
+    }
+
+    /// Changes to `true` when the server stops.
+    pub fn events_closed(&self) -> watch::Receiver<bool> {
+        self.events.closed.subscribe()
+    }
+
+    /// Ends every open stream (the server is stopping).
+    pub fn close_events(&self) {
+        let _ = self.events.closed.send(true);
+    }
+
+    async fn read_events_after(&self, after: i64) -> Result<Vec<LiveEvent>> {
+        let rows: Vec<EventRow> = sqlx::query_as(&format!(
+            "SELECT {COLUMNS} FROM events WHERE id > $1 ORDER BY id LIMIT {PAGE}"
+        ))
+        .bind(after)
+        .fetch_all(&self.db.pool)
+        .await?;
+        Ok(rows.into_iter().map(LiveEvent::from).collect())
+    }
+
+    /// Keeps the newest `KEEP` events (called by the sweeper).
+    pub(crate) async fn prune_events(&self) -> Result<u64> {
+        let done = sqlx::query("DELETE FROM events WHERE id <= (SELECT MAX(id) FROM events) - $1")
+            .bind(KEEP)
+            .execute(&self.db.pool)
+            .await?;
+        Ok(done.rows_affected())
+    }
+
+    /// Reads new events and broadcasts them until `stopped` changes. Runs on every replica.
+    pub async fn run_event_feed(&self, mut stopped: watch::Receiver<bool>) {
+        let mut cursor = Cursor::default();
+        let mut listener: Option<sqlx::postgres::PgListener> = None;
+        let mut started = false;
+        let mut last_read = Instant::now();
+        loop {
+            tokio::time::sleep_until((last_read + MIN_GAP_BETWEEN_READS).into()).await;
+            if !started {
+                match self.latest_event().await {
+                    Ok(id) => {
+                        cursor.restart(id);
+                        started = true;
+                    }
+                    Err(e) => tracing::debug!(error = %e, "event feed cannot start yet"),
+                }
+            }
+            let wait = async {
+                match self.db.backend {
+                    Backend::Sqlite => tokio::time::sleep(POLL_SQLITE).await,
+                    Backend::Postgres => {
+                        if listener.is_none() {
+                            listener = self.listen().await;
+                        }
+                        let Some(l) = listener.as_mut() else {
+                            return tokio::time::sleep(POLL_POSTGRES).await;
+                        };
+                        tokio::select! {
+                            r = l.recv() => {
+                                if r.is_err() {
+                                    listener = None;
+                                }
+                            }
+                            _ = tokio::time::sleep(POLL_POSTGRES) => {}
+                        }
+                        // One read answers every notification already here.
+                        if let Some(l) = listener.as_mut() {
+                            while l.next_buffered().is_some() {}
+                        }
+                    }
+                }
+            };
+            tokio::select! {
+                _ = wait => {}
+                _ = stopped.changed() => return,
+            }
+            last_read = Instant::now();
+            if !started {
+                continue;
+            }
+            if self.events.sender.receiver_count() == 0 {
+                // Nobody is watching: move past what is there without reading it.
+                if let Ok(id) = self.latest_event().await {
+                    cursor.restart(id);
+                }
+                continue;
+            }
+            match cursor.read(self).await {
+                Ok(batch) if !batch.is_empty() => {
+                    let _ = self.events.sender.send(batch.into());
+                }
+                Ok(_) => {}
+                Err(e) => tracing::debug!(error = %e, "event feed read failed"),
+            }
+        }
+    }
+
+    async fn listen(&self) -> Option<sqlx::postgres::PgListener> {
+        let mut l = sqlx::postgres::PgListener::connect(&self.db.url)
+            .await
+            .ok()?;
+        l.listen(CHANNEL).await.ok()?;
+        Some(l)
+    }
+}
+
+/// Where the feed has read up to, and the ids it skipped that may still commit.
+#[derive(Default)]
+struct Cursor {
+    last: i64,
+    gaps: VecDeque<(i64, Instant)>,
+}
+
+impl Cursor {
+    fn restart(&mut self, last: i64) {
+        self.last = last;
+        self.gaps.clear();
+    }
+
+    async fn read(&mut self, core: &Core) -> Result<Vec<LiveEvent>> {
+        let now = Instant::now();
+        while self
+            .gaps
+            .front()
+            .is_some_and(|(_, seen)| now.duration_since(*seen) > GAP_LIFE)
+        {
+            self.gaps.pop_front();
+        }
+        let mut found: Vec<LiveEvent> = Vec::new();
+        if !self.gaps.is_empty() {
+            let ids: Vec<i64> = self.gaps.iter().map(|(id, _)| *id).collect();
+            let late: Vec<EventRow> = core
+                .db
+                .fetch_in(
+                    &format!("SELECT {COLUMNS} FROM events WHERE id IN ({{ids}})"),
+                    &[] as &[Arg],
+                    &ids,
+                )
+                .await?;
+            let late: HashSet<i64> = late
+                .into_iter()
+                .map(|r| {
+                    let id = r.id;
+                    found.push(r.into());
+                    id
+                })
+                .collect();
+            self.gaps.retain(|(id, _)| !late.contains(id));
+        }
+        loop {
+            let rows = core.read_events_after(self.last).await?;
+            let full = rows.len() == PAGE;
+            for e in rows {
+                let skipped = e.seq - self.last - 1;
+                if skipped > 0 && (skipped as usize) <= MAX_GAPS {
+                    self.gaps.extend((self.last + 1..e.seq).map(|id| (id, now)));
+                }
+                self.last = e.seq;
+                found.push(e);
+            }
+            if !full {
+                break;
+            }
+        }
+        if self.gaps.len() > MAX_GAPS {
+            self.gaps.drain(..self.gaps.len() - MAX_GAPS);
+        }
+        Ok(coalesce(found))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(seq: i64, kind: EventKind, id: i64) -> LiveEvent {
+        LiveEvent {
+            seq,
+            kind,
+            data: EventData { id, team_id: 1 },
+        }
+    }
+
+    #[test]
+    fn coalescing_keeps_the_newest_event_per_subject_in_order() {
+        let out = coalesce(vec![
+            ev(1, EventKind::Incident, 7),
+            ev(2, EventKind::Team, 7),
+            ev(3, EventKind::Incident, 8),
+            ev(4, EventKind::Incident, 7),
+        ]);
+        let seqs: Vec<i64> = out.iter().map(|e| e.seq).collect();
+        assert_eq!(seqs, vec![2, 3, 4]);
+    }
+}

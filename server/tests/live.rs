@@ -1,0 +1,212 @@
+//! Live updates (`GET /api/events`): what a browser tab hears, from which teams, across
+//! replicas, and after a dropped connection.
+
+mod common;
+use common::live::about_incident;
+use common::*;
+use serde_json::json;
+use std::time::Duration;
+
+/// Two people in their own teams, each with an integration.
+struct Teams {
+    admin: Auth,
+    bob: Auth,
+    bob_id: i64,
+    bob_team: i64,
+    bob_key: String,
+    dave: Auth,
+    dave_id: i64,
+    dave_team: i64,
+    dave_key: String,
+}
+
+async fn teams(app: &TestApp) -> Teams {
+    let admin = app.bootstrap().await;
+    let (bob_id, bob) = app.user(&admin, "bob").await;
+    let (dave_id, dave) = app.user(&admin, "dave").await;
+    let bob_team = app.team(&bob, "web").await;
+    let dave_team = app.team(&dave, "db").await;
+    let bob_key = app.integration(&bob, bob_team).await;
+    let dave_key = app.integration(&dave, dave_team).await;
+    Teams {
+        admin,
+        bob,
+        bob_id,
+        bob_team,
+        bob_key,
+        dave,
+        dave_id,
+        dave_team,
+        dave_key,
+    }
+}
+
+both!(
+    a_tab_hears_what_changes_in_its_teams_and_nothing_else,
+    |app| {
+        let t = teams(&app).await;
+        let mut bob_tab = app.events(&t.bob, None).await;
+        let mut dave_tab = app.events(&t.dave, None).await;
+        // A webhook for dave's team first, then one for bob's.
+        let theirs = app.fire(&t.dave_key, "disk").await;
+        let ours = app.fire(&t.bob_key, "checkout").await;
+        let (heard, before) = bob_tab.until(about_incident(ours)).await;
+        assert_eq!(heard.data["team_id"], t.bob_team);
+        assert!(
+            before.iter().all(|e| e.data["team_id"] == t.bob_team),
+            "bob heard another team: {before:?}"
+        );
+        let (_, before) = dave_tab.until(about_incident(theirs)).await;
+        assert!(before.iter().all(|e| e.data["team_id"] == t.dave_team));
+
+        // Someone else acknowledges: the incident's page hears of it.
+        app.post(
+            &format!("/api/incidents/{ours}/acknowledge"),
+            &t.admin,
+            json!({}),
+        )
+        .await
+        .expect(200);
+        bob_tab.until(about_incident(ours)).await;
+        // A note, too.
+        app.post(
+            &format!("/api/incidents/{ours}/notes"),
+            &t.admin,
+            json!({"text": "restarted the pods"}),
+        )
+        .await
+        .expect(201);
+        bob_tab.until(about_incident(ours)).await;
+
+        // The team page and the schedule hear their own events.
+        app.put(
+            &format!("/api/teams/{}", t.bob_team),
+            &t.bob,
+            json!({"display_name": "Web shop"}),
+        )
+        .await
+        .expect(200);
+        let (team, _) = bob_tab.until(|e| e.kind == "team").await;
+        assert_eq!(team.data, json!({"id": t.bob_team, "team_id": t.bob_team}));
+        app.post(
+            &format!("/api/teams/{}/schedule", t.bob_team),
+            &t.bob,
+            json!({"user_id": t.bob_id, "dates": ["2026-11-25"]}),
+        )
+        .await
+        .expect(201);
+        let (schedule, _) = bob_tab.until(|e| e.kind == "schedule").await;
+        assert_eq!(schedule.data["id"], t.bob_team);
+    }
+);
+
+both!(a_new_member_hears_the_team_from_then_on, |app| {
+    let t = teams(&app).await;
+    let mut dave_tab = app.events(&t.dave, None).await;
+    app.post(
+        &format!("/api/teams/{}/members", t.bob_team),
+        &t.bob,
+        json!({"user_id": t.dave_id}),
+    )
+    .await
+    .expect(201);
+    // (Events from before the tab opened may still arrive: a page reloads once more, no harm.)
+    let bob_team = t.bob_team;
+    dave_tab
+        .until(|e| e.kind == "team" && e.data["id"] == bob_team)
+        .await;
+    let incident = app.fire(&t.bob_key, "checkout").await;
+    dave_tab.until(about_incident(incident)).await;
+});
+
+both!(
+    a_dropped_stream_resumes_after_the_last_event_it_heard,
+    |app| {
+        let t = teams(&app).await;
+        let first = app.fire(&t.bob_key, "first").await;
+        let mut tab = app.events(&t.bob, None).await;
+        let second = app.fire(&t.bob_key, "second").await;
+        let (heard, _) = tab.until(about_incident(second)).await;
+        drop(tab);
+        // While no tab is open: one incident changes, one opens, and dave's team changes.
+        app.post(
+            &format!("/api/incidents/{first}/acknowledge"),
+            &t.bob,
+            json!({}),
+        )
+        .await
+        .expect(200);
+        let third = app.fire(&t.bob_key, "third").await;
+        app.fire(&t.dave_key, "elsewhere").await;
+        let mut tab = app.events(&t.bob, Some(heard.seq)).await;
+        let mut missed = Vec::new();
+        while let Some(e) = tab.next(Duration::from_millis(500)).await {
+            assert!(e.seq > heard.seq, "replayed an event it had: {e:?}");
+            missed.push(e);
+        }
+        let incidents: Vec<i64> = missed
+            .iter()
+            .filter(|e| e.kind == "incident")
+            .map(|e| e.data["id"].as_i64().unwrap())
+            .collect();
+        // Each incident once (coalesced), in the order they last changed; nothing of dave's team.
+        assert_eq!(incidents, vec![first, third], "{missed:?}");
+        assert!(missed.iter().all(|e| e.data["team_id"] == t.bob_team));
+    }
+);
+
+both!(the_stream_needs_a_credential_and_a_real_event_id, |app| {
+    let t = teams(&app).await;
+    let res = app.open_events(&Auth::None, None).await;
+    assert_eq!(res.status(), 401);
+    assert_eq!(
+        res.json::<serde_json::Value>().await.unwrap()["error"],
+        "unauthorized"
+    );
+    let res = app
+        .client
+        .get(format!("{}/api/events", app.url))
+        .bearer_auth(match &t.bob {
+            Auth::Key(k) => k.clone(),
+            _ => unreachable!(),
+        })
+        .header("last-event-id", "yesterday")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 400);
+    // A key works as well as a cookie: the stream is an API like any other.
+    let cookie = app.login("bob", "bob password").await;
+    let mut tab = app.events(&cookie, None).await;
+    let incident = app.fire(&t.bob_key, "x").await;
+    tab.until(about_incident(incident)).await;
+});
+
+/// An event committed through one replica reaches a tab connected to the other: the feed reads
+/// the shared table (woken by PostgreSQL's NOTIFY), not this process's memory.
+#[tokio::test]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "needs KLAXON_TEST_DATABASE_URL at build time"
+)]
+async fn an_event_on_one_replica_reaches_a_tab_on_another() {
+    let a = TestApp::spawn_postgres().await;
+    let b = TestApp::spawn_on(
+        tempfile::tempdir().unwrap(),
+        a.database_url.clone(),
+        a.config.clone(),
+    )
+    .await;
+    let t = teams(&a).await;
+    let incident = a.fire(&t.bob_key, "checkout").await;
+    let mut tab = b.events(&t.bob, None).await;
+    a.post(
+        &format!("/api/incidents/{incident}/acknowledge"),
+        &t.bob,
+        json!({}),
+    )
+    .await
+    .expect(200);
+    let (heard, _) = tab.until(about_incident(incident)).await;
+    assert_eq!(heard.data["team_id"], t.bob_team);
+}
