@@ -33,12 +33,12 @@ if [ ${#apt_pkgs[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${apt_pkgs[@]}"
 fi
 
-# npm: Playwright (without its browser download, which cannot work here), binaryen's wasm-opt and
+# npm: Playwright (without its browser download, which cannot work here), axe-core, binaryen's wasm-opt and
 # oidc-provider, the real OpenID Connect provider the single sign-on tests sign in through.
 # Debian's binaryen is too old: its wasm-opt produces a release wasm that fails to hydrate.
 e2e="$ROOT/end2end"
 if [ ! -x "$e2e/node_modules/.bin/wasm-opt" ] || [ ! -x "$e2e/node_modules/.bin/playwright" ] \
-  || [ ! -d "$e2e/node_modules/oidc-provider" ] \
+  || [ ! -d "$e2e/node_modules/oidc-provider" ] || [ ! -d "$e2e/node_modules/axe-core" ] \
   || [ "$e2e/package-lock.json" -nt "$e2e/node_modules/.package-lock.json" ]; then
   say "installing end2end npm packages"
   (cd "$e2e" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)

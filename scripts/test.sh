@@ -53,6 +53,9 @@ cargo test; ok
 begin playwright
 # The Playwright config starts the release binary itself on 127.0.0.1:18080 with a fresh data dir.
 (cd "$ROOT/end2end" && npx playwright test); ok
+begin perf
+# Figures only (first paint and hydration on "Fast 3G", file sizes); nothing here is a timed assertion.
+node "$ROOT/end2end/perf.mjs"; ok
 begin schemathesis
 # The release binary against its own OpenAPI document, every operation, bounded in time.
 "$ROOT/scripts/schemathesis.sh"; ok

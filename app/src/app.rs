@@ -17,6 +17,8 @@ const THEME_COLOR: &str = "#b91c1c";
 
 /// The whole HTML document, rendered on the server for every page.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    // The stylesheet shares the script's content-hashed output name (see the server's assets).
+    let stylesheet = format!("/{}/{}.css", options.site_pkg_dir, options.output_name);
     view! {
         <!DOCTYPE html>
         <html lang="en">
@@ -28,7 +30,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <link rel="manifest" href="/manifest.webmanifest" />
                 <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
                 <link rel="apple-touch-icon" href="/icons/icon-192.png" />
-                <link rel="stylesheet" href="/pkg/klaxon.css" />
+                <link rel="stylesheet" href=stylesheet />
                 <HydrationScripts options />
                 <MetaTags />
             </head>
@@ -67,12 +69,23 @@ fn document_title(page: String) -> String {
     }
 }
 
+/// Registers `public/sw.js`, which keeps the pages last seen for opening offline.
+fn register_service_worker() {
+    #[cfg(feature = "hydrate")]
+    if let Some(window) = web_sys::window() {
+        let _ = window.navigator().service_worker().register("/sw.js");
+    }
+}
+
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
     let (hydrated, set_hydrated) = signal(false);
     // Effects never run during server rendering, so this flips only in the browser.
-    Effect::new(move |_| set_hydrated.set(true));
+    Effect::new(move |_| {
+        set_hydrated.set(true);
+        register_service_worker();
+    });
     provide_context(Hydrated(hydrated));
 
     view! {

@@ -44,7 +44,7 @@ test('an alert is acknowledged, noted and resolved from the phone', async ({ pag
   await expect(row).toContainText('critical');
   await expect(row).toContainText('triggered');
   await expect(row).toContainText(displayName);
-  await expect(page.getByText(/Updated/)).toBeVisible();
+  await expect(page.getByText('Live', { exact: true })).toBeVisible({ timeout: 15_000 });
 
   await row.click();
   await expect(page).toHaveURL(/\/incidents\/\d+$/);

@@ -1,33 +1,147 @@
 //! The site files (wasm, js, css, icons) built by cargo-leptos, embedded in the release binary
-//! (read from disk in debug builds) and served with a strong ETag per file.
+//! (read from disk in debug builds). The files every page loads are also served under names that
+//! carry a hash of their content, cached as immutable; everything else is revalidated by ETag.
+//! Compressed variants (`.br`, `.gz`) are made once at build time (`scripts/compress-site.mjs`)
+//! and sent to browsers that accept them.
 
 use axum::body::Body;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
+use sha2::{Digest, Sha256};
+use std::sync::OnceLock;
 
 #[derive(rust_embed::RustEmbed)]
 #[folder = "$CARGO_MANIFEST_DIR/../target/site"]
 #[allow_missing = true]
 struct Site;
 
+/// The site's output name; the page loads `pkg/{name}.js`, `.wasm` and `.css`.
+const OUTPUT: &str = "klaxon";
+/// The files the output name stands for, hashed together: Leptos derives the script's and the
+/// wasm's names from one output name, so one hash covers them (and the stylesheet).
+const HASHED: [&str; 3] = ["js", "wasm", "css"];
+
+/// `klaxon.{hash}`: the output name pages use. Plain `klaxon` when the site is not built.
+pub fn output_name() -> &'static str {
+    static NAME: OnceLock<String> = OnceLock::new();
+    NAME.get_or_init(|| {
+        let mut hash = Sha256::new();
+        for ext in HASHED {
+            match Site::get(&format!("pkg/{OUTPUT}.{ext}")) {
+                Some(f) => hash.update(f.metadata.sha256_hash()),
+                None => return OUTPUT.to_string(),
+            }
+        }
+        format!("{OUTPUT}.{}", &hex::encode(hash.finalize())[..16])
+    })
+}
+
+/// The embedded file a request path names, and whether the name carries the content hash.
+fn resolve(path: &str) -> Option<(String, bool)> {
+    let path = path.trim_start_matches('/');
+    if let Some(ext) = path
+        .strip_prefix("pkg/")
+        .and_then(|f| f.strip_prefix(output_name()))
+        .and_then(|rest| rest.strip_prefix('.'))
+    {
+        if output_name() != OUTPUT && HASHED.contains(&ext) {
+            return Some((format!("pkg/{OUTPUT}.{ext}"), true));
+        }
+    }
+    Some((path.to_string(), false))
+}
+
+/// The encodings the request accepts, best first, of those the build makes.
+fn accepted(request: &HeaderMap) -> Vec<(&'static str, &'static str)> {
+    let accept = request
+        .get(header::ACCEPT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let takes = |name: &str| {
+        accept.split(',').any(|part| {
+            let mut bits = part.split(';').map(str::trim);
+            let named = bits.next().is_some_and(|n| n.eq_ignore_ascii_case(name));
+            let q = bits
+                .find_map(|b| {
+                    b.strip_prefix("q=")
+                        .and_then(|q| q.trim().parse::<f32>().ok())
+                })
+                .unwrap_or(1.0);
+            named && q > 0.0
+        })
+    };
+    [("br", ".br"), ("gzip", ".gz")]
+        .into_iter()
+        .filter(|(name, _)| takes(name))
+        .collect()
+}
+
 /// The file at `path`, or `None` when there is no such file.
 pub fn serve(path: &str, request: &HeaderMap) -> Option<Response> {
-    let file = Site::get(path.trim_start_matches('/'))?;
-    let etag = format!("\"{}\"", hex::encode(file.metadata.sha256_hash()));
+    let (name, immutable) = resolve(path)?;
+    let file = Site::get(&name)?;
+    let compressed = [".br", ".gz"]
+        .iter()
+        .any(|s| Site::get(&format!("{name}{s}")).is_some());
+    let (body, encoding) = accepted(request)
+        .into_iter()
+        .find_map(|(encoding, suffix)| {
+            Site::get(&format!("{name}{suffix}")).map(|f| (f, Some(encoding)))
+        })
+        .unwrap_or((file.clone(), None));
+    let etag = format!("\"{}\"", hex::encode(body.metadata.sha256_hash()));
     let matches = request
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
-    let builder = Response::builder()
-        .header(header::ETAG, &etag)
-        // File names carry no hash, so clients revalidate each time; a 304 costs one round trip.
-        .header(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    let mut builder = Response::builder().header(header::ETAG, &etag).header(
+        header::CACHE_CONTROL,
+        if immutable {
+            HeaderValue::from_static("public, max-age=31536000, immutable")
+        } else {
+            // Names without a hash are revalidated each time; a 304 costs one round trip.
+            HeaderValue::from_static("no-cache")
+        },
+    );
+    if compressed {
+        builder = builder.header(header::VARY, "accept-encoding");
+    }
+    if name == "sw.js" {
+        // A worker runs under its own script's policy: it fetches pages and files of this origin.
+        builder = builder.header(
+            header::CONTENT_SECURITY_POLICY,
+            "default-src 'none'; connect-src 'self'",
+        );
+    }
     let response = if matches {
         builder.status(StatusCode::NOT_MODIFIED).body(Body::empty())
     } else {
+        if let Some(e) = encoding {
+            builder = builder.header(header::CONTENT_ENCODING, e);
+        }
         builder
             .header(header::CONTENT_TYPE, file.metadata.mimetype())
-            .body(Body::from(file.data.into_owned()))
+            .body(Body::from(body.data.into_owned()))
     };
     response.ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn accepting(v: &str) -> Vec<&'static str> {
+        let mut h = HeaderMap::new();
+        h.insert(header::ACCEPT_ENCODING, HeaderValue::from_str(v).unwrap());
+        accepted(&h).into_iter().map(|(n, _)| n).collect()
+    }
+
+    #[test]
+    fn encodings_follow_accept_encoding() {
+        assert_eq!(accepting("gzip, deflate, br, zstd"), vec!["br", "gzip"]);
+        assert_eq!(accepting("gzip"), vec!["gzip"]);
+        assert_eq!(accepting("br;q=0, gzip;q=0.5"), vec!["gzip"]);
+        assert_eq!(accepting("identity"), Vec::<&str>::new());
+        assert_eq!(accepting("BR"), vec!["br"]);
+    }
 }

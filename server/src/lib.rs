@@ -39,10 +39,11 @@ impl FromRef<AppState> for LeptosOptions {
     }
 }
 
-/// Leptos options for the embedded site: names only, nothing is read from disk.
+/// Leptos options for the embedded site: names only, nothing is read from disk. The output name
+/// carries the site's content hash, so the script, wasm and stylesheet are cached as immutable.
 pub fn leptos_options() -> LeptosOptions {
     LeptosOptions::builder()
-        .output_name("klaxon")
+        .output_name(assets::output_name())
         .site_pkg_dir("pkg")
         .env(leptos::config::Env::PROD)
         .build()

@@ -137,7 +137,56 @@ both!(site_files_have_etags_and_answer_304, |app| {
         .raw(Method::GET, path, &[("if-none-match", "\"other\"")], vec![])
         .await;
     assert_eq!(stale.status.as_u16(), 200);
+    assert_eq!(r.headers["cache-control"], "no-cache");
 });
+
+both!(
+    pages_load_content_hashed_files_compressed_at_build_time,
+    |app| {
+        let page = app.get("/login", &Auth::None).await;
+        let html = page.text;
+        let css = html
+            .split('"')
+            .find(|s| s.starts_with("/pkg/klaxon.") && s.ends_with(".css"))
+            .unwrap_or_else(|| panic!("no stylesheet in {html}"))
+            .to_string();
+        let hashed = css.trim_end_matches(".css").to_string();
+        assert!(
+            hashed.len() > "/pkg/klaxon.".len() + 8,
+            "{css} carries no hash"
+        );
+        for ext in ["css", "js", "wasm"] {
+            let path = format!("{hashed}.{ext}");
+            assert!(
+                ext == "css" || html.contains(&path),
+                "the page does not load {path}"
+            );
+            let plain = app.raw(Method::GET, &path, &[], vec![]).await;
+            assert_eq!(plain.status.as_u16(), 200, "{path}");
+            assert_eq!(
+                plain.headers["cache-control"],
+                "public, max-age=31536000, immutable"
+            );
+            assert!(plain.headers.get("content-encoding").is_none());
+            for (accept, encoding) in [("gzip, deflate, br", "br"), ("gzip", "gzip")] {
+                let packed = app
+                    .raw(Method::GET, &path, &[("accept-encoding", accept)], vec![])
+                    .await;
+                assert_eq!(packed.headers["content-encoding"], encoding, "{path}");
+                assert_eq!(packed.headers["vary"], "accept-encoding");
+                assert!(
+                    packed.bytes.len() < plain.bytes.len() / 2,
+                    "{path} {encoding}"
+                );
+            }
+        }
+        // A name with another hash is not this build's file.
+        let old = app
+            .raw(Method::GET, "/pkg/klaxon.0123456789abcdef.js", &[], vec![])
+            .await;
+        assert_eq!(old.status.as_u16(), 404);
+    }
+);
 
 both!(oversized_bodies_are_413, |app| {
     let big = format!(

@@ -184,10 +184,7 @@ fn IntegrationRow(
 #[component]
 fn Volume(team_id: i64, id: i64) -> impl IntoView {
     let team_changes = crate::components::live::use_team_changes();
-    let volume = Resource::new(
-        team_changes,
-        move |_| integration_volume(team_id, id),
-    );
+    let volume = Resource::new(team_changes, move |_| integration_volume(team_id, id));
     view! {
         <Transition fallback=|| ()>
             {move || Suspend::new(async move {

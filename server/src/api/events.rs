@@ -6,12 +6,11 @@ use crate::AppState;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
-use futures_util::Stream;
+use axum::response::IntoResponse;
 use klaxon_core::events::EventScope;
 use klaxon_core::{Actor, Core};
 use klaxon_domain::live::{EventKind, LiveEvent};
 use std::collections::HashMap;
-use std::convert::Infallible;
 use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
@@ -39,7 +38,7 @@ pub async fn stream(
     Caller(actor): Caller,
     request: Request,
     headers: HeaderMap,
-) -> ApiResult<Sse<impl Stream<Item = Result<Event, Infallible>>>> {
+) -> ApiResult<impl IntoResponse> {
     let after = match headers.get("last-event-id") {
         None => None,
         Some(v) => Some(
@@ -57,12 +56,16 @@ pub async fn stream(
     let scope = s.core.event_scope(&actor).await?;
     let (tx, rx) = mpsc::channel(64);
     tokio::spawn(pump(s.core.clone(), actor, request, scope, after, tx));
-    let events =
-        futures_util::stream::unfold(
-            rx,
-            |mut rx| async move { rx.recv().await.map(|e| (Ok(e), rx)) },
-        );
-    Ok(Sse::new(events).keep_alive(KeepAlive::default()))
+    let events = futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv()
+            .await
+            .map(|e| (Ok::<_, std::convert::Infallible>(e), rx))
+    });
+    // Proxies that buffer answers (nginx) would hold events back; this asks them not to.
+    Ok((
+        [("x-accel-buffering", "no")],
+        Sse::new(events).keep_alive(KeepAlive::default()),
+    ))
 }
 
 /// Feeds one stream until the browser goes, the credential stops working or the server stops.

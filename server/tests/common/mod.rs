@@ -69,6 +69,7 @@ pub struct Res {
     pub headers: reqwest::header::HeaderMap,
     pub body: Value,
     pub text: String,
+    pub bytes: Vec<u8>,
 }
 
 impl Res {
@@ -307,13 +308,15 @@ impl TestApp {
 async fn into_res(r: reqwest::Response) -> Res {
     let status = r.status();
     let headers = r.headers().clone();
-    let text = r.text().await.unwrap_or_default();
+    let bytes = r.bytes().await.map(|b| b.to_vec()).unwrap_or_default();
+    let text = String::from_utf8_lossy(&bytes).into_owned();
     let body = serde_json::from_str(&text).unwrap_or(Value::Null);
     Res {
         status,
         headers,
         body,
         text,
+        bytes,
     }
 }
 

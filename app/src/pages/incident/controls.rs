@@ -35,8 +35,27 @@ pub(super) fn Controls(
         archive,
         ..
     } = actions;
+    // What the last action did, said to screen readers (the page's change shows it to the eye).
+    let said = RwSignal::new("");
+    macro_rules! say {
+        ($action:expr, $text:expr) => {
+            Effect::new(move |_| {
+                if let Some(Ok(_)) = $action.value().get() {
+                    said.set($text);
+                }
+            });
+        };
+    }
+    say!(ack, "Acknowledged: you have it; reminders have stopped.");
+    say!(resolve, "Resolved.");
+    say!(snooze, "Snoozed.");
+    say!(unsnooze, "Woken: paging resumes.");
+    say!(assign, "Assigned.");
+    say!(note, "Note added.");
+    say!(archive, "Archive changed.");
 
     view! {
+        <p class="sr-only" role="status" aria-live="polite">{move || said.get()}</p>
         <section class="controls" aria-label="More actions">
             <details class="card" hidden=move || !is_open() open=move || failed(snooze) || failed(unsnooze)>
                 <summary>"Snooze"</summary>

@@ -1,0 +1,77 @@
+// A throwaway Klaxon for the scripts beside this file (perf.mjs, screenshots.mjs): the release
+// binary on a free port and a fresh data directory, an administrator signed in, and a team with
+// incidents that came in through the real webhook.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+const targetDir = process.env.CARGO_TARGET_DIR ? path.resolve(process.env.CARGO_TARGET_DIR) : path.join(root, 'target');
+export const binary = path.join(targetDir, 'release', 'klaxon');
+
+export async function startKlaxon() {
+  const port = await new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = s.address().port;
+      s.close(() => resolve(p));
+    });
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const data = fs.mkdtempSync(path.join(os.tmpdir(), 'klaxon-script-'));
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('KLAXON_')));
+  const server = spawn(binary, ['serve'], {
+    env: { ...env, KLAXON_ADDR: `127.0.0.1:${port}`, KLAXON_DATA_DIR: data, KLAXON_LOG: 'warn' },
+    stdio: 'inherit',
+  });
+  const stop = () => {
+    server.kill();
+    fs.rmSync(data, { recursive: true, force: true });
+  };
+  process.on('exit', stop);
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(`${base}/healthz`)).ok) break;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  let cookie = '';
+  const api = async (method, p, body) =>
+    fetch(base + p, {
+      method,
+      headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+      body: body && JSON.stringify(body),
+    });
+  await api('POST', '/api/bootstrap', { username: 'maria', password: 'a long enough password' });
+  const login = await api('POST', '/api/auth/login', { username: 'maria', password: 'a long enough password' });
+  cookie = login.headers.get('set-cookie').split(';')[0];
+  return { base, api, stop, cookie: () => cookie };
+}
+
+/// A team with an integration and `alerts` firing alerts, each its own incident.
+export async function seed(k, alerts) {
+  const team = await (await k.api('POST', '/api/teams', { name: 'payments', display_name: 'Payments' })).json();
+  const { key } = await (await k.api('POST', `/api/teams/${team.id}/integrations`, { name: 'prometheus' })).json();
+  for (const a of alerts) {
+    const labels = { alertname: a.alertname, service: a.service, instance: a.instance, severity: a.severity };
+    const r = await k.api('POST', `/api/alertmanager/webhook/${key}`, {
+      version: '4', status: 'firing', receiver: 'klaxon', groupKey: `{}:{alertname="${a.alertname}"}`, truncatedAlerts: 0,
+      groupLabels: { alertname: a.alertname }, commonLabels: labels, commonAnnotations: {}, externalURL: 'http://alertmanager:9093',
+      alerts: [{ status: 'firing', labels, annotations: { summary: a.summary },
+        startsAt: new Date(Date.now() - (a.minutesAgo || 0) * 60_000).toISOString(), endsAt: '0001-01-01T00:00:00Z',
+        generatorURL: 'http://prometheus:9090/graph', fingerprint: a.alertname.toLowerCase().padEnd(16, '0').slice(0, 16) }],
+    });
+    if (!r.ok) throw new Error(`webhook answered ${r.status}`);
+  }
+  return team.id;
+}
+
+/// A Chromium browser context at the phone size, signed in as the instance's administrator.
+export async function phone(browser, k, options = {}) {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, ...options });
+  const [name, ...value] = k.cookie().split('=');
+  await context.addCookies([{ name, value: value.join('='), url: k.base }]);
+  return context;
+}

@@ -1,0 +1,83 @@
+// How fast the incident list shows and becomes interactive on a phone on a slow network, and what
+// the browser downloads. Starts the release binary on a fresh data directory, fills it with a few
+// incidents, and loads the list at 390×844 in Debian's Chromium with the network throttled to
+// DevTools' "Fast 3G" profile (562.5 ms latency, 1.44 Mbit/s down, 675 kbit/s up): once with an
+// empty cache (a first visit) and once again (the installed app, whose hashed files are cached).
+// Prints figures; asserts nothing about time (the machine is shared and noisy).
+//
+//   node end2end/perf.mjs            (after scripts/test.sh or scripts/run.sh built the release)
+import { chromium } from '@playwright/test';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { phone, root, seed, startKlaxon } from './instance.mjs';
+
+// DevTools' "Fast 3G": 1.6 Mbit/s and 750 kbit/s at 90 %, 150 ms round trips × 3.75 at request level.
+const FAST_3G = { offline: false, latency: 562.5, downloadThroughput: (1.6 * 1024 * 1024 * 0.9) / 8, uploadThroughput: (750 * 1024 * 0.9) / 8 };
+const RUNS = Number(process.env.PERF_RUNS || 3);
+
+const k = await startKlaxon();
+await seed(
+  k,
+  Array.from({ length: 20 }, (_, i) => ({
+    alertname: `Alert${i}`, service: `svc-${i}`, instance: `host-${i}:9100`,
+    severity: i % 3 ? 'warning' : 'critical', summary: `Something ${i} is wrong`,
+  })),
+);
+const base = k.base;
+
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic'],
+});
+
+async function load(context) {
+  const page = await context.newPage();
+  // Records when the app marks itself hydrated, before any page script runs.
+  await page.addInitScript(() => {
+    new MutationObserver((_, observer) => {
+      if (document.querySelector('[data-hydrated="true"]')) {
+        window.__hydratedAt = performance.now();
+        observer.disconnect();
+      }
+    }).observe(document, { subtree: true, attributes: true, childList: true });
+  });
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', FAST_3G);
+  const bytes = {};
+  cdp.on('Network.loadingFinished', (e) => (bytes[e.requestId] = e.encodedDataLength));
+  const urls = {};
+  cdp.on('Network.responseReceived', (e) => (urls[e.requestId] = new URL(e.response.url).pathname));
+  await page.goto(base + '/', { waitUntil: 'load' });
+  await page.waitForSelector('[data-hydrated="true"]', { timeout: 60_000 });
+  const fcp = await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime);
+  const hydrated = await page.evaluate(() => window.__hydratedAt);
+  const transferred = Object.entries(bytes).reduce((sum, [id, n]) => sum + (urls[id] ? n : 0), 0);
+  await page.close();
+  return { fcp, hydrated, transferred };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const cold = [];
+const warm = [];
+for (let i = 0; i < RUNS; i++) {
+  const context = await phone(browser, k, { deviceScaleFactor: 1 });
+  cold.push(await load(context));
+  warm.push(await load(context));
+  await context.close();
+}
+await browser.close();
+
+const pkg = path.join(root, 'target', 'site', 'pkg');
+const size = (f) => {
+  const b = fs.readFileSync(path.join(pkg, f));
+  return `${f}: ${(b.length / 1024).toFixed(0)} KB raw, ${(zlib.gzipSync(b, { level: 9 }).length / 1024).toFixed(0)} KB gzip, ${(zlib.brotliCompressSync(b).length / 1024).toFixed(0)} KB brotli`;
+};
+const ms = (x) => `${Math.round(x)} ms`;
+console.log(`perf: incident list, 390×844, Fast 3G (562.5 ms latency, 1.44 Mbit/s), median of ${RUNS}`);
+console.log(`perf: first visit: first contentful paint ${ms(median(cold.map((r) => r.fcp)))}, hydrated ${ms(median(cold.map((r) => r.hydrated)))}, ${(median(cold.map((r) => r.transferred)) / 1024).toFixed(0)} KB transferred`);
+console.log(`perf: next visit:  first contentful paint ${ms(median(warm.map((r) => r.fcp)))}, hydrated ${ms(median(warm.map((r) => r.hydrated)))}, ${(median(warm.map((r) => r.transferred)) / 1024).toFixed(0)} KB transferred`);
+for (const f of ['klaxon.wasm', 'klaxon.js', 'klaxon.css']) console.log(`perf: ${size(f)}`);
+k.stop();
+process.exit(0);

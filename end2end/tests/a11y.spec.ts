@@ -1,0 +1,101 @@
+import { test, expect, type Page } from '@playwright/test';
+import { createRequire } from 'node:module';
+import { PASSWORD, alertmanagerPayload, hydrated, signInApi } from './support';
+
+// Every page passes axe-core with no serious or critical violation, in the dark and the light
+// scheme; the incident flow works from the keyboard alone and announces its result.
+
+const axeSource = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+// axe is injected as a script, which the pages' Content-Security-Policy would refuse.
+test.use({ bypassCSP: true });
+
+async function violations(page: Page) {
+  await page.addScriptTag({ path: axeSource });
+  const found = await page.evaluate(async () => {
+    const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((v: any) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(' ')),
+    }));
+  });
+  return found.filter((v: any) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+async function world(request: any) {
+  await signInApi(request);
+  const suffix = Date.now().toString(36);
+  const team = await (await request.post('/api/teams', { data: { name: `a11y-${suffix}`, display_name: `A11y ${suffix}` } })).json();
+  const { key } = await (await request.post(`/api/teams/${team.id}/integrations`, { data: { name: 'prometheus' } })).json();
+  const alertname = `Access${suffix}`;
+  const hook = await request.post(`/api/alertmanager/webhook/${key}`, {
+    data: alertmanagerPayload(alertname, `${suffix}ff`.padEnd(16, '1'), 'web', 'web-1:9100', { summary: 'Errors above 5%' }),
+  });
+  expect(hook.status()).toBe(200);
+  const list = await (await request.get(`/api/incidents?team_id=${team.id}`)).json();
+  return { team: team.id, incident: list[0].id, alertname };
+}
+
+async function signIn(page: Page) {
+  await page.goto('/login');
+  await page.getByLabel('Username').fill('alice');
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/$/);
+}
+
+for (const scheme of ['dark', 'light'] as const) {
+  test(`every page passes axe in the ${scheme} scheme`, async ({ page, request }) => {
+    const w = await world(request);
+    await page.emulateMedia({ colorScheme: scheme });
+    const signedOut = ['/login', '/signup?invite=' + 'x'.repeat(64)];
+    const signedIn = [
+      '/',
+      `/incidents/${w.incident}`,
+      '/schedule',
+      '/teams',
+      `/teams/${w.team}`,
+      `/teams/${w.team}/escalation`,
+      '/me',
+      '/admin',
+      '/device',
+      '/no-such-page',
+    ];
+    const report: Record<string, unknown> = {};
+    for (const path of signedOut) {
+      await page.goto(path);
+      await hydrated(page);
+      const v = await violations(page);
+      if (v.length) report[path] = v;
+    }
+    await signIn(page);
+    for (const path of signedIn) {
+      await page.goto(path);
+      await hydrated(page);
+      // Sections that load after the page (lists, charts) are part of what is checked.
+      await expect(page.locator('.loading')).toHaveCount(0, { timeout: 10_000 });
+      const v = await violations(page);
+      if (v.length) report[path] = v;
+    }
+    expect(report).toEqual({});
+  });
+}
+
+test('the incident flow works from the keyboard and announces what happened', async ({ page, request }) => {
+  const w = await world(request);
+  await signIn(page);
+  await page.goto(`/incidents/${w.incident}`);
+  await hydrated(page);
+  const acknowledge = page.getByRole('button', { name: 'Acknowledge' });
+  // Tab from the top of the page until the Acknowledge button has the focus.
+  await page.locator('body').focus();
+  for (let i = 0; i < 40 && !(await acknowledge.evaluate((b) => b === document.activeElement)); i++) {
+    await page.keyboard.press('Tab');
+  }
+  await expect(acknowledge).toBeFocused();
+  await page.keyboard.press('Enter');
+  const announced = page.locator('[aria-live="polite"], [role="status"]').filter({ hasText: /acknowledged/i });
+  await expect(announced.first()).toBeAttached();
+  await expect(page.locator('.incident-head .state')).toHaveText('acknowledged');
+});

@@ -1,0 +1,95 @@
+import { test, expect, type Browser, type Page } from '@playwright/test';
+import { PASSWORD, alertmanagerPayload, hydrated, signInApi } from './support';
+
+// Live updates: what one responder does shows on another's phone without a reload, through the
+// server-sent event stream; a phone that loses the stream says so and how old its page is.
+
+const phone = { viewport: { width: 390, height: 844 } };
+
+async function signIn(browser: Browser, username: string, password: string): Promise<Page> {
+  const context = await browser.newContext(phone);
+  const page = await context.newPage();
+  await page.goto('/login');
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/$/);
+  return page;
+}
+
+/// Marks the document: the mark survives any update and is gone after a reload.
+async function mark(page: Page) {
+  await page.evaluate(() => ((window as any).klaxonMark = 'not reloaded'));
+}
+async function notReloaded(page: Page) {
+  expect(await page.evaluate(() => (window as any).klaxonMark)).toBe('not reloaded');
+}
+
+test('a change made on one phone shows on another without a reload', async ({ browser, request }) => {
+  await signInApi(request);
+  const suffix = Date.now().toString(36);
+  const team = await request.post('/api/teams', { data: { name: `live-${suffix}` } });
+  expect(team.status()).toBe(201);
+  const teamId = (await team.json()).id;
+  const bea = `bea-${suffix}`;
+  const user = await request.post('/api/users', { data: { username: bea, password: 'bea password' } });
+  expect(user.status()).toBe(201);
+  const added = await request.post(`/api/teams/${teamId}/members`, { data: { user_id: (await user.json()).id } });
+  expect(added.status()).toBe(201);
+  const { key } = await (
+    await request.post(`/api/teams/${teamId}/integrations`, { data: { name: 'prometheus' } })
+  ).json();
+
+  // Alice watches the incident list; an alert arrives.
+  const alice = await signIn(browser, 'alice', PASSWORD);
+  await hydrated(alice);
+  await expect(alice.getByText('Live', { exact: true })).toBeVisible();
+  await mark(alice);
+  const alertname = `Latency${suffix}`;
+  const hook = await request.post(`/api/alertmanager/webhook/${key}`, {
+    data: alertmanagerPayload(alertname, `${suffix}aa`.padEnd(16, '0'), 'api', 'api-1:9100', {
+      summary: 'p99 above 2 s',
+    }),
+  });
+  expect(hook.status()).toBe(200);
+  const row = alice.getByRole('link', { name: new RegExp(alertname) });
+  await expect(row).toContainText('triggered');
+  await notReloaded(alice);
+
+  // She opens it; Bea acknowledges it on her own phone.
+  await row.click();
+  await expect(alice).toHaveURL(/\/incidents\/\d+$/);
+  const incidentPath = new URL(alice.url()).pathname;
+  await hydrated(alice);
+  await mark(alice);
+  const state = alice.locator('.incident-head .state');
+  await expect(state).toHaveText('triggered');
+  const beaPage = await signIn(browser, bea, 'bea password');
+  await beaPage.goto(incidentPath);
+  await hydrated(beaPage);
+  const acknowledged = Date.now();
+  await beaPage.getByRole('button', { name: 'Acknowledge' }).click();
+  await expect(beaPage.locator('.incident-head .state')).toHaveText('acknowledged');
+  await expect(state).toHaveText('acknowledged', { timeout: 10_000 });
+  test.info().annotations.push({ type: 'live update', description: `${Date.now() - acknowledged} ms after the click` });
+  await expect(alice.locator('.timeline')).toContainText(bea);
+  await notReloaded(alice);
+
+  // The stream is lost: the page says so and how old it is; when it comes back, it is live again.
+  await alice.context().setOffline(true);
+  const stale = alice.getByRole('alert').filter({ hasText: 'Not live' });
+  await expect(stale).toBeVisible({ timeout: 10_000 });
+  await expect(stale).toContainText(/Showing what was loaded at \d\d:\d\d/);
+  await alice.context().setOffline(false);
+  await expect(stale).toBeHidden({ timeout: 15_000 });
+  await expect(alice.getByText('Live', { exact: true })).toBeVisible();
+  // What changed meanwhile is there once the stream is back.
+  const note = await request.post(`/api/incidents${incidentPath.replace('/incidents', '')}/notes`, {
+    data: { text: `checked by ${suffix}` },
+  });
+  expect(note.status()).toBe(201);
+  await expect(alice.locator('.notes')).toContainText(`checked by ${suffix}`, { timeout: 10_000 });
+  await notReloaded(alice);
+  await beaPage.context().close();
+  await alice.context().close();
+});

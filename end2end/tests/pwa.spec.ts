@@ -1,0 +1,72 @@
+import { test, expect } from '@playwright/test';
+import { PASSWORD, alertmanagerPayload, hydrated, signInApi } from './support';
+
+// Installable and usable offline: Chromium finds nothing missing to install the app; the service
+// worker keeps the pages last seen, so the app opens offline saying so, and an action tried
+// offline is refused with a sentence instead of being queued.
+
+test('installable, opens offline with what was last seen, refuses actions offline', async ({ browser, request }) => {
+  await signInApi(request);
+  const suffix = Date.now().toString(36);
+  const team = await (await request.post('/api/teams', { data: { name: `pwa-${suffix}` } })).json();
+  const { key } = await (await request.post(`/api/teams/${team.id}/integrations`, { data: { name: 'prometheus' } })).json();
+  const alertname = `Offline${suffix}`;
+  const hook = await request.post(`/api/alertmanager/webhook/${key}`, {
+    data: alertmanagerPayload(alertname, `${suffix}dd`.padEnd(16, '3'), 'mail', 'mail-1:9100', { summary: 'Mail queue growing' }),
+  });
+  expect(hook.status()).toBe(200);
+
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const page = await context.newPage();
+  await page.goto('/login');
+  await page.getByLabel('Username').fill('alice');
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/$/);
+  await hydrated(page);
+
+  // The manifest and the service worker are what Chromium asks for.
+  const cdp = await context.newCDPSession(page);
+  await expect
+    .poll(async () => (await cdp.send('Page.getInstallabilityErrors')).installabilityErrors, { timeout: 15_000 })
+    .toEqual([]);
+  const manifest = await cdp.send('Page.getAppManifest');
+  expect(JSON.parse(manifest.data!).start_url).toBe('/');
+  await expect.poll(() => page.evaluate(async () => !!(await navigator.serviceWorker.ready).active)).toBe(true);
+
+  // Loaded once under the worker, the list and the incident are kept.
+  const clock = () =>
+    page.evaluate(() => {
+      const d = new Date();
+      return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+    });
+  const before = await clock();
+  await page.reload();
+  const row = page.getByRole('link', { name: new RegExp(alertname) });
+  await expect(row).toBeVisible();
+  const incidentPath = (await row.getAttribute('href'))!;
+  await page.goto(incidentPath);
+  await expect(page.getByRole('button', { name: 'Acknowledge' })).toBeVisible();
+  const after = await clock();
+
+  await context.setOffline(true);
+  await page.goto('/');
+  const banner = page.getByRole('alert').filter({ hasText: 'Offline, showing what you saw at' });
+  await expect(banner).toBeVisible();
+  expect([before, after]).toContain((await banner.textContent())!.match(/at (\d\d:\d\d)/)![1]);
+  await expect(page.getByRole('link', { name: new RegExp(alertname) })).toBeVisible();
+  // A page never seen opens the list, also saying so.
+  await page.goto('/schedule');
+  await expect(banner).toBeVisible();
+  await expect(page.getByRole('link', { name: new RegExp(alertname) })).toBeVisible();
+
+  // An action tried offline: a sentence, and nothing was done.
+  await page.goto(incidentPath);
+  await expect(banner).toBeVisible();
+  await page.getByRole('button', { name: 'Acknowledge' }).click();
+  await expect(page.getByRole('alert')).toContainText('Klaxon did not receive this and nothing was changed');
+  await context.setOffline(false);
+  const [incident] = await (await request.get(`/api/incidents?team_id=${team.id}`)).json();
+  expect(incident.state).toBe('triggered');
+  await context.close();
+});

@@ -1,0 +1,146 @@
+// Klaxon's service worker: the app opens offline with the pages last seen, and says so.
+//
+// - Pages (the incident list and incidents): from the network; each one loaded is kept, so offline
+//   the last copy is shown, as plain HTML (its scripts removed, so nothing acts on stale data),
+//   under a banner saying when it was loaded. Another page offline shows the incident list.
+// - Site files: names carrying a content hash never change, so they come from the cache first;
+//   the others from the network, the cache only offline.
+// - Anything else (the API, server functions, the event stream) goes to the network only. A form
+//   sent offline is answered with a page saying that nothing was sent; nothing is queued.
+// - A visit that ends at the sign-in page forgets the kept pages: they are the signed-in person's.
+
+const PAGES = 'klaxon-pages-v1';
+const FILES = 'klaxon-files-v1';
+const SAVED_AT = 'x-klaxon-saved-at';
+const KEEP_PAGES = 20;
+
+self.addEventListener('install', () => self.skipWaiting());
+self.addEventListener('activate', (event) => {
+  event.waitUntil(
+    caches
+      .keys()
+      .then((names) => Promise.all(names.filter((n) => n !== PAGES && n !== FILES).map((n) => caches.delete(n))))
+      .then(() => self.clients.claim()),
+  );
+});
+
+self.addEventListener('fetch', (event) => {
+  const request = event.request;
+  const url = new URL(request.url);
+  if (url.origin !== self.location.origin) return;
+  if (request.mode === 'navigate' && request.method === 'GET') {
+    event.respondWith(page(request, url));
+  } else if (request.mode === 'navigate') {
+    event.respondWith(formPost(request));
+  } else if (request.method === 'GET' && /\.[a-z0-9]+$/.test(url.pathname) && !url.pathname.startsWith('/api/')) {
+    event.respondWith(file(request, url));
+  }
+});
+
+function keptPage(url) {
+  return url.pathname === '/' || /^\/incidents\/\d+$/.test(url.pathname);
+}
+
+async function page(request, url) {
+  try {
+    const response = await fetch(request);
+    // A redirect (to sign in, say) is followed by the browser as a navigation of its own.
+    if (response.type === 'opaqueredirect') return response;
+    if (new URL(response.url || request.url).pathname === '/login') {
+      await caches.delete(PAGES);
+    } else if (response.ok && keptPage(url) && !response.redirected) {
+      await keep(url, response.clone());
+    }
+    return response;
+  } catch (offline) {
+    const cache = await caches.open(PAGES);
+    const copy = (await cache.match(url.pathname)) || (await cache.match('/'));
+    if (!copy) return offlinePage('Klaxon cannot be reached and there is no copy of this page on this phone yet.');
+    return offlineCopy(copy);
+  }
+}
+
+async function keep(url, response) {
+  const html = await response.text();
+  const headers = new Headers(response.headers);
+  headers.set(SAVED_AT, String(Date.now()));
+  const cache = await caches.open(PAGES);
+  await cache.put(url.pathname, new Response(html, { status: 200, headers }));
+  const keys = await cache.keys();
+  for (const old of keys.slice(0, Math.max(0, keys.length - KEEP_PAGES))) await cache.delete(old);
+  // The stylesheet the page uses, so the copy looks the same offline.
+  const css = html.match(/href="(\/pkg\/[^"]+\.css)"/);
+  if (css) {
+    const files = await caches.open(FILES);
+    if (!(await files.match(css[1]))) await files.add(css[1]).catch(() => {});
+  }
+}
+
+function clock(ms) {
+  const d = new Date(ms);
+  return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+}
+
+async function offlineCopy(copy) {
+  const savedAt = Number(copy.headers.get(SAVED_AT) || Date.now());
+  const banner =
+    `<div class="offline-banner" role="alert">Offline, showing what you saw at ${clock(savedAt)}. ` +
+    'Actions need a connection: nothing you do here is sent.</div>';
+  const html = (await copy.text())
+    .replace(/<script\b[^>]*>[\s\S]*?<\/script>/gi, '')
+    .replace(/<link[^>]+rel="(?:modulepreload|preload)"[^>]*>/gi, '')
+    .replace(/<body([^>]*)>/i, `<body$1>${banner}`);
+  return new Response(html, {
+    status: 200,
+    headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' },
+  });
+}
+
+function offlinePage(sentence) {
+  const html =
+    '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">' +
+    '<meta name="viewport" content="width=device-width, initial-scale=1"><title>Offline · Klaxon</title></head>' +
+    `<body><main><h1>Offline</h1><p role="alert">${sentence}</p><p><a href="/">Try again</a></p></main></body></html>`;
+  return new Response(html, {
+    status: 503,
+    headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' },
+  });
+}
+
+async function formPost(request) {
+  try {
+    return await fetch(request);
+  } catch (offline) {
+    return offlinePage(
+      'You are offline, so Klaxon did not receive this and nothing was changed. Try again when the phone is back online.',
+    );
+  }
+}
+
+async function file(request, url) {
+  const cache = await caches.open(FILES);
+  const immutable = /^\/pkg\/klaxon\.[0-9a-f]{16}\./.test(url.pathname);
+  if (immutable) {
+    const hit = await cache.match(request);
+    if (hit) return hit;
+  }
+  try {
+    const response = await fetch(request);
+    if (response.ok) {
+      if (immutable) {
+        // A new build: the files of the one before are not needed any more.
+        const stamp = url.pathname.slice(0, '/pkg/klaxon.'.length + 16);
+        for (const key of await cache.keys()) {
+          const path = new URL(key.url).pathname;
+          if (path.startsWith('/pkg/klaxon.') && !path.startsWith(stamp)) await cache.delete(key);
+        }
+      }
+      await cache.put(request, response.clone());
+    }
+    return response;
+  } catch (offline) {
+    const hit = await cache.match(request);
+    if (hit) return hit;
+    throw offline;
+  }
+}
