@@ -17,6 +17,7 @@ await seed(k, [
   { alertname: 'CertExpiry', service: 'edge', instance: 'edge-1:443', severity: 'info', summary: 'TLS certificate expires in 14 days', minutesAgo: 300 },
 ]);
 const [first] = await (await k.api('GET', '/api/incidents?state=open&limit=10')).json().then((l) => l.filter((i) => i.title.includes('CheckoutErrors')));
+await k.api('POST', '/api/me/onboarding/dismiss');
 await k.api('POST', `/api/incidents/${first.id}/notes`, { text: 'Error spike started with the 14:02 deploy; rolling back.' });
 
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'] });

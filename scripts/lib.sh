@@ -15,10 +15,7 @@ mkdir -p "$KLAXON_SITE_DIR"
 # Release build. cargo-leptos builds the wasm and the server in parallel, but the server embeds the site
 # files, so build the site first and the server after.
 build_release() {
-  # erase_components: Leptos type-erases every view, which cut the release wasm from 1 112 KB to
-  # 774 KB gzip. The server must be built the same way, or hydration finds other markers.
-  local flags="--cfg erase_components"
-  (cd "$ROOT" && RUSTFLAGS="$flags" cargo leptos build --release --frontend-only)
+  (cd "$ROOT" && cargo leptos build --release --frontend-only)
   node "$ROOT/scripts/compress-site.mjs" "$KLAXON_SITE_DIR"
   # rust-embed makes the server rebuild when an embedded file changes, not when files are added or
   # removed: force it when the list of site files differs from the last build's.
@@ -26,7 +23,7 @@ build_release() {
   if ! (cd "$KLAXON_SITE_DIR" && find . -type f | sort) | cmp -s - "$list"; then
     touch -c "$ROOT/server/src/assets.rs" # holds the RustEmbed derive
   fi
-  (cd "$ROOT" && RUSTFLAGS="$flags" cargo leptos build --release --server-only)
+  (cd "$ROOT" && cargo leptos build --release --server-only)
   mkdir -p "$TARGET_DIR"
   (cd "$KLAXON_SITE_DIR" && find . -type f | sort) >"$list"
 }

@@ -1,11 +1,14 @@
-import { test, expect } from '@playwright/test';
+import { test, expect, chromium } from '@playwright/test';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { PASSWORD, alertmanagerPayload, hydrated, signInApi } from './support';
 
 // Installable and usable offline: Chromium finds nothing missing to install the app; the service
 // worker keeps the pages last seen, so the app opens offline saying so, and an action tried
 // offline is refused with a sentence instead of being queued.
 
-test('installable, opens offline with what was last seen, refuses actions offline', async ({ browser, request }) => {
+test('installable, opens offline with what was last seen, refuses actions offline', async ({ request, baseURL }) => {
   await signInApi(request);
   const suffix = Date.now().toString(36);
   const team = await (await request.post('/api/teams', { data: { name: `pwa-${suffix}` } })).json();
@@ -16,8 +19,16 @@ test('installable, opens offline with what was last seen, refuses actions offlin
   });
   expect(hook.status()).toBe(200);
 
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
-  const page = await context.newPage();
+  // A profile of its own: Chromium never offers to install from an incognito window, which is
+  // what Playwright's ordinary contexts are.
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'klaxon-pwa-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run'],
+    viewport: { width: 390, height: 844 },
+    baseURL,
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
   await page.goto('/login');
   await page.getByLabel('Username').fill('alice');
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
@@ -69,4 +80,5 @@ test('installable, opens offline with what was last seen, refuses actions offlin
   const [incident] = await (await request.get(`/api/incidents?team_id=${team.id}`)).json();
   expect(incident.state).toBe('triggered');
   await context.close();
+  fs.rmSync(profile, { recursive: true, force: true });
 });

@@ -151,7 +151,9 @@ pub fn Freshness(page: PageLive) -> impl IntoView {
                 <span class="live-dot" aria-hidden="true"></span>
                 "Live"
             </p>
-            <p class="stale" role="alert">{move || notice().unwrap_or_default()}</p>
+            <p class="stale" role="alert" hidden=move || notice().is_none_or(|n| n.is_empty())>
+                {move || notice().unwrap_or_default()}
+            </p>
         </div>
     }
 }
