@@ -1,6 +1,6 @@
 import { test, expect, type Page } from '@playwright/test';
 import { createRequire } from 'node:module';
-import { PASSWORD, alertmanagerPayload, hydrated, signInApi } from './support';
+import { PASSWORD, alertmanagerPayload, hydrated, removeTeam, signInApi } from './support';
 
 // Every page passes axe-core with no serious or critical violation, in the dark and the light
 // scheme; the incident flow works from the keyboard alone and announces its result.
@@ -79,6 +79,7 @@ for (const scheme of ['dark', 'light'] as const) {
       if (v.length) report[path] = v;
     }
     expect(report).toEqual({});
+    await removeTeam(request, w.team);
   });
 }
 
@@ -98,4 +99,5 @@ test('the incident flow works from the keyboard and announces what happened', as
   const announced = page.locator('[aria-live="polite"], [role="status"]').filter({ hasText: /acknowledged/i });
   await expect(announced.first()).toBeAttached();
   await expect(page.locator('.incident-head .state')).toHaveText('acknowledged');
+  await removeTeam(request, w.team);
 });

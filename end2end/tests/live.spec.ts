@@ -1,5 +1,5 @@
 import { test, expect, type Browser, type Page } from '@playwright/test';
-import { PASSWORD, alertmanagerPayload, hydrated, signInApi } from './support';
+import { PASSWORD, alertmanagerPayload, hydrated, removeTeam, signInApi } from './support';
 
 // Live updates: what one responder does shows on another's phone without a reload, through the
 // server-sent event stream; a phone that loses the stream says so and how old its page is.
@@ -95,4 +95,5 @@ test('a change made on one phone shows on another without a reload', async ({ br
   await notReloaded(alice);
   await beaPage.context().close();
   await alice.context().close();
+  await removeTeam(request, teamId);
 });

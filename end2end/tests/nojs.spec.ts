@@ -1,5 +1,5 @@
 import { test, expect } from '@playwright/test';
-import { PASSWORD, alertmanagerPayload, signInApi } from './support';
+import { PASSWORD, alertmanagerPayload, removeTeam, signInApi } from './support';
 
 // Before the wasm arrives, or without JavaScript at all, the incident's forms still work: each
 // posts to its server function and the answer is the incident page, updated.
@@ -50,4 +50,5 @@ test('acknowledge, snooze, note and resolve work with JavaScript turned off', as
   const stored = await (await request.get(`/api/incidents/${incident.id}`)).json();
   expect(stored.state).toBe('resolved');
   expect(stored.notes.map((n: any) => n.text)).toContain(`drained the queue ${suffix}`);
+  await removeTeam(request, team.id);
 });

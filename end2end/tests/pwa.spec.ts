@@ -2,7 +2,7 @@ import { test, expect, chromium } from '@playwright/test';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PASSWORD, alertmanagerPayload, hydrated, signInApi } from './support';
+import { PASSWORD, alertmanagerPayload, hydrated, removeTeam, signInApi } from './support';
 
 // Installable and usable offline: Chromium finds nothing missing to install the app; the service
 // worker keeps the pages last seen, so the app opens offline saying so, and an action tried
@@ -81,4 +81,5 @@ test('installable, opens offline with what was last seen, refuses actions offlin
   expect(incident.state).toBe('triggered');
   await context.close();
   fs.rmSync(profile, { recursive: true, force: true });
+  await removeTeam(request, team.id);
 });

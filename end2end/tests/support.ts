@@ -21,6 +21,11 @@ export async function signInApi(request: APIRequestContext) {
   expect(login.status()).toBe(200);
 }
 
+/// Deletes a team a test made, with its incidents, so later tests see the instance as they expect.
+export async function removeTeam(request: APIRequestContext, teamId: number) {
+  expect((await request.delete(`/api/teams/${teamId}`)).status()).toBe(204);
+}
+
 /// Waits until the page's wasm has hydrated it, so client-side controls work.
 export async function hydrated(page: Page) {
   await expect(page.locator('[data-hydrated="true"]')).toBeAttached({ timeout: 15_000 });

@@ -46,15 +46,14 @@ pub async fn revoke_integration(team_id: i64, id: i64) -> Result<(), ServerFnErr
         .map_err(fail)
 }
 
-/// Alerts per hour over the last day, for the integration's sparkline.
+/// Alerts per hour over the last day of each of the team's integrations, for their sparklines.
 #[server(prefix = "/rpc")]
-pub async fn integration_volume(
+pub async fn integration_volumes(
     team_id: i64,
-    id: i64,
-) -> Result<Vec<klaxon_domain::incident::HourVolume>, ServerFnError> {
+) -> Result<Vec<(i64, Vec<klaxon_domain::incident::HourVolume>)>, ServerFnError> {
     use crate::server::{fail, signed_in};
     let (core, actor) = signed_in().await?;
-    core.integration_volume(&actor, team_id, id, None)
+    core.integration_volumes(&actor, team_id)
         .await
         .map_err(fail)
 }

@@ -2,14 +2,16 @@
 
 use crate::api::error_text;
 use crate::api::integrations::{
-    integration_volume, list_integrations, CreateIntegration, RenameIntegration, RevokeIntegration,
+    integration_volumes, list_integrations, CreateIntegration, RenameIntegration, RevokeIntegration,
 };
 use crate::app::use_hydrated;
 use crate::components::charts::Sparkline;
 use crate::components::form::{failed, ActionDone, ActionError};
 use crate::components::secret::ShownOnce;
 use crate::components::text::when;
-use klaxon_domain::incident::{Integration, IntegrationKind, IntegrationStatus, NewIntegration};
+use klaxon_domain::incident::{
+    HourVolume, Integration, IntegrationKind, IntegrationStatus, NewIntegration,
+};
 use leptos::prelude::*;
 
 #[component]
@@ -29,6 +31,17 @@ pub fn Integrations(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoVi
             )
         },
         |(team, _)| list_integrations(team),
+    );
+    // Read beside the list, not per row: a resource made inside another's view would not be the
+    // same one on the server and in the browser, and hydration would fail.
+    let volumes = Resource::new(
+        move || {
+            (
+                team_id.get(),
+                create.version().get() + revoke.version().get() + team_changes(),
+            )
+        },
+        |(team, _)| integration_volumes(team),
     );
     let hydrated = use_hydrated();
     let created = move || create.value().get().and_then(Result::ok);
@@ -64,13 +77,17 @@ pub fn Integrations(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoVi
             </details>
             <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
                 {move || Suspend::new(async move {
+                    let volumes = volumes.await.unwrap_or_default();
                     match list.await {
                         Ok(items) if items.is_empty() => view! { <p class="empty">"No integrations yet."</p> }.into_any(),
                         Ok(items) => view! {
                             <ul class="list integrations">
                                 {items
                                     .into_iter()
-                                    .map(|i| view! { <IntegrationRow integration=i is_owner rename revoke /> })
+                                    .map(|i| {
+                                        let hours = volumes.iter().find(|(id, _)| *id == i.id).map(|(_, h)| h.clone());
+                                        view! { <IntegrationRow integration=i hours is_owner rename revoke /> }
+                                    })
                                     .collect_view()}
                             </ul>
                         }
@@ -121,6 +138,8 @@ fn NewWebhook(new: NewIntegration) -> impl IntoView {
 #[component]
 fn IntegrationRow(
     integration: Integration,
+    /// The last day's alerts per hour; `None` if they could not be read.
+    hours: Option<Vec<HourVolume>>,
     is_owner: Signal<bool>,
     rename: ServerAction<RenameIntegration>,
     revoke: ServerAction<RevokeIntegration>,
@@ -153,7 +172,7 @@ fn IntegrationRow(
                 </span>
                 <span class=format!("chip status-{}", status.0)>{status.1}</span>
             </div>
-            <Volume team_id=i.team_id id=i.id />
+            {hours.map(|hours| view! { <div class="volume"><Sparkline hours /></div> })}
             <details class="row-tools" hidden=move || !is_owner.get()>
                 <summary>{change_text}</summary>
                 <ActionForm action=rename attr:class="stack">
@@ -178,18 +197,4 @@ fn IntegrationRow(
         </li>
     }
     .into_any()
-}
-
-/// The integration's last day as a sparkline; nothing while it loads or if it cannot.
-#[component]
-fn Volume(team_id: i64, id: i64) -> impl IntoView {
-    let team_changes = crate::components::live::use_team_changes();
-    let volume = Resource::new(team_changes, move |_| integration_volume(team_id, id));
-    view! {
-        <Transition fallback=|| ()>
-            {move || Suspend::new(async move {
-                volume.await.ok().map(|hours| view! { <div class="volume"><Sparkline hours /></div> })
-            })}
-        </Transition>
-    }
 }

@@ -128,6 +128,23 @@ impl Core {
             .collect())
     }
 
+    /// `integration_volume` of each of the team's integrations, by integration id: the team
+    /// page's sparklines in one call.
+    pub async fn integration_volumes(
+        &self,
+        actor: &Actor,
+        team_id: i64,
+    ) -> Result<Vec<(i64, Vec<HourVolume>)>> {
+        let mut out = Vec::new();
+        for i in self.list_integrations(actor, team_id).await? {
+            out.push((
+                i.id,
+                self.integration_volume(actor, team_id, i.id, None).await?,
+            ));
+        }
+        Ok(out)
+    }
+
     /// Alerts of one integration that started firing in each of the last `hours` hours (the
     /// current hour last, every hour present). Members of the team only.
     pub async fn integration_volume(
