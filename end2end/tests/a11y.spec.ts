@@ -1,6 +1,6 @@
-import { test, expect, type Page } from '@playwright/test';
+import { test, expect, type APIRequestContext, type Page } from '@playwright/test';
 import { createRequire } from 'node:module';
-import { PASSWORD, alertmanagerPayload, hydrated, removeTeam, signInApi } from './support';
+import { PASSWORD, hydrated, removeTeam, teamWithIncident } from './support';
 
 // Every page passes axe-core with no serious or critical violation, in the dark and the light
 // scheme; the incident flow works from the keyboard alone and announces its result.
@@ -23,18 +23,9 @@ async function violations(page: Page) {
   return found.filter((v: any) => v.impact === 'serious' || v.impact === 'critical');
 }
 
-async function world(request: any) {
-  await signInApi(request);
-  const suffix = Date.now().toString(36);
-  const team = await (await request.post('/api/teams', { data: { name: `a11y-${suffix}`, display_name: `A11y ${suffix}` } })).json();
-  const { key } = await (await request.post(`/api/teams/${team.id}/integrations`, { data: { name: 'prometheus' } })).json();
-  const alertname = `Access${suffix}`;
-  const hook = await request.post(`/api/alertmanager/webhook/${key}`, {
-    data: alertmanagerPayload(alertname, `${suffix}ff`.padEnd(16, '1'), 'web', 'web-1:9100', { summary: 'Errors above 5%' }),
-  });
-  expect(hook.status()).toBe(200);
-  const list = await (await request.get(`/api/incidents?team_id=${team.id}`)).json();
-  return { team: team.id, incident: list[0].id, alertname };
+async function world(request: APIRequestContext) {
+  const w = await teamWithIncident(request, 'a11y', 'Access');
+  return { team: w.teamId, incident: w.incidentId };
 }
 
 async function signIn(page: Page) {

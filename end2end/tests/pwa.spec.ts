@@ -2,22 +2,14 @@ import { test, expect, chromium } from '@playwright/test';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PASSWORD, alertmanagerPayload, hydrated, removeTeam, signInApi } from './support';
+import { PASSWORD, hydrated, removeTeam, teamWithIncident } from './support';
 
 // Installable and usable offline: Chromium finds nothing missing to install the app; the service
 // worker keeps the pages last seen, so the app opens offline saying so, and an action tried
 // offline is refused with a sentence instead of being queued.
 
 test('installable, opens offline with what was last seen, refuses actions offline', async ({ request, baseURL }) => {
-  await signInApi(request);
-  const suffix = Date.now().toString(36);
-  const team = await (await request.post('/api/teams', { data: { name: `pwa-${suffix}` } })).json();
-  const { key } = await (await request.post(`/api/teams/${team.id}/integrations`, { data: { name: 'prometheus' } })).json();
-  const alertname = `Offline${suffix}`;
-  const hook = await request.post(`/api/alertmanager/webhook/${key}`, {
-    data: alertmanagerPayload(alertname, `${suffix}dd`.padEnd(16, '3'), 'mail', 'mail-1:9100', { summary: 'Mail queue growing' }),
-  });
-  expect(hook.status()).toBe(200);
+  const { teamId, alertname } = await teamWithIncident(request, 'pwa', 'Offline');
 
   // A profile of its own: Chromium never offers to install from an incognito window, which is
   // what Playwright's ordinary contexts are.
@@ -77,9 +69,9 @@ test('installable, opens offline with what was last seen, refuses actions offlin
   await page.getByRole('button', { name: 'Acknowledge' }).click();
   await expect(page.getByRole('alert')).toContainText('Klaxon did not receive this and nothing was changed');
   await context.setOffline(false);
-  const [incident] = await (await request.get(`/api/incidents?team_id=${team.id}`)).json();
+  const [incident] = await (await request.get(`/api/incidents?team_id=${teamId}`)).json();
   expect(incident.state).toBe('triggered');
   await context.close();
   fs.rmSync(profile, { recursive: true, force: true });
-  await removeTeam(request, team.id);
+  await removeTeam(request, teamId);
 });

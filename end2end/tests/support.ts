@@ -21,6 +21,24 @@ export async function signInApi(request: APIRequestContext) {
   expect(login.status()).toBe(200);
 }
 
+/// Signs the API context in as alice and makes a team (`{prefix}-{suffix}`) with an integration
+/// and one incident, opened by a firing `{alertname}{suffix}` alert that came through the webhook.
+export async function teamWithIncident(request: APIRequestContext, prefix: string, alertname: string) {
+  await signInApi(request);
+  const suffix = Date.now().toString(36);
+  const team = await (await request.post('/api/teams', { data: { name: `${prefix}-${suffix}` } })).json();
+  const { key } = await (await request.post(`/api/teams/${team.id}/integrations`, { data: { name: 'prometheus' } })).json();
+  const name = `${alertname}${suffix}`;
+  const hook = await request.post(`/api/alertmanager/webhook/${key}`, {
+    data: alertmanagerPayload(name, `${suffix}${prefix}`.padEnd(16, '0').slice(0, 16), prefix, `${prefix}-1:9100`, {
+      summary: `${alertname} on ${prefix}-1`,
+    }),
+  });
+  expect(hook.status()).toBe(200);
+  const [incident] = await (await request.get(`/api/incidents?team_id=${team.id}`)).json();
+  return { teamId: team.id as number, key: key as string, alertname: name, incidentId: incident.id as number, suffix };
+}
+
 /// Deletes a team a test made, with its incidents, so later tests see the instance as they expect.
 export async function removeTeam(request: APIRequestContext, teamId: number) {
   expect((await request.delete(`/api/teams/${teamId}`)).status()).toBe(204);
