@@ -104,6 +104,26 @@ pub(crate) async fn post(
     serde_json::from_str(&text).map_err(err)
 }
 
+/// Posts one pre-encoded webhook payload; an answer other than 2xx is an error.
+pub(crate) async fn send_webhook(
+    client: &reqwest::Client,
+    url: &str,
+    body: axum::body::Bytes,
+) -> Result<(), String> {
+    let r = client
+        .post(url)
+        .header("content-type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .map_err(err)?;
+    if r.status().is_success() {
+        Ok(())
+    } else {
+        Err(format!("webhook answered {}", r.status()))
+    }
+}
+
 /// What `bench_team` made: the bootstrapped administrator, their team and its webhook.
 pub(crate) struct BenchTeam {
     pub api_key: String,

@@ -2,7 +2,7 @@
 //! real notifier loop. `klaxon bench ticks`: the cost of one notifier pass and one sweep with
 //! many open, idle incidents and a fixed amount of due work, at two sizes.
 
-use super::{drop_schema, err, fresh_db, post};
+use super::{drop_schema, err, fresh_db, post, send_webhook};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -202,16 +202,7 @@ pub async fn paging(args: PagingArgs) -> Result<(), String> {
         let started = Instant::now();
         for body in bodies {
             let t = Instant::now();
-            let r = client
-                .post(&webhook)
-                .header("content-type", "application/json")
-                .body(body)
-                .send()
-                .await
-                .map_err(err)?;
-            if !r.status().is_success() {
-                return Err(format!("webhook answered {}", r.status()));
-            }
+            send_webhook(&client, &webhook, body).await?;
             sent.push(t);
         }
         arrivals

@@ -5,7 +5,7 @@
 //! killed with SIGKILL.
 
 use super::paging::{check_url, on_call_setup, one_alert, title, Arrivals};
-use super::{drop_schema, err, fresh_schema};
+use super::{drop_schema, err, fresh_schema, send_webhook};
 use axum::body::Bytes;
 use clap::Args;
 use std::process::Stdio;
@@ -216,16 +216,7 @@ async fn run(
             let mut sent = Vec::with_capacity(mine.len());
             for (i, body) in mine {
                 let at = Instant::now();
-                let r = client
-                    .post(&webhooks[i % webhooks.len()])
-                    .header("content-type", "application/json")
-                    .body(body)
-                    .send()
-                    .await
-                    .map_err(err)?;
-                if !r.status().is_success() {
-                    return Err(format!("webhook answered {}", r.status()));
-                }
+                send_webhook(&client, &webhooks[i % webhooks.len()], body).await?;
                 sent.push((i, at));
             }
             Ok::<_, String>(sent)
@@ -292,17 +283,8 @@ async fn measure_failover(
     let post = |url: String, i: usize| {
         let client = client.clone();
         async move {
-            let r = client
-                .post(url)
-                .json(&one_alert(i))
-                .send()
-                .await
-                .map_err(err)?;
-            if r.status().is_success() {
-                Ok(())
-            } else {
-                Err(format!("webhook answered {}", r.status()))
-            }
+            let body = serde_json::to_vec(&one_alert(i)).map_err(err)?;
+            send_webhook(&client, &url, body.into()).await
         }
     };
     let (held, dead) = (1_000_000, 1_000_001);
