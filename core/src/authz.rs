@@ -79,6 +79,28 @@ pub fn require_may_remove_member(actor: &Actor, access: TeamAccess, user_id: i64
     }
 }
 
+/// A date's holder may offer or withdraw it; the team's owner may do it for anyone.
+pub fn require_may_offer(actor: &Actor, access: TeamAccess, holder: i64) -> Result<()> {
+    if access.is_owner() || holder == actor.user_id {
+        Ok(())
+    } else {
+        Err(Error::forbidden(
+            "only the date's holder or the team's owner may offer it",
+        ))
+    }
+}
+
+/// Taking a date for someone else, or one nobody offered, is the team owner's.
+pub fn require_may_hand_out(access: TeamAccess) -> Result<()> {
+    if access.is_owner() {
+        Ok(())
+    } else {
+        Err(Error::forbidden(
+            "only the team's owner may give a date to someone else",
+        ))
+    }
+}
+
 /// How the actor stands in one team.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TeamAccess {

@@ -281,9 +281,15 @@ pub fn parse_date(s: &str) -> Option<time::Date> {
 
 /// The UTC calendar date of a Unix time, as `YYYY-MM-DD`.
 pub fn utc_date(unix: i64) -> String {
-    let d = time::OffsetDateTime::from_unix_timestamp(unix)
-        .map(|t| t.date())
-        .unwrap_or(time::Date::MIN);
+    format_date(
+        time::OffsetDateTime::from_unix_timestamp(unix)
+            .map(|t| t.date())
+            .unwrap_or(time::Date::MIN),
+    )
+}
+
+/// `YYYY-MM-DD`.
+pub fn format_date(d: time::Date) -> String {
     format!("{:04}-{:02}-{:02}", d.year(), d.month() as u8, d.day())
 }
 

@@ -11,6 +11,7 @@ pub mod incident;
 pub mod invite;
 pub mod live;
 pub mod paging;
+pub mod rotation;
 pub mod settings;
 pub mod sso;
 pub mod team;

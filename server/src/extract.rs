@@ -55,6 +55,27 @@ impl<T: serde::de::DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> 
     }
 }
 
+/// A JSON body that may be left out: an empty body reads as `T::default()`.
+pub struct OptionalBody<T>(pub T);
+
+impl<T: serde::de::DeserializeOwned + Default, S: Send + Sync> FromRequest<S> for OptionalBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: axum::extract::Request, state: &S) -> Result<Self, ApiError> {
+        let (parts, body) = req.into_parts();
+        let bytes = axum::body::to_bytes(body, crate::BODY_LIMIT)
+            .await
+            .map_err(|_| ApiError(klaxon_core::Error::PayloadTooLarge))?;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(OptionalBody(T::default()));
+        }
+        let req = axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes));
+        Body::from_request(req, state)
+            .await
+            .map(|Body(t)| OptionalBody(t))
+    }
+}
+
 /// `value` with every integral float inside the i64 range turned into an integer.
 fn integral(value: serde_json::Value) -> serde_json::Value {
     use serde_json::Value;

@@ -9,9 +9,7 @@ use time::{Date, Month};
 /// The most dates one request may give (core's own limit).
 pub use klaxon_domain::incident::MAX_SHIFT_DATES as MAX_SPAN;
 
-pub fn format_date(d: Date) -> String {
-    format!("{:04}-{:02}-{:02}", d.year(), d.month() as u8, d.day())
-}
+pub use klaxon_domain::incident::format_date;
 
 fn first_of(month: &str) -> Option<Date> {
     if month.len() != 7 {

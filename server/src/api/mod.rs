@@ -11,6 +11,7 @@ mod integrations;
 mod invites;
 pub(crate) mod ops;
 mod paging;
+mod rotations;
 mod schedule;
 mod service_accounts;
 mod sso;
@@ -219,6 +220,14 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(schedule::delete))
         .routes(routes!(schedule::current))
         .routes(routes!(schedule::ics))
+        .routes(routes!(schedule::offer, schedule::withdraw))
+        .routes(routes!(schedule::take))
+        .routes(routes!(schedule::take_over))
+        .routes(routes!(schedule::open))
+        .routes(routes!(schedule::changes))
+        .routes(routes!(rotations::list, rotations::create))
+        .routes(routes!(rotations::delete))
+        .routes(routes!(rotations::apply))
         .routes(routes!(paging::get_policy, paging::put_policy))
         .routes(routes!(paging::acknowledge))
         .routes(routes!(paging::test_page))

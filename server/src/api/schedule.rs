@@ -1,7 +1,7 @@
 //! The on-call schedule.
 
 use crate::error::ApiResult;
-use crate::extract::{Body, Caller, Path, Query};
+use crate::extract::{Body, Caller, OptionalBody, Path, Query};
 use crate::AppState;
 use axum::extract::State;
 use axum::http::{header, StatusCode};
@@ -9,6 +9,7 @@ use axum::response::IntoResponse;
 use axum::Json;
 use klaxon_core::schedule::CurrentHolder;
 use klaxon_domain::incident::ScheduleEntry;
+use klaxon_domain::rotation::{OpenDate, ScheduleChange, TakeDate};
 use klaxon_domain::ErrorBody;
 use serde::Deserialize;
 
@@ -93,5 +94,95 @@ pub async fn ics(
     Ok((
         [(header::CONTENT_TYPE, "text/calendar; charset=utf-8")],
         body,
+    ))
+}
+
+/// Offers a date to the team (its holder, or an owner); offering it again changes nothing.
+/// 403 for anyone else; only today and later dates.
+#[utoipa::path(post, path = "/api/teams/{team_id}/schedule/{date}/offer", tag = "schedule",
+    params(("date" = String, Path, format = Date)),
+    responses((status = 200, body = ScheduleEntry)))]
+pub async fn offer(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path((team_id, date)): Path<(i64, String)>,
+) -> ApiResult<Json<ScheduleEntry>> {
+    Ok(Json(s.core.offer_date(&a, team_id, &date, true).await?))
+}
+
+/// Withdraws an offer (its holder, or an owner).
+#[utoipa::path(delete, path = "/api/teams/{team_id}/schedule/{date}/offer", tag = "schedule",
+    params(("date" = String, Path, format = Date)),
+    responses((status = 200, body = ScheduleEntry)))]
+pub async fn withdraw(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path((team_id, date)): Path<(i64, String)>,
+) -> ApiResult<Json<ScheduleEntry>> {
+    Ok(Json(s.core.offer_date(&a, team_id, &date, false).await?))
+}
+
+/// Takes a date: the entry moves to the caller, or (owners only) to `user_id`. A member takes
+/// only a date that was offered or whose holder left the team (409 otherwise). The body may be
+/// left out.
+#[utoipa::path(post, path = "/api/teams/{team_id}/schedule/{date}/take", tag = "schedule",
+    params(("date" = String, Path, format = Date)),
+    request_body(content = Option<TakeDate>),
+    responses((status = 200, body = ScheduleEntry), (status = 409, body = ErrorBody)))]
+pub async fn take(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path((team_id, date)): Path<(i64, String)>,
+    OptionalBody(b): OptionalBody<TakeDate>,
+) -> ApiResult<Json<ScheduleEntry>> {
+    Ok(Json(s.core.take_date(&a, team_id, &date, &b).await?))
+}
+
+/// Takes over today now: today's entry moves to the caller (or an owner's `user_id`), and the
+/// team's open unacknowledged incidents assigned to the outgoing holder or nobody follow,
+/// each with a timeline entry. 409 when they already hold today.
+#[utoipa::path(post, path = "/api/teams/{team_id}/schedule/take-over", tag = "schedule",
+    request_body(content = Option<TakeDate>),
+    responses((status = 200, body = ScheduleEntry), (status = 409, body = ErrorBody)))]
+pub async fn take_over(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path(team_id): Path<i64>,
+    OptionalBody(b): OptionalBody<TakeDate>,
+) -> ApiResult<Json<ScheduleEntry>> {
+    Ok(Json(s.core.take_over(&a, team_id, &b).await?))
+}
+
+/// Dates from today on that any member may take: offered, or held by someone who left the team.
+#[utoipa::path(get, path = "/api/teams/{team_id}/schedule/open", tag = "schedule",
+    responses((status = 200, body = Vec<OpenDate>)))]
+pub async fn open(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path(team_id): Path<i64>,
+) -> ApiResult<Json<Vec<OpenDate>>> {
+    Ok(Json(s.core.open_dates(&a, team_id).await?))
+}
+
+#[derive(Deserialize, utoipa::IntoParams)]
+pub struct ChangesQuery {
+    /// How many, newest first: 1 to 200 (default 50).
+    #[param(minimum = 1, maximum = 200)]
+    limit: Option<i64>,
+}
+
+/// The schedule's change log, newest first: offers, takes, take-overs, rotation applications.
+#[utoipa::path(get, path = "/api/teams/{team_id}/schedule/changes", tag = "schedule", params(ChangesQuery),
+    responses((status = 200, body = Vec<ScheduleChange>)))]
+pub async fn changes(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path(team_id): Path<i64>,
+    Query(q): Query<ChangesQuery>,
+) -> ApiResult<Json<Vec<ScheduleChange>>> {
+    Ok(Json(
+        s.core
+            .schedule_changes(&a, team_id, q.limit.unwrap_or(50))
+            .await?,
     ))
 }

@@ -1,5 +1,11 @@
 //! The on-call schedule: one member of a team per UTC date.
 
+mod log;
+mod rotations;
+mod swaps;
+
+pub use log::MAX_CHANGES;
+
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::incident::{parse_date, utc_date, ScheduleEntry};
 use serde::Serialize;
