@@ -4,7 +4,8 @@ use crate::components::layout::{NotFoundShell, SignedInShell};
 use crate::pages::{
     admin::AdminPage, device::DevicePage, home::HomePage, incident::IncidentPage, login::LoginPage,
     profile::ProfilePage, schedule::SchedulePage, signup::SignupPage,
-    team_escalation::TeamEscalationPage, teams::TeamPage, teams::TeamsPage,
+    team_escalation::TeamEscalationPage, team_rota::TeamRotaPage, teams::TeamPage,
+    teams::TeamsPage,
 };
 use leptos::config::LeptosOptions;
 use leptos::prelude::*;
@@ -104,6 +105,7 @@ pub fn App() -> impl IntoView {
                         <Route path=path!("teams") view=TeamsPage />
                         <Route path=path!("teams/:id") view=TeamPage />
                         <Route path=path!("teams/:id/escalation") view=TeamEscalationPage />
+                        <Route path=path!("teams/:id/rota") view=TeamRotaPage />
                         <Route path=path!("me") view=ProfilePage />
                         <Route path=path!("admin") view=AdminPage />
                         <Route path=path!("device") view=DevicePage />

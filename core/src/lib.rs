@@ -16,6 +16,7 @@ pub mod health;
 pub mod incidents;
 pub mod intake;
 pub mod integrations;
+pub mod maintenance;
 pub mod metrics;
 pub mod paging;
 pub mod schedule;

@@ -10,6 +10,7 @@ pub mod error;
 pub mod incident;
 pub mod invite;
 pub mod live;
+pub mod maintenance;
 pub mod paging;
 pub mod rotation;
 pub mod settings;

@@ -8,6 +8,7 @@ pub mod device;
 pub mod incidents;
 pub mod integrations;
 pub mod paging;
+pub mod rota;
 pub mod schedule;
 pub mod session;
 pub mod signup;

@@ -14,5 +14,6 @@ pub mod team_access;
 pub mod team_deadman;
 pub mod team_escalation;
 pub mod team_integrations;
+pub mod team_rota;
 pub mod team_schedule;
 pub mod teams;

@@ -33,6 +33,17 @@ pub fn TeamSchedule(
     view! {
         <section class="card" aria-labelledby="schedule-title">
             <h2 id="schedule-title">"On call"</h2>
+            <ul class="list">
+                <li>
+                    <a class="row" href=move || format!("/teams/{}/rota", team_id.get())>
+                        <span class="row-main">
+                            <strong>"Rota"</strong>
+                            <span class="meta">"Take over now, swap dates, rotations"</span>
+                        </span>
+                        <span class="go" aria-hidden="true">"›"</span>
+                    </a>
+                </li>
+            </ul>
             <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
                 {move || Suspend::new(async move {
                     match schedule.await {

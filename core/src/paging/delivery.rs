@@ -29,6 +29,8 @@ pub(super) struct Delivered {
     pub sent: u64,
     pub failed: u64,
     pub cancelled: u64,
+    /// Pages held for a maintenance window.
+    pub held: u64,
     /// Whether the batch came back full (more may be due).
     pub more: bool,
     /// Time spent waiting on the push service.
@@ -102,6 +104,7 @@ impl Core {
 
         let mut tx = self.db.begin().await?;
         done.cancelled = record_cancelled(&mut tx, holder, &plans).await?;
+        done.held = record_held(&mut tx, holder, &plans, now).await?;
         let tokens: Vec<(String, &Claimed)> = plans
             .iter()
             .filter_map(|plan| match plan {
@@ -244,6 +247,55 @@ async fn record_cancelled(tx: &mut Tx, holder: &str, plans: &[Plan]) -> Result<u
             .await?;
     }
     Ok(cancelled)
+}
+
+/// Holds pages of teams in maintenance until the window's end, each with a timeline entry, and
+/// pushes their incidents' reminders and ladder timeout past the window, so the end brings
+/// what was held and not, at once, what fell due meanwhile. Returns how many.
+async fn record_held(tx: &mut Tx, holder: &str, plans: &[Plan], now: i64) -> Result<u64> {
+    let mut by_end: BTreeMap<i64, Vec<&Claimed>> = BTreeMap::new();
+    for plan in plans {
+        if let Plan::Hold(page, until) = plan {
+            by_end.entry(*until).or_default().push(page);
+        }
+    }
+    let mut held = 0;
+    for (until, pages) in &by_end {
+        let ids: Vec<i64> = pages.iter().map(|p| p.id).collect();
+        held += tx
+            .execute_in(
+                "UPDATE pages SET due_at = $1, claimed_by = NULL, claimed_until = NULL WHERE claimed_by = $2 AND id IN ({ids})",
+                &[(*until).into(), holder.into()],
+                &ids,
+            )
+            .await?;
+        let mut incidents: Vec<i64> = pages.iter().map(|p| p.incident_id).collect();
+        incidents.sort_unstable();
+        incidents.dedup();
+        tx.execute_in(
+            "UPDATE incidents SET reminded_at = $1 WHERE reminded_at < $1 AND id IN ({ids})",
+            &[(*until).into()],
+            &incidents,
+        )
+        .await?;
+        // A level entered meanwhile waits its whole timeout after the window.
+        tx.execute_in(
+            "UPDATE incidents SET esc_due_at = esc_due_at + $1 WHERE esc_due_at > $2 AND esc_due_at <= $3 AND id IN ({ids})",
+            &[(until - now).into(), now.into(), (*until).into()],
+            &incidents,
+        )
+        .await?;
+        let end = klaxon_domain::Timestamp(*until).to_rfc3339();
+        for page in pages {
+            let who = recipient(tx, page).await?;
+            let text = format!(
+                "{} page to {who} held: the team is in maintenance until {end}",
+                page.kind.as_str().replace('_', "-")
+            );
+            timeline(tx, page.incident_id, now, "held", None, &text).await?;
+        }
+    }
+    Ok(held)
 }
 
 /// Marks pages sent. Opening pages mark their incidents' openings as sent; an incident that

@@ -60,6 +60,35 @@ pub(crate) async fn reach_user(
     })
 }
 
+/// A maintenance window of the team that was to end at `old_end` ended at `now`: what it held
+/// is due now, and the timers it pushed back move back by what was left of it.
+pub(crate) async fn release_held(tx: &mut Tx, team_id: i64, old_end: i64, now: i64) -> Result<()> {
+    sqlx::query(
+        "UPDATE pages SET due_at = $1 WHERE state = 'pending' AND due_at = $2 \
+         AND incident_id IN (SELECT id FROM incidents WHERE team_id = $3)",
+    )
+    .bind(now)
+    .bind(old_end)
+    .bind(team_id)
+    .execute(&mut **tx)
+    .await?;
+    sqlx::query("UPDATE incidents SET reminded_at = $1 WHERE team_id = $2 AND reminded_at = $3")
+        .bind(now)
+        .bind(team_id)
+        .bind(old_end)
+        .execute(&mut **tx)
+        .await?;
+    sqlx::query(
+        "UPDATE incidents SET esc_due_at = esc_due_at - $1 WHERE team_id = $2 AND esc_due_at > $3",
+    )
+    .bind(old_end - now)
+    .bind(team_id)
+    .bind(old_end)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
 /// Today's holder of the team's rota (UTC date).
 pub(crate) async fn oncall_today(
     conn: &mut AnyConnection,

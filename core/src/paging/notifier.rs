@@ -22,6 +22,8 @@ pub struct NotifyReport {
     pub sent: u64,
     pub failed: u64,
     pub cancelled: u64,
+    /// Held for a maintenance window.
+    pub held: u64,
 }
 
 impl NotifyReport {
@@ -46,6 +48,7 @@ impl Core {
         report.sent = delivered.sent;
         report.failed = delivered.failed;
         report.cancelled = delivered.cancelled;
+        report.held = delivered.held;
         self.metrics
             .notifier_pass
             .observe(started.elapsed().as_secs_f64());
@@ -82,6 +85,7 @@ impl Core {
             report.sent += done.sent;
             report.failed += done.failed;
             report.cancelled += done.cancelled;
+            report.held += done.held;
             publishing += done.publishing;
             if !done.more {
                 return Ok((report, publishing));

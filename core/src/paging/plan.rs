@@ -31,6 +31,8 @@ impl Claimed {
 
 pub(super) enum Plan {
     Cancel(Claimed, &'static str),
+    /// The team is in maintenance: the page waits until the window's end.
+    Hold(Claimed, i64),
     /// The message, and the raw acknowledge token it carries.
     Send(Claimed, Message, Option<String>),
 }
@@ -39,6 +41,7 @@ pub(super) enum Plan {
 #[derive(sqlx::FromRow)]
 struct Subject {
     id: i64,
+    team_id: i64,
     #[sqlx(try_from = "String")]
     state: IncidentState,
     archived_at: Option<i64>,
@@ -81,7 +84,7 @@ impl Core {
         let incidents: HashMap<i64, Subject> = self
             .db
             .fetch_in::<Subject>(
-                "SELECT i.id, i.state, i.archived_at, i.snoozed_until, i.title, i.severity, \
+                "SELECT i.id, i.team_id, i.state, i.archived_at, i.snoozed_until, i.title, i.severity, \
                  (SELECT a.annotations FROM alerts a WHERE a.incident_id = i.id ORDER BY a.id LIMIT 1) AS annotations \
                  FROM incidents i WHERE i.id IN ({ids})",
                 &[],
@@ -92,6 +95,13 @@ impl Core {
             .map(|s| (s.id, s))
             .collect();
         let last_fixes = self.last_fixes(&asking).await?;
+        let teams = sorted_unique(incidents.values().map(|s| s.team_id).collect());
+        let held_until: HashMap<i64, i64> = self
+            .maintenance_now(&teams)
+            .await?
+            .into_iter()
+            .map(|(team, end)| (team, end.0))
+            .collect();
         let mut plans = Vec::with_capacity(pages.len());
         for page in pages {
             let subject = incidents.get(&page.incident_id);
@@ -115,6 +125,10 @@ impl Core {
                         last_fix,
                     ),
                 };
+            if let Some(until) = held_until.get(&subject.team_id) {
+                plans.push(Plan::Hold(page, *until));
+                continue;
+            }
             let token = acknowledge.then(new_token);
             let description = description(subject.annotations.as_deref());
             let last_fix = last_fix

@@ -9,6 +9,7 @@ mod incidents;
 pub(crate) mod intake;
 mod integrations;
 mod invites;
+mod maintenance;
 pub(crate) mod ops;
 mod paging;
 mod rotations;
@@ -225,6 +226,8 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(schedule::take_over))
         .routes(routes!(schedule::open))
         .routes(routes!(schedule::changes))
+        .routes(routes!(maintenance::list, maintenance::create))
+        .routes(routes!(maintenance::end))
         .routes(routes!(rotations::list, rotations::create))
         .routes(routes!(rotations::delete))
         .routes(routes!(rotations::apply))
