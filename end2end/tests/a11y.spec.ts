@@ -48,6 +48,7 @@ for (const scheme of ['dark', 'light'] as const) {
       '/teams',
       `/teams/${w.team}`,
       `/teams/${w.team}/escalation`,
+      `/teams/${w.team}/rota`,
       '/me',
       '/admin',
       '/device',

@@ -17,6 +17,8 @@ pub struct IncidentBoard {
     pub open: Vec<Incident>,
     /// The most recently resolved, newest first.
     pub resolved: Vec<Incident>,
+    /// The caller's teams in maintenance now, with the window's end.
+    pub maintenance: Vec<(i64, Timestamp)>,
 }
 
 /// How many resolved incidents the home page lists under the open ones.
@@ -56,7 +58,10 @@ pub async fn get_incident_board() -> Result<IncidentBoard, ServerFnError> {
         )
         .await
         .map_err(fail)?;
+    let team_ids: Vec<i64> = me.teams.iter().map(|t| t.id).collect();
+    let maintenance = core.maintenance_now(&team_ids).await.map_err(fail)?;
     Ok(IncidentBoard {
+        maintenance,
         now: Timestamp(core.now()),
         me: me.user.id,
         teams: me.teams,

@@ -7,6 +7,7 @@ pub mod deadman;
 pub mod device;
 pub mod incidents;
 pub mod integrations;
+pub mod maintenance;
 pub mod paging;
 pub mod rota;
 pub mod schedule;

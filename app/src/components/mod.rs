@@ -11,4 +11,5 @@ pub mod nav;
 pub mod secret;
 pub mod severity;
 pub mod team_list;
+pub mod team_page;
 pub mod text;

@@ -5,7 +5,7 @@ use crate::api::error_text;
 use crate::api::incidents::{get_incident_board, IncidentBoard};
 use crate::components::live::{use_page_live, Freshness};
 use crate::components::severity::IncidentBadges;
-use crate::components::text::ago;
+use crate::components::text::{ago, when};
 use klaxon_domain::incident::Incident;
 use klaxon_domain::live::EventKind;
 use klaxon_domain::Timestamp;
@@ -13,7 +13,8 @@ use leptos::prelude::*;
 
 #[component]
 pub fn IncidentList() -> impl IntoView {
-    let live = use_page_live(|kind, _| kind == EventKind::Incident);
+    // Team events carry maintenance windows starting and ending.
+    let live = use_page_live(|kind, _| matches!(kind, EventKind::Incident | EventKind::Team));
     let board = Resource::new(move || live.changes(), |_| get_incident_board());
     // What the page showed last, kept on screen while a refresh fails.
     let last = RwSignal::new(None::<IncidentBoard>);
@@ -55,6 +56,7 @@ fn Board(board: IncidentBoard) -> impl IntoView {
         teams,
         open,
         resolved,
+        maintenance,
     } = board;
     let team_name = move |id: i64| {
         teams
@@ -63,6 +65,20 @@ fn Board(board: IncidentBoard) -> impl IntoView {
             .map(|t| t.display_name.clone())
             .unwrap_or_else(|| format!("Team {id}"))
     };
+    let paused = maintenance
+        .iter()
+        .map(|(team, end)| {
+            let text = format!(
+                "{} is in maintenance until {}: its incidents open, nobody is paged.",
+                team_name(*team),
+                when(*end)
+            );
+            view! { <li><a href=format!("/teams/{team}")>{text}</a></li> }
+        })
+        .collect::<Vec<_>>();
+    let paused = (!paused.is_empty()).then(
+        || view! { <ul class="card notice maintenance" aria-label="Maintenance">{paused}</ul> },
+    );
     let rows = |list: Vec<Incident>| {
         list.into_iter()
             .map(|i| {
@@ -83,7 +99,7 @@ fn Board(board: IncidentBoard) -> impl IntoView {
             <ul class="list incidents" aria-labelledby="resolved-title">{rows(resolved)}</ul>
         }
     });
-    view! { {open_view} {resolved_view} }
+    view! { {paused} {open_view} {resolved_view} }
 }
 
 #[component]

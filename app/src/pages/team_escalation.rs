@@ -6,13 +6,13 @@ use crate::api::failure;
 use crate::api::paging::{get_escalation_policy, SetEscalationPolicy};
 use crate::api::teams::{get_team, list_members};
 use crate::app::use_hydrated;
+use crate::components::team_page::TeamSubpageHeading;
 use crate::components::text::{sentence, span};
 use klaxon_domain::paging::{EscalationPolicy, Level, Target, MAX_LEVELS, MAX_REPEAT};
 use klaxon_domain::team::Member;
 use klaxon_domain::Duration;
 use leptos::ev::SubmitEvent;
 use leptos::prelude::*;
-use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
 /// What a team without a ladder gets instead.
@@ -32,20 +32,7 @@ pub fn TeamEscalationPage() -> impl IntoView {
     let policy = Resource::new(id, get_escalation_policy);
 
     view! {
-        <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
-            {move || Suspend::new(async move {
-                let team_id = id();
-                let name = match team.await {
-                    Ok(t) => t.team.display_name,
-                    Err(_) => "Team".to_string(),
-                };
-                view! {
-                    <Title text=format!("Escalation · {name}") />
-                    <p class="back"><a href=format!("/teams/{team_id}")>{format!("← {name}")}</a></p>
-                    <h1>"Escalation"</h1>
-                }
-            })}
-        </Suspense>
+        <TeamSubpageHeading team team_id=Signal::derive(id) title="Escalation" />
         <p class="hint">
             "When an incident opens, level 1 is paged. If nobody acknowledges before its timeout, the next level is paged, and so on down the ladder."
         </p>

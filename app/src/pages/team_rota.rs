@@ -7,15 +7,14 @@ use crate::api::rota::{
     SetOffer, TakeDate, TakeOverNow,
 };
 use crate::api::teams::{get_team, list_members};
-use crate::app::use_hydrated;
 use crate::components::calendar::{days_from, short_day};
 use crate::components::form::{failed, ActionDone, ActionError};
 use crate::components::live::{use_page_live, TeamUpdates};
+use crate::components::team_page::{use_may_manage, TeamSubpageHeading};
 use crate::components::text::when;
 use klaxon_domain::live::EventKind;
 use klaxon_domain::rotation::OpenReason;
 use leptos::prelude::*;
-use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
 /// How many days a rotation fills when the owner does not say.
@@ -65,31 +64,10 @@ pub fn TeamRotaPage() -> impl IntoView {
         move || (id(), updates.changes(), actions.version()),
         |(id, _, _)| get_rota(id),
     );
-    // Owners' tools appear once the page is interactive, as on the team page.
-    let hydrated = use_hydrated();
-    let is_owner = Signal::derive(move || {
-        hydrated.get()
-            && team
-                .get()
-                .and_then(Result::ok)
-                .is_some_and(|t| t.may_manage)
-    });
+    let is_owner = use_may_manage(team);
 
     view! {
-        <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
-            {move || Suspend::new(async move {
-                let team_id = id();
-                let name = match team.await {
-                    Ok(t) => t.team.display_name,
-                    Err(_) => "Team".to_string(),
-                };
-                view! {
-                    <Title text=format!("Rota · {name}") />
-                    <p class="back"><a href=format!("/teams/{team_id}")>{format!("← {name}")}</a></p>
-                    <h1>"Rota"</h1>
-                }
-            })}
-        </Suspense>
+        <TeamSubpageHeading team team_id=Signal::derive(id) title="Rota" />
         <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
             {move || Suspend::new(async move {
                 match rota.await {

@@ -5,15 +5,16 @@ use crate::api::incidents::weekly_stats;
 use crate::api::paging::get_escalation_policy;
 use crate::api::session::current_user;
 use crate::api::teams::{get_team, list_members, CreateTeam};
-use crate::app::use_hydrated;
 use crate::components::charts::WeeklyChart;
 use crate::components::layout::use_session_user;
 use crate::components::live::{use_page_live, TeamUpdates};
 use crate::components::team_list::TeamList;
+use crate::components::team_page::use_may_manage;
 use crate::pages::home::CreateTeamForm;
 use crate::pages::team_access::{InviteLinks, ServiceAccounts};
 use crate::pages::team_deadman::DeadmanSwitches;
 use crate::pages::team_integrations::Integrations;
+use crate::pages::team_maintenance::MaintenanceWindows;
 use crate::pages::team_schedule::TeamSchedule;
 use klaxon_domain::live::EventKind;
 use klaxon_domain::paging::EscalationPolicy;
@@ -59,18 +60,7 @@ pub fn TeamPage() -> impl IntoView {
     let me = Signal::derive(move || session.get().and_then(Result::ok).flatten());
     let my_id = Signal::derive(move || me.with(|m| m.as_ref().map(|m| m.user.id)));
     let team_id = Signal::derive(id);
-    // The server says whether the caller may manage the team (it checks again on every
-    // change). The owners' forms appear once the page is interactive: the team arrives after
-    // the rest of the page is rendered, and the server's HTML and the first client render
-    // must agree for hydration.
-    let hydrated = use_hydrated();
-    let is_owner = Signal::derive(move || {
-        hydrated.get()
-            && team
-                .get()
-                .and_then(Result::ok)
-                .is_some_and(|t| t.may_manage)
-    });
+    let is_owner = use_may_manage(team);
 
     view! {
         <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
@@ -124,6 +114,7 @@ pub fn TeamPage() -> impl IntoView {
         <EscalationLink team_id />
         <Integrations team_id is_owner />
         <DeadmanSwitches team_id is_owner />
+        <MaintenanceWindows team_id is_owner />
         // Only the people who may manage the team see who may get into it.
         <Show when=move || is_owner.get()>
             <InviteLinks team_id />

@@ -101,7 +101,7 @@ pub async fn ics(
 /// 403 for anyone else; only today and later dates.
 #[utoipa::path(post, path = "/api/teams/{team_id}/schedule/{date}/offer", tag = "schedule",
     params(("date" = String, Path, format = Date)),
-    responses((status = 200, body = ScheduleEntry)))]
+    responses((status = 200, body = ScheduleEntry), (status = 409, body = ErrorBody, description = "the date changed hands meanwhile")))]
 pub async fn offer(
     State(s): State<AppState>,
     Caller(a): Caller,
@@ -113,7 +113,7 @@ pub async fn offer(
 /// Withdraws an offer (its holder, or an owner).
 #[utoipa::path(delete, path = "/api/teams/{team_id}/schedule/{date}/offer", tag = "schedule",
     params(("date" = String, Path, format = Date)),
-    responses((status = 200, body = ScheduleEntry)))]
+    responses((status = 200, body = ScheduleEntry), (status = 409, body = ErrorBody, description = "the date changed hands meanwhile")))]
 pub async fn withdraw(
     State(s): State<AppState>,
     Caller(a): Caller,

@@ -1,0 +1,60 @@
+//! A team's maintenance windows.
+
+use klaxon_domain::maintenance::Maintenance;
+use leptos::prelude::*;
+
+#[server(prefix = "/rpc")]
+pub async fn list_maintenance(team_id: i64) -> Result<Vec<Maintenance>, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.list_maintenance(&actor, team_id).await.map_err(fail)
+}
+
+/// Starts a window now, or at `starts_at` (`YYYY-MM-DDTHH:MM`, UTC, as a `datetime-local`
+/// field sends it), lasting `duration` (`1h`, `30m`).
+#[server(prefix = "/rpc")]
+pub async fn start_maintenance(
+    team_id: i64,
+    duration: String,
+    starts_at: Option<String>,
+) -> Result<Maintenance, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    use klaxon_core::Error;
+    use klaxon_domain::maintenance::NewMaintenance;
+    use klaxon_domain::Timestamp;
+    let (core, actor) = signed_in().await?;
+    let invalid = |m: String| fail(Error::Invalid(m));
+    let starts_at = match starts_at
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        None => None,
+        Some(s) => Some(
+            Timestamp::parse(&format!("{s}:00Z"))
+                .ok_or_else(|| invalid("starts_at: give a date and time".into()))?,
+        ),
+    };
+    let new = NewMaintenance {
+        starts_at,
+        ends_at: None,
+        duration: Some(
+            duration
+                .trim()
+                .parse()
+                .map_err(|e| invalid(format!("duration: {e}")))?,
+        ),
+    };
+    core.create_maintenance(&actor, team_id, &new)
+        .await
+        .map_err(fail)
+}
+
+#[server(prefix = "/rpc")]
+pub async fn end_maintenance(team_id: i64, id: i64) -> Result<(), ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.end_maintenance(&actor, team_id, id)
+        .await
+        .map_err(fail)
+}

@@ -1,0 +1,47 @@
+//! What the team page and its sub-pages (escalation, rota) share: the heading that leads back
+//! to the team, and whether the caller may manage it.
+
+use klaxon_domain::team::TeamView;
+use leptos::prelude::*;
+use leptos_meta::Title;
+
+pub type TeamResource = Resource<Result<TeamView, ServerFnError>>;
+
+/// True once the page is interactive and the server said the caller may manage the team (it
+/// checks again on every change). Owners' forms wait for hydration: the team arrives after the
+/// rest of the page is rendered, and the server's HTML and the first client render must agree.
+pub fn use_may_manage(team: TeamResource) -> Signal<bool> {
+    let hydrated = crate::app::use_hydrated();
+    Signal::derive(move || {
+        hydrated.get()
+            && team
+                .get()
+                .and_then(Result::ok)
+                .is_some_and(|t| t.may_manage)
+    })
+}
+
+/// A sub-page's title and heading, under a link back to the team.
+#[component]
+pub fn TeamSubpageHeading(
+    team: TeamResource,
+    team_id: Signal<i64>,
+    title: &'static str,
+) -> impl IntoView {
+    view! {
+        <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                let team_id = team_id.get_untracked();
+                let name = match team.await {
+                    Ok(t) => t.team.display_name,
+                    Err(_) => "Team".to_string(),
+                };
+                view! {
+                    <Title text=format!("{title} · {name}") />
+                    <p class="back"><a href=format!("/teams/{team_id}")>{format!("← {name}")}</a></p>
+                    <h1>{title}</h1>
+                }
+            })}
+        </Suspense>
+    }
+}

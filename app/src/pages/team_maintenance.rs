@@ -1,0 +1,87 @@
+//! A team's maintenance windows on the team page: when paging is paused, and the owner's forms to
+//! start, plan and end a window.
+
+use crate::api::error_text;
+use crate::api::maintenance::{list_maintenance, EndMaintenance, StartMaintenance};
+use crate::components::form::{failed, ActionError};
+use crate::components::text::when;
+use klaxon_domain::maintenance::Maintenance;
+use leptos::prelude::*;
+
+#[component]
+pub fn MaintenanceWindows(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoView {
+    let start = ServerAction::<StartMaintenance>::new();
+    let end = ServerAction::<EndMaintenance>::new();
+    let team_changes = crate::components::live::use_team_changes();
+    let list = Resource::new(
+        move || {
+            (
+                team_id.get(),
+                start.version().get() + end.version().get() + team_changes(),
+            )
+        },
+        |(team, _)| list_maintenance(team),
+    );
+    view! {
+        <section class="card" aria-labelledby="maintenance-title">
+            <h2 id="maintenance-title">"Maintenance"</h2>
+            <p class="hint">
+                "During a window, alerts are kept and incidents open, but nobody is paged. "
+                "What would have been paged waits on the incident's timeline and goes when the window ends, if the incident is still unacknowledged."
+            </p>
+            <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match list.await {
+                        Ok(items) if items.is_empty() => view! { <p class="empty">"No maintenance planned."</p> }.into_any(),
+                        Ok(items) => view! {
+                            <ul class="list windows">
+                                {items.into_iter().map(|w| view! { <WindowRow window=w is_owner end /> }).collect_view()}
+                            </ul>
+                        }
+                        .into_any(),
+                        Err(e) => view! { <p class="error" role="alert">{error_text(&e)}</p> }.into_any(),
+                    }
+                })}
+            </Transition>
+            <ActionError action=end />
+            <details class="inner" hidden=move || !is_owner.get() open=move || failed(start)>
+                <summary>"Start or plan a window"</summary>
+                <ActionForm action=start attr:class="stack">
+                    <input type="hidden" name="team_id" value=move || team_id.get() />
+                    <label for="maintenance-duration">"How long"</label>
+                    <input id="maintenance-duration" name="duration" type="text" required value="1h"
+                        autocapitalize="off" aria-describedby="maintenance-duration-hint" />
+                    <p id="maintenance-duration-hint" class="hint">"5m to 24h, e.g. 30m, 2h or 1h30m."</p>
+                    <label for="maintenance-start">"Starts (UTC)"</label>
+                    <input id="maintenance-start" name="starts_at" type="datetime-local" aria-describedby="maintenance-start-hint" />
+                    <p id="maintenance-start-hint" class="hint">"Leave empty to start now."</p>
+                    <ActionError action=start />
+                    <button type="submit" class="primary" disabled=move || start.pending().get()>"Pause paging"</button>
+                </ActionForm>
+            </details>
+        </section>
+    }
+}
+
+#[component]
+fn WindowRow(
+    window: Maintenance,
+    is_owner: Signal<bool>,
+    end: ServerAction<EndMaintenance>,
+) -> impl IntoView {
+    // "On now" is the server's answer at load time: the list reloads when a window changes.
+    let text = format!("{} to {}", when(window.starts_at), when(window.ends_at));
+    view! {
+        <li class="row">
+            <span class="row-main">
+                <strong>"Paging paused"</strong>
+                <span class="meta">{text}</span>
+            </span>
+            <ActionForm action=end attr:hidden=move || !is_owner.get()>
+                <input type="hidden" name="team_id" value=window.team_id />
+                <input type="hidden" name="id" value=window.id />
+                <button type="submit" class="secondary">"End now"</button>
+            </ActionForm>
+        </li>
+    }
+}
