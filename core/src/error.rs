@@ -31,6 +31,9 @@ pub enum Error {
     RateLimited { retry_after: i64, message: String },
     #[error("{0}")]
     PushFailed(String),
+    /// A service Klaxon calls for the caller (Alertmanager) failed; the reason is shown.
+    #[error("{0}")]
+    Upstream(String),
     /// The detail is logged, never shown to the caller.
     #[error("the database is not answering")]
     Unavailable(String),
@@ -56,6 +59,7 @@ impl Error {
             Error::PayloadTooLarge => ErrorCode::PayloadTooLarge,
             Error::RateLimited { .. } => ErrorCode::RateLimited,
             Error::PushFailed(_) => ErrorCode::PushFailed,
+            Error::Upstream(_) => ErrorCode::UpstreamFailed,
             Error::Unavailable(_) | Error::Busy => ErrorCode::Unavailable,
             Error::Internal(_) => ErrorCode::Internal,
         }

@@ -3,7 +3,10 @@
 
 use crate::secrets::{hash_token, looks_like_token, new_token};
 use crate::{Actor, Core, Error, Result};
-use klaxon_domain::incident::{Integration, IntegrationKind, IntegrationStatus, NewIntegration};
+use klaxon_domain::incident::{
+    Integration, IntegrationChange, IntegrationKind, IntegrationStatus, NewIntegration,
+};
+use klaxon_domain::silence;
 use klaxon_domain::{validate, Timestamp};
 
 #[derive(sqlx::FromRow)]
@@ -17,12 +20,14 @@ struct Row {
     last_webhook_at: Option<i64>,
     last_alert_at: Option<i64>,
     alerts_24h: i64,
+    alertmanager_url: Option<String>,
+    alertmanager_auth: Option<String>,
 }
 
 const SELECT: &str =
     "SELECT i.id, i.team_id, i.name, i.kind, i.created_at, i.last_webhook_at, i.last_alert_at, \
-     (SELECT COUNT(*) FROM alerts a WHERE a.integration_id = i.id AND a.received_at > $2) AS alerts_24h \
-     FROM integrations i";
+     (SELECT COUNT(*) FROM alerts a WHERE a.integration_id = i.id AND a.received_at > $2) AS alerts_24h, \
+     i.alertmanager_url, i.alertmanager_auth FROM integrations i";
 
 impl Core {
     fn integration(&self, r: Row) -> Integration {
@@ -36,6 +41,8 @@ impl Core {
             last_webhook_at: r.last_webhook_at.map(Timestamp),
             last_alert_at: r.last_alert_at.map(Timestamp),
             alerts_24h: r.alerts_24h,
+            alertmanager_url: r.alertmanager_url,
+            alertmanager_auth_set: r.alertmanager_auth.is_some(),
         }
     }
 
@@ -93,25 +100,67 @@ impl Core {
         Ok(rows.into_iter().map(|r| self.integration(r)).collect())
     }
 
-    /// Renames; the key is never touched.
-    pub async fn rename_integration(
+    /// Renames and sets or clears the Alertmanager; the key is never touched.
+    pub async fn update_integration(
         &self,
         actor: &Actor,
         team_id: i64,
         id: i64,
-        name: &str,
+        change: IntegrationChange,
     ) -> Result<Integration> {
         self.require_team_owner(actor, team_id).await?;
-        let name = validate::label("name", name).map_err(Error::Invalid)?;
-        let done = sqlx::query("UPDATE integrations SET name = $1 WHERE id = $2 AND team_id = $3")
-            .bind(name)
-            .bind(id)
-            .bind(team_id)
-            .execute(&self.db.pool)
-            .await?;
-        if done.rows_affected() == 0 {
-            return Err(Error::NotFound);
+        let name = change
+            .name
+            .map(|n| validate::label("name", &n))
+            .transpose()
+            .map_err(Error::Invalid)?;
+        let url = change
+            .alertmanager_url
+            .map(|u| u.map(|u| silence::alertmanager_url(&u)).transpose())
+            .transpose()
+            .map_err(Error::Invalid)?;
+        let auth = match change.alertmanager_auth {
+            Some(Some(auth)) => {
+                auth.validate().map_err(Error::Invalid)?;
+                Some(Some(
+                    serde_json::to_string(&auth).map_err(|e| Error::Internal(e.to_string()))?,
+                ))
+            }
+            Some(None) => Some(None),
+            None => None,
+        };
+        // Credentials without a URL would be kept for nothing.
+        let auth = if url == Some(None) { Some(None) } else { auth };
+        let mut tx = self.db.begin().await?;
+        let (current,): (Option<String>,) = sqlx::query_as(
+            "SELECT alertmanager_url FROM integrations WHERE id = $1 AND team_id = $2",
+        )
+        .bind(id)
+        .bind(team_id)
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or(Error::NotFound)?;
+        if matches!(auth, Some(Some(_))) && url.clone().unwrap_or(current).is_none() {
+            return Err(Error::Invalid(
+                "alertmanager_auth needs an alertmanager_url".into(),
+            ));
         }
+        sqlx::query(
+            "UPDATE integrations SET name = COALESCE($1, name), \
+             alertmanager_url = CASE WHEN $2 THEN $3 ELSE alertmanager_url END, \
+             alertmanager_auth = CASE WHEN $4 THEN $5 ELSE alertmanager_auth END \
+             WHERE id = $6 AND team_id = $7",
+        )
+        .bind(name)
+        .bind(url.is_some())
+        .bind(url.flatten())
+        .bind(auth.is_some())
+        .bind(auth.flatten())
+        .bind(id)
+        .bind(team_id)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
         self.get_integration(team_id, id).await
     }
 

@@ -22,6 +22,7 @@ pub mod paging;
 pub mod schedule;
 pub mod secrets;
 pub mod settings;
+pub mod silences;
 pub mod sso;
 pub mod sweeper;
 pub mod teams;

@@ -26,6 +26,8 @@ pub enum ErrorCode {
     PayloadTooLarge,
     RateLimited,
     PushFailed,
+    /// Alertmanager, called for the caller, was unreachable or refused.
+    UpstreamFailed,
     Unavailable,
     Internal,
 }
@@ -46,7 +48,7 @@ impl ErrorCode {
             | ErrorCode::AccessDenied => 400,
             ErrorCode::PayloadTooLarge => 413,
             ErrorCode::RateLimited => 429,
-            ErrorCode::PushFailed => 502,
+            ErrorCode::PushFailed | ErrorCode::UpstreamFailed => 502,
             ErrorCode::Unavailable => 503,
             ErrorCode::Internal => 500,
         }

@@ -64,6 +64,46 @@ pub struct Integration {
     pub last_alert_at: Option<Timestamp>,
     pub alerts_24h: i64,
     pub created_at: Timestamp,
+    /// The Alertmanager its alerts come from, for silences made from an incident.
+    pub alertmanager_url: Option<String>,
+    /// Whether credentials for that Alertmanager are stored (they are never shown).
+    pub alertmanager_auth_set: bool,
+}
+
+/// `PATCH /api/teams/{team_id}/integrations/{id}`: each field given is changed, the others
+/// kept. `null` clears an Alertmanager field; clearing the URL clears the credentials too.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct IntegrationChange {
+    /// 1–100 characters after trimming.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 100))]
+    pub name: Option<String>,
+    /// Base URL of the Alertmanager the alerts come from (http or https, at most 500
+    /// characters, no credentials, query or fragment).
+    #[serde(
+        default,
+        deserialize_with = "given",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, max_length = 500, format = "uri"))]
+    pub alertmanager_url: Option<Option<String>>,
+    /// How to sign in to it. Write-only: answers only say whether it is set.
+    #[serde(
+        default,
+        deserialize_with = "given",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::silence::AlertmanagerAuth>))]
+    pub alertmanager_auth: Option<Option<crate::silence::AlertmanagerAuth>>,
+}
+
+/// A field that is present (possibly `null`), as opposed to absent.
+fn given<'de, T: Deserialize<'de>, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Option<T>>, D::Error> {
+    Option::<T>::deserialize(d).map(Some)
 }
 
 /// A new integration: the key and the webhook URL are shown only here.
@@ -148,6 +188,8 @@ pub struct IncidentDetail {
     pub timeline: Vec<TimelineEntry>,
     /// Who was paged, when, and whether it was delivered.
     pub pages: Vec<crate::paging::Page>,
+    /// The Alertmanager silence made from the incident, while it lasts.
+    pub silence: Option<crate::silence::Silence>,
 }
 
 /// A resolved incident like this one, with what fixed it.
@@ -205,6 +247,8 @@ pub struct IncidentView {
     /// Who it can be assigned to.
     pub assignable: Vec<crate::team::Member>,
     pub may: IncidentRights,
+    /// What a silence made now would match, or why none can be made.
+    pub silence: crate::silence::SilencePreview,
 }
 
 /// `GET /api/stats/incidents`: null, not zero, until there is data.

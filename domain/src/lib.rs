@@ -14,6 +14,7 @@ pub mod maintenance;
 pub mod paging;
 pub mod rotation;
 pub mod settings;
+pub mod silence;
 pub mod sso;
 pub mod team;
 pub mod timestamp;

@@ -151,6 +151,30 @@ pub async fn set_archived(id: i64, archived: bool) -> Result<Incident, ServerFnE
     core.set_archived(&actor, id, archived).await.map_err(fail)
 }
 
+/// Silences the incident's alerts in Alertmanager for `duration` (`1h`, `4h`, `1d`).
+#[server(prefix = "/rpc")]
+pub async fn silence_incident(
+    id: i64,
+    duration: String,
+) -> Result<klaxon_domain::silence::Silence, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    let duration = duration
+        .trim()
+        .parse::<klaxon_domain::Duration>()
+        .map_err(|_| ServerFnError::new("Choose how long to silence, such as 1h, 4h or 1d."))?;
+    core.silence_incident(&actor, id, duration)
+        .await
+        .map_err(fail)
+}
+
+#[server(prefix = "/rpc")]
+pub async fn expire_silence(id: i64) -> Result<(), ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.expire_silence(&actor, id).await.map_err(fail)
+}
+
 /// The team's last twelve weeks of incidents and response times, for its charts.
 #[server(prefix = "/rpc")]
 pub async fn weekly_stats(

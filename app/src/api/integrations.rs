@@ -32,7 +32,47 @@ pub async fn rename_integration(
 ) -> Result<Integration, ServerFnError> {
     use crate::server::{fail, signed_in};
     let (core, actor) = signed_in().await?;
-    core.rename_integration(&actor, team_id, id, &name)
+    let change = klaxon_domain::incident::IntegrationChange {
+        name: Some(name),
+        ..Default::default()
+    };
+    core.update_integration(&actor, team_id, id, change)
+        .await
+        .map_err(fail)
+}
+
+/// Sets the Alertmanager an integration's alerts come from, for silences; an empty `url`
+/// clears it. Credentials: a `token` means bearer, a `username` basic auth with `password`;
+/// with neither, the stored ones are kept unless `forget` is ticked.
+#[server(prefix = "/rpc")]
+pub async fn set_alertmanager(
+    team_id: i64,
+    id: i64,
+    url: String,
+    username: Option<String>,
+    password: Option<String>,
+    token: Option<String>,
+    forget: Option<String>,
+) -> Result<Integration, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    use klaxon_domain::silence::AlertmanagerAuth;
+    let (core, actor) = signed_in().await?;
+    let given = |v: Option<String>| v.filter(|v| !v.trim().is_empty());
+    let url = url.trim();
+    let auth = match (given(token), given(username)) {
+        (Some(token), _) => Some(Some(AlertmanagerAuth::Bearer { token })),
+        (None, Some(username)) => Some(Some(AlertmanagerAuth::Basic {
+            username,
+            password: password.unwrap_or_default(),
+        })),
+        (None, None) => forget.map(|_| None),
+    };
+    let change = klaxon_domain::incident::IntegrationChange {
+        name: None,
+        alertmanager_url: Some((!url.is_empty()).then(|| url.to_string())),
+        alertmanager_auth: auth,
+    };
+    core.update_integration(&actor, team_id, id, change)
         .await
         .map_err(fail)
 }

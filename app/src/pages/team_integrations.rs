@@ -2,7 +2,8 @@
 
 use crate::api::error_text;
 use crate::api::integrations::{
-    integration_volumes, list_integrations, CreateIntegration, RenameIntegration, RevokeIntegration,
+    integration_volumes, list_integrations, CreateIntegration, RenameIntegration,
+    RevokeIntegration, SetAlertmanager,
 };
 use crate::app::use_hydrated;
 use crate::components::charts::Sparkline;
@@ -19,6 +20,7 @@ pub fn Integrations(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoVi
     let create = ServerAction::<CreateIntegration>::new();
     let rename = ServerAction::<RenameIntegration>::new();
     let revoke = ServerAction::<RevokeIntegration>::new();
+    let alertmanager = ServerAction::<SetAlertmanager>::new();
     let team_changes = crate::components::live::use_team_changes();
     let list = Resource::new(
         move || {
@@ -27,6 +29,7 @@ pub fn Integrations(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoVi
                 create.version().get()
                     + rename.version().get()
                     + revoke.version().get()
+                    + alertmanager.version().get()
                     + team_changes(),
             )
         },
@@ -86,7 +89,7 @@ pub fn Integrations(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoVi
                                     .into_iter()
                                     .map(|i| {
                                         let hours = volumes.iter().find(|(id, _)| *id == i.id).map(|(_, h)| h.clone());
-                                        view! { <IntegrationRow integration=i hours is_owner rename revoke /> }
+                                        view! { <IntegrationRow integration=i hours is_owner rename revoke alertmanager /> }
                                     })
                                     .collect_view()}
                             </ul>
@@ -98,6 +101,8 @@ pub fn Integrations(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoVi
             </Transition>
             <ActionError action=rename />
             <ActionError action=revoke />
+            <ActionError action=alertmanager />
+            <ActionDone action=alertmanager text="Saved: incidents from that integration can be silenced in Alertmanager." />
             <ActionDone action=revoke text="Revoked: that URL no longer accepts alerts." />
         </section>
     }
@@ -143,8 +148,15 @@ fn IntegrationRow(
     is_owner: Signal<bool>,
     rename: ServerAction<RenameIntegration>,
     revoke: ServerAction<RevokeIntegration>,
+    alertmanager: ServerAction<SetAlertmanager>,
 ) -> impl IntoView {
     let i = integration;
+    let am_field = format!("am-url-{}", i.id);
+    let am_signin = if i.alertmanager_auth_set {
+        "Sign-in is stored (never shown). Fill one below to replace it."
+    } else {
+        "Optional: how Klaxon signs in to it."
+    };
     let status = match i.status {
         IntegrationStatus::Active => ("active", "active"),
         IntegrationStatus::Quiet => ("quiet", "quiet"),
@@ -184,6 +196,31 @@ fn IntegrationRow(
                         <button type="submit" class="secondary">"Rename"</button>
                     </div>
                 </ActionForm>
+                <details class="inner">
+                    <summary>"Alertmanager for silences"</summary>
+                    <ActionForm action=alertmanager attr:class="stack">
+                        <input type="hidden" name="team_id" value=i.team_id />
+                        <input type="hidden" name="id" value=i.id />
+                        <label for=am_field.clone()>"Alertmanager URL"</label>
+                        <input id=am_field.clone() name="url" type="url" placeholder="http://alertmanager:9093"
+                            value=i.alertmanager_url.clone().unwrap_or_default() aria-describedby=format!("{am_field}-hint") />
+                        <p id=format!("{am_field}-hint") class="hint">
+                            "Lets responders silence an incident's alerts from its page. Leave empty to turn it off."
+                        </p>
+                        <p class="hint">{am_signin}</p>
+                        <label for=format!("{am_field}-user")>"Username (basic auth)"</label>
+                        <input id=format!("{am_field}-user") name="username" type="text" autocomplete="off" />
+                        <label for=format!("{am_field}-password")>"Password"</label>
+                        <input id=format!("{am_field}-password") name="password" type="password" autocomplete="new-password" />
+                        <label for=format!("{am_field}-token")>"Or a bearer token"</label>
+                        <input id=format!("{am_field}-token") name="token" type="password" autocomplete="off" />
+                        <label class="check" hidden=!i.alertmanager_auth_set>
+                            <input type="checkbox" name="forget" value="true" />
+                            "Forget the stored sign-in"
+                        </label>
+                        <button type="submit" class="secondary" disabled=move || alertmanager.pending().get()>"Save"</button>
+                    </ActionForm>
+                </details>
                 <details class="confirm">
                     <summary>"Revoke…"</summary>
                     <ActionForm action=revoke attr:class="stack">

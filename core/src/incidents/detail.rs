@@ -85,6 +85,7 @@ impl Core {
             similar,
             assignable: self.members_of(team_id).await?,
             may,
+            silence: self.preview_silence_of(id).await?,
         })
     }
 
@@ -108,6 +109,7 @@ impl Core {
             alerts: alerts.into_iter().map(Alert::from).collect(),
             notes: self.notes(id).await?,
             pages: self.pages(id).await?,
+            silence: self.active_silence(id).await?,
             timeline: timeline
                 .into_iter()
                 .map(|r| TimelineEntry {

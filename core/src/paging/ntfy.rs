@@ -143,7 +143,7 @@ impl Ntfy {
 }
 
 /// The innermost error: "connection refused" says more than reqwest's outer wrapper.
-fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+pub(crate) fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
     let mut cur = e;
     while let Some(next) = cur.source() {
         cur = next;

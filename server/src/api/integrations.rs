@@ -6,7 +6,9 @@ use crate::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
-use klaxon_domain::incident::{HourVolume, Integration, IntegrationKind, NewIntegration};
+use klaxon_domain::incident::{
+    HourVolume, Integration, IntegrationChange, IntegrationKind, NewIntegration,
+};
 use klaxon_domain::ErrorBody;
 use serde::Deserialize;
 
@@ -47,23 +49,17 @@ pub async fn list(
     Ok(Json(s.core.list_integrations(&a, team_id).await?))
 }
 
-#[derive(Deserialize, utoipa::ToSchema)]
-pub struct Rename {
-    name: String,
-}
-
-/// Renames an integration (team owner); the key is unchanged.
-#[utoipa::path(patch, path = "/api/teams/{team_id}/integrations/{integration_id}", tag = "integrations", request_body = Rename,
+/// Renames an integration and sets or clears the Alertmanager its alerts come from (team
+/// owner). Credentials are stored for silences and never shown back; the key is unchanged.
+#[utoipa::path(patch, path = "/api/teams/{team_id}/integrations/{integration_id}", tag = "integrations", request_body = IntegrationChange,
     responses((status = 200, body = Integration)))]
-pub async fn rename(
+pub async fn update(
     State(s): State<AppState>,
     Caller(a): Caller,
     Path((team_id, id)): Path<(i64, i64)>,
-    Body(b): Body<Rename>,
+    Body(b): Body<IntegrationChange>,
 ) -> ApiResult<Json<Integration>> {
-    Ok(Json(
-        s.core.rename_integration(&a, team_id, id, &b.name).await?,
-    ))
+    Ok(Json(s.core.update_integration(&a, team_id, id, b).await?))
 }
 
 /// Revokes an integration's key (team owner). Its alerts are kept, unattributed.

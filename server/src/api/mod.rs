@@ -15,6 +15,7 @@ mod paging;
 mod rotations;
 mod schedule;
 mod service_accounts;
+mod silences;
 mod sso;
 mod teams;
 mod users;
@@ -196,7 +197,7 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(teams::list_members, teams::add_member))
         .routes(routes!(teams::set_member_role, teams::remove_member))
         .routes(routes!(integrations::list, integrations::create))
-        .routes(routes!(integrations::rename, integrations::revoke))
+        .routes(routes!(integrations::update, integrations::revoke))
         .routes(routes!(integrations::volume))
         .routes(routes!(deadman::list, deadman::create))
         .routes(routes!(deadman::update, deadman::remove))
@@ -212,6 +213,11 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(incidents::unarchive))
         .routes(routes!(incidents::add_note))
         .routes(routes!(incidents::pin_note))
+        .routes(routes!(
+            silences::preview,
+            silences::create,
+            silences::expire
+        ))
         .routes(routes!(incidents::stats))
         .routes(routes!(incidents::weekly_stats))
         .routes(routes!(events::stream))

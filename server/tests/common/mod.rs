@@ -2,6 +2,7 @@
 //! fresh PostgreSQL schema (when `KLAXON_TEST_DATABASE_URL` is set), with a manual clock.
 #![allow(dead_code)]
 
+pub mod alertmanager;
 pub mod cluster;
 pub mod live;
 pub mod ntfy;

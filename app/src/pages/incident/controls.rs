@@ -2,13 +2,17 @@
 //! Acknowledge and Resolve. Which are shown is what the server said the caller may do.
 
 use super::Actions;
+use crate::api::incidents::{ExpireSilence, SilenceIncident};
 use crate::components::form::{failed, ActionError};
 use klaxon_domain::incident::{IncidentRights, IncidentView};
+use klaxon_domain::silence::{describe, SilencePreview};
 use klaxon_domain::team::Member;
 use leptos::prelude::*;
 
 /// Snooze choices: (value sent, words on the button).
 const SNOOZES: &[(&str, &str)] = &[("30m", "30 min"), ("1h", "1 hour"), ("4h", "4 hours")];
+/// Silence choices, the same way.
+const SILENCES: &[(&str, &str)] = &[("1h", "1 hour"), ("4h", "4 hours"), ("1d", "1 day")];
 
 /// Snooze, assign, add a note, archive; and the action bar with Acknowledge and Resolve.
 #[component]
@@ -33,8 +37,11 @@ pub(super) fn Controls(
         assign,
         note,
         archive,
+        silence,
+        unsilence,
         ..
     } = actions;
+    let silence_view = data.silence.clone();
     // What the last action did, said to screen readers (the page's change shows it to the eye).
     let said = RwSignal::new("");
     macro_rules! say {
@@ -53,6 +60,8 @@ pub(super) fn Controls(
     say!(assign, "Assigned.");
     say!(note, "Note added.");
     say!(archive, "Archive changed.");
+    say!(silence, "Silenced in Alertmanager.");
+    say!(unsilence, "Silence expired.");
 
     view! {
         <p class="sr-only" role="status" aria-live="polite">{move || said.get()}</p>
@@ -110,6 +119,7 @@ pub(super) fn Controls(
                     <button type="submit" class="primary" disabled=move || note.pending().get()>"Add note"</button>
                 </ActionForm>
             </details>
+            <Silencing id preview=silence_view silence unsilence />
             <ActionForm action=archive attr:class="archive">
                 <input type="hidden" name="id" value=id />
                 <input type="hidden" name="archived" value=move || (!archived()).to_string() />
@@ -144,4 +154,55 @@ pub(super) fn Controls(
         </section>
     }
     .into_any()
+}
+
+/// Silencing the incident's alerts in Alertmanager: the matchers are shown before anything is
+/// sent; a silence in force can be expired early.
+#[component]
+fn Silencing(
+    id: i64,
+    preview: SilencePreview,
+    silence: ServerAction<SilenceIncident>,
+    unsilence: ServerAction<ExpireSilence>,
+) -> impl IntoView {
+    let SilencePreview {
+        matchers,
+        unavailable,
+        active,
+    } = preview;
+    let body = match (active, unavailable) {
+        (Some(s), _) => view! {
+            <p>{format!("Silenced until {}.", crate::components::text::when(s.ends_at))}</p>
+            <p class="hint">"Matching "<code>{describe(&s.matchers)}</code></p>
+            <ActionForm action=unsilence attr:class="stack">
+                <input type="hidden" name="id" value=id />
+                <button type="submit" class="secondary wide" disabled=move || unsilence.pending().get()>"Expire the silence now"</button>
+            </ActionForm>
+            <ActionError action=unsilence />
+        }
+        .into_any(),
+        (None, Some(why)) => view! { <p class="hint">{why}</p> }.into_any(),
+        (None, None) => view! {
+            <p class="hint">"Alertmanager stops notifying alerts that match "<code>{describe(&matchers)}</code></p>
+            <ActionForm action=silence attr:class="choices">
+                <input type="hidden" name="id" value=id />
+                {SILENCES
+                    .iter()
+                    .map(|(value, words)| view! {
+                        <button type="submit" class="secondary" name="duration" value=*value aria-label=format!("Silence for {words}")>
+                            {*words}
+                        </button>
+                    })
+                    .collect_view()}
+            </ActionForm>
+            <ActionError action=silence />
+        }
+        .into_any(),
+    };
+    view! {
+        <details class="card" open=move || failed(silence) || failed(unsilence)>
+            <summary>"Silence in Alertmanager"</summary>
+            {body}
+        </details>
+    }
 }

@@ -7,8 +7,8 @@ mod history;
 
 use crate::api::error_text;
 use crate::api::incidents::{
-    incident_page, Acknowledge, AddNote, Assign, PinResolutionNote, Resolve, SetArchived, Snooze,
-    Unsnooze,
+    incident_page, Acknowledge, AddNote, Assign, ExpireSilence, PinResolutionNote, Resolve,
+    SetArchived, SilenceIncident, Snooze, Unsnooze,
 };
 use crate::components::live::{use_page_live, Freshness};
 use crate::components::severity::{snoozed, IncidentBadges};
@@ -46,6 +46,8 @@ pub(super) struct Actions {
     pub note: ServerAction<AddNote>,
     pub pin: ServerAction<PinResolutionNote>,
     pub archive: ServerAction<SetArchived>,
+    pub silence: ServerAction<SilenceIncident>,
+    pub unsilence: ServerAction<ExpireSilence>,
 }
 
 impl Actions {
@@ -59,6 +61,8 @@ impl Actions {
             note: ServerAction::new(),
             pin: ServerAction::new(),
             archive: ServerAction::new(),
+            silence: ServerAction::new(),
+            unsilence: ServerAction::new(),
         }
     }
     fn changes(&self) -> usize {
@@ -70,6 +74,8 @@ impl Actions {
             + self.note.version().get()
             + self.pin.version().get()
             + self.archive.version().get()
+            + self.silence.version().get()
+            + self.unsilence.version().get()
     }
 }
 
@@ -197,6 +203,11 @@ fn Summary(data: IncidentView) -> impl IntoView {
                 .map(|t| format!("Snoozed until {}", when(t)))
         })
         .flatten();
+    let silenced = data
+        .detail
+        .silence
+        .as_ref()
+        .map(|s| format!("Silenced in Alertmanager until {}", when(s.ends_at)));
     view! {
         <Title text=i.title.clone() />
         <header class="incident-head" data-state=i.state.as_str()>
@@ -221,6 +232,7 @@ fn Summary(data: IncidentView) -> impl IntoView {
                     {has_it}
                     {acked.map(|a| view! { <span class="meta block">{a}</span> })}
                     {snooze_text.map(|s| view! { <span class="meta block">{s}</span> })}
+                    {silenced.map(|s| view! { <span class="meta block">{s}</span> })}
                 </dd>
             </div>
             <div><dt>"Team"</dt><dd><a href=format!("/teams/{}", i.team_id)>{data.team_name.clone()}</a></dd></div>
