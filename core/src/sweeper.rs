@@ -39,6 +39,8 @@ pub struct SweepReport {
     pub archived: u64,
     /// Dead man's switch sources that fell silent and got an incident, and that were heard again.
     pub deadman: crate::deadman::WatchReport,
+    /// Hand-off notices queued.
+    pub handoffs: u64,
 }
 
 impl Core {
@@ -117,6 +119,7 @@ impl Core {
         .await?;
         report.archived = archived.rows_affected();
         report.deadman = self.watch_switches().await?;
+        report.handoffs = self.queue_handoffs().await?;
         // Acknowledge tokens are useless a day after expiry; keep the table small.
         sqlx::query("DELETE FROM ack_tokens WHERE expires_at < $1")
             .bind(now - 86_400)

@@ -7,6 +7,7 @@ pub mod deadman;
 pub mod device;
 pub mod duration;
 pub mod error;
+pub mod handoff;
 pub mod incident;
 pub mod invite;
 pub mod live;

@@ -111,6 +111,8 @@ pub enum PageKind {
     Escalation,
     Fallback,
     AllClear,
+    /// A hand-off notice ("you are on call tomorrow"): of a team, not of an incident.
+    Handoff,
 }
 
 crate::words!(PageKind, "page kind" {
@@ -119,12 +121,13 @@ crate::words!(PageKind, "page kind" {
     Escalation => "escalation",
     Fallback => "fallback",
     AllClear => "all_clear",
+    Handoff => "handoff",
 });
 
 impl PageKind {
     /// Pages that ask for an owner; they are dropped if the incident was owned first.
     pub fn wants_owner(self) -> bool {
-        !matches!(self, PageKind::AllClear)
+        !matches!(self, PageKind::AllClear | PageKind::Handoff)
     }
 }
 
@@ -219,6 +222,12 @@ pub fn plan_delivery(
     incident: Option<&IncidentNow>,
     now: i64,
 ) -> Delivery {
+    if kind == PageKind::Handoff {
+        return Delivery::Send {
+            acknowledge: false,
+            last_fix: false,
+        };
+    }
     let Some(incident) = incident else {
         return Delivery::Cancel("not sent: the incident was deleted");
     };

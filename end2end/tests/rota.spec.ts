@@ -3,7 +3,7 @@ import { PASSWORD, hydrated, removeTeam, signInApi } from './support';
 
 // The rota on a phone: an owner makes a rotation, previews filling four weeks with it and applies
 // it; a teammate offers one of the dates from elsewhere, it appears without a reload, and the
-// owner takes it with one tap.
+// owner takes it with one tap; then the owner turns hand-off notices on.
 
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -86,6 +86,16 @@ test('a rotation is previewed and applied, and an offered date is taken', async 
   await expect(changes).toContainText(`alice took ${swap.iso} from ${bob}`);
   const entry = (await (await request.get(`/api/teams/${team.id}/schedule?from=${swap.iso}&to=${swap.iso}`)).json())[0];
   expect(entry.username).toBe('alice');
+
+  // Hand-off notices: off until the owner turns them on with a time of day.
+  const handoff = page.getByRole('region', { name: 'Hand-off notices' });
+  await expect(handoff).toContainText('Off.');
+  await handoff.getByText('Change').click();
+  await handoff.getByLabel('Send hand-off notices').check();
+  await handoff.getByLabel('Time of the notice (UTC)').fill('08:30');
+  await handoff.getByRole('button', { name: 'Save' }).click();
+  await expect(handoff).toContainText('On: at 08:30 UTC');
+  expect(await (await request.get(`/api/teams/${team.id}/handoff`)).json()).toEqual({ enabled: true, at: '08:30' });
 
   await bobApi.dispose();
   await removeTeam(request, team.id);

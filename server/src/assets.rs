@@ -36,6 +36,16 @@ pub fn output_name() -> &'static str {
     })
 }
 
+/// The stylesheet's text, which pages carry inline; `None` when the site is not built.
+pub fn stylesheet() -> Option<&'static str> {
+    static CSS: OnceLock<Option<String>> = OnceLock::new();
+    CSS.get_or_init(|| {
+        let file = Site::get(&format!("pkg/{OUTPUT}.css"))?;
+        String::from_utf8(file.data.into_owned()).ok()
+    })
+    .as_deref()
+}
+
 /// The embedded file a request path names, and whether the name carries the content hash.
 fn resolve(path: &str) -> Option<(String, bool)> {
     let path = path.trim_start_matches('/');

@@ -53,7 +53,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
     Router::new()
         .route("/rpc/{*name}", post(server_fns.clone()).get(server_fns))
         .leptos_routes_with_context(state, generate_route_list(App), ctx, move || {
-            shell(options.clone())
+            shell(options.clone(), assets::stylesheet())
         })
         .fallback(fallback)
 }
@@ -76,7 +76,7 @@ async fn fallback(State(state): State<AppState>, req: Request) -> Response {
     }
     let options = state.leptos.clone();
     let handler = leptos_axum::render_app_to_stream_with_context(context(&state), move || {
-        shell(options.clone())
+        shell(options.clone(), assets::stylesheet())
     });
     handler(req).await.into_response()
 }

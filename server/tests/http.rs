@@ -145,15 +145,29 @@ both!(
     |app| {
         let page = app.get("/login", &Auth::None).await;
         let html = page.text;
-        let css = html
+        let js = html
             .split('"')
-            .find(|s| s.starts_with("/pkg/klaxon.") && s.ends_with(".css"))
-            .unwrap_or_else(|| panic!("no stylesheet in {html}"))
+            .find(|s| s.starts_with("/pkg/klaxon.") && s.ends_with(".js"))
+            .unwrap_or_else(|| panic!("no script in {html}"))
             .to_string();
-        let hashed = css.trim_end_matches(".css").to_string();
+        let hashed = js.trim_end_matches(".js").to_string();
         assert!(
             hashed.len() > "/pkg/klaxon.".len() + 8,
-            "{css} carries no hash"
+            "{js} carries no hash"
+        );
+        // The stylesheet is inline, so the first paint waits for no second request.
+        let css = app
+            .raw(Method::GET, "/pkg/klaxon.css", &[], vec![])
+            .await
+            .text;
+        assert!(css.len() > 1_000, "the built stylesheet");
+        assert!(
+            html.contains(&format!("<style>{css}</style>")),
+            "the page carries the stylesheet inline"
+        );
+        assert!(
+            !html.contains("rel=\"stylesheet\""),
+            "and does not fetch it"
         );
         for ext in ["css", "js", "wasm"] {
             let path = format!("{hashed}.{ext}");

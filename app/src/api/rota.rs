@@ -36,6 +36,7 @@ pub struct Rota {
     pub mine: Vec<MyDate>,
     pub rotations: Vec<NamedRotation>,
     pub changes: Vec<ScheduleChange>,
+    pub handoff: klaxon_domain::handoff::HandoffSettings,
 }
 
 #[server(prefix = "/rpc")]
@@ -73,8 +74,10 @@ pub async fn get_rota(team_id: i64) -> Result<Rota, ServerFnError> {
         .schedule_changes(&actor, team_id, RECENT_CHANGES)
         .await
         .map_err(fail)?;
+    let handoff = core.handoff_settings(&actor, team_id).await.map_err(fail)?;
     let me = actor.user_id;
     Ok(Rota {
+        handoff,
         holder: shifts.iter().find(|s| s.date == today).cloned(),
         mine: shifts
             .iter()
@@ -90,6 +93,24 @@ pub async fn get_rota(team_id: i64) -> Result<Rota, ServerFnError> {
         rotations,
         changes,
     })
+}
+
+/// Turns hand-off notices on (`enabled` is a checkbox: present when ticked) or off, at `at`.
+#[server(prefix = "/rpc")]
+pub async fn set_handoff(
+    team_id: i64,
+    enabled: Option<String>,
+    at: String,
+) -> Result<klaxon_domain::handoff::HandoffSettings, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    let settings = klaxon_domain::handoff::HandoffSettings {
+        enabled: enabled.is_some(),
+        at: at.trim().to_string(),
+    };
+    core.set_handoff(&actor, team_id, settings)
+        .await
+        .map_err(fail)
 }
 
 #[server(prefix = "/rpc")]

@@ -1,10 +1,10 @@
 //! A team's rota: take over today, take an open date, offer one's own, the rotations that fill
-//! the schedule (owners preview before they apply), and what changed lately.
+//! the schedule (owners preview before they apply), hand-off notices, and what changed lately.
 
 use crate::api::error_text;
 use crate::api::rota::{
     get_rota, ApplyRotation, CreateRotation, DeleteRotation, Filling, NamedRotation, Rota,
-    SetOffer, TakeDate, TakeOverNow,
+    SetHandoff, SetOffer, TakeDate, TakeOverNow,
 };
 use crate::api::teams::{get_team, list_members};
 use crate::components::calendar::{days_from, short_day};
@@ -29,6 +29,7 @@ struct Actions {
     create: ServerAction<CreateRotation>,
     remove: ServerAction<DeleteRotation>,
     fill: ServerAction<ApplyRotation>,
+    handoff: ServerAction<SetHandoff>,
 }
 
 impl Actions {
@@ -39,6 +40,7 @@ impl Actions {
             + self.create.version().get()
             + self.remove.version().get()
             + self.fill.version().get()
+            + self.handoff.version().get()
     }
 }
 
@@ -58,6 +60,7 @@ pub fn TeamRotaPage() -> impl IntoView {
         create: ServerAction::new(),
         remove: ServerAction::new(),
         fill: ServerAction::new(),
+        handoff: ServerAction::new(),
     };
     let team = Resource::new(move || (id(), updates.changes()), |(id, _)| get_team(id));
     let rota = Resource::new(
@@ -78,6 +81,7 @@ pub fn TeamRotaPage() -> impl IntoView {
                             <OpenDates team_id rota=r.clone() actions />
                             <MyDates team_id rota=r.clone() actions />
                             <Rotations team_id rota=r.clone() actions is_owner />
+                            <Handoff team_id rota=r.clone() actions is_owner />
                             <Changes rota=r />
                         }
                         .into_any()
@@ -369,6 +373,39 @@ fn NewRotationForm(team_id: i64, today: String, actions: Actions) -> impl IntoVi
             <ActionDone action=actions.create text="Made. Fill dates with it to put it on the schedule." />
             <button type="submit" class="primary" disabled=move || actions.create.pending().get()>"Make rotation"</button>
         </ActionForm>
+    }
+}
+
+/// Hand-off notices: whether they are on and when; owners change them.
+#[component]
+fn Handoff(team_id: i64, rota: Rota, actions: Actions, is_owner: Signal<bool>) -> impl IntoView {
+    let h = rota.handoff;
+    let state = if h.enabled {
+        format!("On: at {} UTC, whoever is on call tomorrow gets a push, and the outgoing person gets one when their day ends.", h.at)
+    } else {
+        "Off.".to_string()
+    };
+    view! {
+        <section class="card" aria-labelledby="handoff-title">
+            <h2 id="handoff-title">"Hand-off notices"</h2>
+            <p>{state}</p>
+            <details class="inner" hidden=move || !is_owner.get() open=move || failed(actions.handoff)>
+                <summary>"Change"</summary>
+                <ActionForm action=actions.handoff attr:class="stack">
+                    <input type="hidden" name="team_id" value=team_id />
+                    <label class="check">
+                        <input type="checkbox" name="enabled" value="true" checked=h.enabled />
+                        "Send hand-off notices"
+                    </label>
+                    <label for="handoff-at">"Time of the notice (UTC)"</label>
+                    <input id="handoff-at" name="at" type="time" required value=h.at.clone() />
+                    <p class="hint">"Only when the person changes: someone on call all week hears the day before and when the week ends."</p>
+                    <ActionError action=actions.handoff />
+                    <button type="submit" class="primary" disabled=move || actions.handoff.pending().get()>"Save"</button>
+                </ActionForm>
+            </details>
+            <ActionDone action=actions.handoff text="Saved." />
+        </section>
     }
 }
 

@@ -105,18 +105,20 @@ impl Core {
         let mut tx = self.db.begin().await?;
         done.cancelled = record_cancelled(&mut tx, holder, &plans).await?;
         done.held = record_held(&mut tx, holder, &plans, now).await?;
-        let tokens: Vec<(String, &Claimed)> = plans
+        let tokens: Vec<(String, &Claimed, i64)> = plans
             .iter()
             .filter_map(|plan| match plan {
-                Plan::Send(page, _, Some(token)) => Some((hash_token(token), page)),
+                Plan::Send(page, _, Some(token)) => {
+                    Some((hash_token(token), page, page.incident_id?))
+                }
                 _ => None,
             })
             .collect();
         let tokens: Vec<Token> = tokens
             .iter()
-            .map(|(hash, page)| Token {
+            .map(|(hash, page, incident_id)| Token {
                 token_hash: hash,
-                incident_id: page.incident_id,
+                incident_id: *incident_id,
                 user_id: page.user_id,
                 expires_at: now + TOKEN_TTL,
             })
@@ -192,7 +194,8 @@ impl Core {
         &self,
         plans: Vec<Plan>,
     ) -> Vec<(Claimed, std::result::Result<(), PushError>)> {
-        let mut by_incident: BTreeMap<i64, Vec<(Claimed, Message)>> = BTreeMap::new();
+        // Hand-off notices (no incident) share one queue.
+        let mut by_incident: BTreeMap<Option<i64>, Vec<(Claimed, Message)>> = BTreeMap::new();
         for plan in plans {
             if let Plan::Send(page, message, _) = plan {
                 by_incident
@@ -269,7 +272,7 @@ async fn record_held(tx: &mut Tx, holder: &str, plans: &[Plan], now: i64) -> Res
                 &ids,
             )
             .await?;
-        let mut incidents: Vec<i64> = pages.iter().map(|p| p.incident_id).collect();
+        let mut incidents: Vec<i64> = pages.iter().filter_map(|p| p.incident_id).collect();
         incidents.sort_unstable();
         incidents.dedup();
         tx.execute_in(
@@ -287,12 +290,15 @@ async fn record_held(tx: &mut Tx, holder: &str, plans: &[Plan], now: i64) -> Res
         .await?;
         let end = klaxon_domain::Timestamp(*until).to_rfc3339();
         for page in pages {
+            let Some(incident_id) = page.incident_id else {
+                continue;
+            };
             let who = recipient(tx, page).await?;
             let text = format!(
                 "{} page to {who} held: the team is in maintenance until {end}",
                 page.kind.as_str().replace('_', "-")
             );
-            timeline(tx, page.incident_id, now, "held", None, &text).await?;
+            timeline(tx, incident_id, now, "held", None, &text).await?;
         }
     }
     Ok(held)
@@ -317,7 +323,7 @@ async fn record_sent(tx: &mut Tx, holder: &str, pages: &[&Claimed], now: i64) ->
     let mut opened: Vec<i64> = pages
         .iter()
         .filter(|p| p.kind == PageKind::Opening && confirmed.contains(&p.id))
-        .map(|p| p.incident_id)
+        .filter_map(|p| p.incident_id)
         .collect();
     opened.sort_unstable();
     opened.dedup();
@@ -344,13 +350,16 @@ async fn record_sent(tx: &mut Tx, holder: &str, pages: &[&Claimed], now: i64) ->
 /// says what happened during an outage of the push service from start to end.
 async fn record_recovered(tx: &mut Tx, pages: &[&Claimed], now: i64) -> Result<()> {
     for page in pages.iter().filter(|p| p.attempts > 0) {
+        let Some(incident_id) = page.incident_id else {
+            continue;
+        };
         let who = recipient(tx, page).await?;
         let late = now - page.created_at;
         let text = format!(
             "page to {who} delivered after {} attempts, {late} s after it was queued",
             page.attempts + 1
         );
-        timeline(tx, page.incident_id, now, "push_delivered", None, &text).await?;
+        timeline(tx, incident_id, now, "push_delivered", None, &text).await?;
     }
     Ok(())
 }
@@ -387,7 +396,11 @@ async fn record_failure(
     .bind(holder)
     .execute(&mut **tx)
     .await?;
-    if done.rows_affected() == 1 && (give_up || attempts == 1) {
+    if let (1, true, Some(incident_id)) = (
+        done.rows_affected(),
+        give_up || attempts == 1,
+        page.incident_id,
+    ) {
         let who = recipient(tx, page).await?;
         let text = if give_up {
             format!(
@@ -397,7 +410,7 @@ async fn record_failure(
         } else {
             format!("page to {who} failed, retrying: {}", e.reason)
         };
-        timeline(tx, page.incident_id, now, "push_failed", None, &text).await?;
+        timeline(tx, incident_id, now, "push_failed", None, &text).await?;
     }
     Ok((done.rows_affected() == 1).then_some(give_up))
 }

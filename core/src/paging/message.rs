@@ -55,6 +55,8 @@ pub fn compose(
             lines.push("Nobody acknowledged this through every escalation level.".to_string())
         }
         PageKind::AllClear => lines.push("Resolved.".to_string()),
+        // Composed by `compose_notice`; kept here so the match stays whole.
+        PageKind::Handoff => lines.push(about.detail.to_string()),
     }
     if kind != PageKind::AllClear {
         // Clipped so a long description never pushes the last fix out of ntfy's 4096 bytes.
@@ -76,6 +78,19 @@ pub fn compose(
         priority,
         click: Some(format!("{public_url}/incidents/{}", about.incident_id)),
         actions: ack_url.map(Action::acknowledge).into_iter().collect(),
+    }
+}
+
+/// A hand-off notice: the sentence, a link to the team's rota, never an action.
+pub fn compose_notice(topic: &str, public_url: &str, team_id: Option<i64>, text: &str) -> Message {
+    Message {
+        topic: topic.to_string(),
+        title: "On-call hand-off".to_string(),
+        message: text.to_string(),
+        tags: vec!["calendar".to_string()],
+        priority: 3,
+        click: team_id.map(|t| format!("{public_url}/teams/{t}/rota")),
+        actions: Vec::new(),
     }
 }
 

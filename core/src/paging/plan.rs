@@ -2,7 +2,7 @@
 //! The decision is `domain::paging::plan_delivery`; this reads what it needs for a whole batch
 //! (the incidents with their first alert, the last fixes) in a few queries, whatever its size.
 
-use super::message::{compose, About};
+use super::message::{compose, compose_notice, About};
 use super::ntfy::Message;
 use crate::secrets::new_token;
 use crate::{Core, Result};
@@ -14,7 +14,9 @@ use std::collections::{BTreeMap, HashMap};
 #[derive(sqlx::FromRow)]
 pub(super) struct Claimed {
     pub id: i64,
-    pub incident_id: i64,
+    /// None for a hand-off notice, which is of a team.
+    pub incident_id: Option<i64>,
+    pub team_id: Option<i64>,
     #[sqlx(try_from = "String")]
     pub kind: PageKind,
     pub topic: String,
@@ -26,7 +28,8 @@ pub(super) struct Claimed {
 
 impl Claimed {
     /// What a statement returns to be read as a `Claimed`.
-    pub const COLUMNS: &str = "id, incident_id, kind, topic, user_id, detail, attempts, created_at";
+    pub const COLUMNS: &str =
+        "id, incident_id, team_id, kind, topic, user_id, detail, attempts, created_at";
 }
 
 pub(super) enum Plan {
@@ -72,12 +75,12 @@ fn sorted_unique(mut ids: Vec<i64>) -> Vec<i64> {
 impl Core {
     /// What to do with each claimed page.
     pub(super) async fn plan(&self, pages: Vec<Claimed>, now: i64) -> Result<Vec<Plan>> {
-        let ids = sorted_unique(pages.iter().map(|p| p.incident_id).collect());
+        let ids = sorted_unique(pages.iter().filter_map(|p| p.incident_id).collect());
         let asking = sorted_unique(
             pages
                 .iter()
                 .filter(|p| p.kind.wants_owner())
-                .map(|p| p.incident_id)
+                .filter_map(|p| p.incident_id)
                 .collect(),
         );
         // The first alert's annotations ride along: one index probe per incident.
@@ -104,7 +107,18 @@ impl Core {
             .collect();
         let mut plans = Vec::with_capacity(pages.len());
         for page in pages {
-            let subject = incidents.get(&page.incident_id);
+            let Some(incident_id) = page.incident_id else {
+                // A hand-off notice: its words were written when it was queued.
+                let message = compose_notice(
+                    &page.topic,
+                    &self.config.public_url,
+                    page.team_id,
+                    &page.detail,
+                );
+                plans.push(Plan::Send(page, message, None));
+                continue;
+            };
+            let subject = incidents.get(&incident_id);
             let now_state = subject.map(|s| IncidentNow {
                 state: s.state,
                 archived: s.archived_at.is_some(),
@@ -131,11 +145,9 @@ impl Core {
             }
             let token = acknowledge.then(new_token);
             let description = description(subject.annotations.as_deref());
-            let last_fix = last_fix
-                .then(|| last_fixes.get(&page.incident_id))
-                .flatten();
+            let last_fix = last_fix.then(|| last_fixes.get(&incident_id)).flatten();
             let about = About {
-                incident_id: page.incident_id,
+                incident_id,
                 title: &subject.title,
                 severity: subject.severity,
                 description: description.as_deref(),

@@ -1,5 +1,6 @@
 //! The on-call schedule: one member of a team per UTC date.
 
+mod handoff;
 mod log;
 mod rotations;
 mod swaps;

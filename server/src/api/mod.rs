@@ -5,6 +5,7 @@ mod admin;
 mod deadman;
 mod device;
 mod events;
+mod handoff;
 mod incidents;
 pub(crate) mod intake;
 mod integrations;
@@ -232,6 +233,7 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(schedule::take_over))
         .routes(routes!(schedule::open))
         .routes(routes!(schedule::changes))
+        .routes(routes!(handoff::get, handoff::put))
         .routes(routes!(maintenance::list, maintenance::create))
         .routes(routes!(maintenance::end))
         .routes(routes!(rotations::list, rotations::create))

@@ -114,6 +114,7 @@ fn PageRow(page: Page, now: Timestamp) -> impl IntoView {
         PageKind::Escalation => "Escalation",
         PageKind::Fallback => "Fallback",
         PageKind::AllClear => "All clear",
+        PageKind::Handoff => "Hand-off notice",
     };
     let error = p.last_error.clone().unwrap_or_default();
     let tries = match p.attempts {
