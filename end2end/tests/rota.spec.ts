@@ -90,7 +90,7 @@ test('a rotation is previewed and applied, and an offered date is taken', async 
   // Hand-off notices: off until the owner turns them on with a time of day.
   const handoff = page.getByRole('region', { name: 'Hand-off notices' });
   await expect(handoff).toContainText('Off.');
-  await handoff.getByText('Change').click();
+  await handoff.getByText('Change', { exact: true }).click();
   await handoff.getByLabel('Send hand-off notices').check();
   await handoff.getByLabel('Time of the notice (UTC)').fill('08:30');
   await handoff.getByRole('button', { name: 'Save' }).click();

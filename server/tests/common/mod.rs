@@ -187,6 +187,8 @@ impl TestApp {
             clock,
             client: reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
+                // A request the server never answers fails the test instead of stalling the run.
+                .timeout(std::time::Duration::from_secs(120))
                 .build()
                 .unwrap(),
             database_url,
