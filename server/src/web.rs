@@ -40,6 +40,16 @@ fn context(state: &AppState) -> impl Fn() + Clone + Send + Sync + 'static {
     }
 }
 
+/// The app's routes, generated once per process. Generating them renders the app with resource
+/// loading suppressed through a process-wide flag, and a resource first polled by a page render
+/// meanwhile never resolves (leptos issue #4773): a process that builds several routers (the test
+/// harness starts many servers at once) must not generate them while pages render.
+fn routes() -> Vec<leptos_axum::AxumRouteListing> {
+    static ROUTES: std::sync::OnceLock<Vec<leptos_axum::AxumRouteListing>> =
+        std::sync::OnceLock::new();
+    ROUTES.get_or_init(|| generate_route_list(App)).clone()
+}
+
 pub fn router(state: &AppState) -> Router<AppState> {
     let options = state.leptos.clone();
     let ctx = context(state);
@@ -52,7 +62,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
     };
     Router::new()
         .route("/rpc/{*name}", post(server_fns.clone()).get(server_fns))
-        .leptos_routes_with_context(state, generate_route_list(App), ctx, move || {
+        .leptos_routes_with_context(state, routes(), ctx, move || {
             shell(options.clone(), assets::stylesheet())
         })
         .fallback(fallback)
