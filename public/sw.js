@@ -119,7 +119,8 @@ async function formPost(request) {
 
 async function file(request, url) {
   const cache = await caches.open(FILES);
-  const immutable = /^\/pkg\/klaxon\.[0-9a-f]{16}\./.test(url.pathname);
+  // A build's script, wasm and chunks live under /pkg/{content hash}/.
+  const immutable = /^\/pkg\/[0-9a-f]{16}\//.test(url.pathname);
   if (immutable) {
     const hit = await cache.match(request);
     if (hit) return hit;
@@ -129,10 +130,10 @@ async function file(request, url) {
     if (response.ok) {
       if (immutable) {
         // A new build: the files of the one before are not needed any more.
-        const stamp = url.pathname.slice(0, '/pkg/klaxon.'.length + 16);
+        const build = url.pathname.slice(0, '/pkg/'.length + 17);
         for (const key of await cache.keys()) {
           const path = new URL(key.url).pathname;
-          if (path.startsWith('/pkg/klaxon.') && !path.startsWith(stamp)) await cache.delete(key);
+          if (/^\/pkg\/[0-9a-f]{16}\//.test(path) && !path.startsWith(build)) await cache.delete(key);
         }
       }
       await cache.put(request, response.clone());

@@ -1,8 +1,8 @@
 //! The site files (wasm, js, css, icons) built by cargo-leptos, embedded in the release binary
-//! (read from disk in debug builds). The files every page loads are also served under names that
-//! carry a hash of their content, cached as immutable; everything else is revalidated by ETag.
-//! Compressed variants (`.br`, `.gz`) are made once at build time (`scripts/compress-site.mjs`)
-//! and sent to browsers that accept them.
+//! (read from disk in debug builds). The files pages load are served from a folder named after a
+//! hash of their content, `pkg/{hash}/`, and cached as immutable; everything else is revalidated
+//! by ETag. Compressed variants (`.br`, `.gz`) are made once at build time
+//! (`scripts/compress-site.mjs`) and sent to browsers that accept them.
 
 use axum::body::Body;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -15,24 +15,31 @@ use std::sync::OnceLock;
 #[allow_missing = true]
 struct Site;
 
-/// The site's output name; the page loads `pkg/{name}.js`, `.wasm` and `.css`.
+/// The site's output name; the page loads `{pkg}/{name}.js`, `.wasm` and `.css`.
 const OUTPUT: &str = "klaxon";
-/// The files the output name stands for, hashed together: Leptos derives the script's and the
-/// wasm's names from one output name, so one hash covers them (and the stylesheet).
-const HASHED: [&str; 3] = ["js", "wasm", "css"];
 
-/// `klaxon.{hash}`: the output name pages use. Plain `klaxon` when the site is not built.
-pub fn output_name() -> &'static str {
-    static NAME: OnceLock<String> = OnceLock::new();
-    NAME.get_or_init(|| {
+/// The folder pages load the script and wasm from: `pkg/{hash}`, the hash covering every file
+/// cargo-leptos wrote to `pkg`. A folder rather than a hash in each file name: Leptos derives the
+/// script's and the wasm's names from one output name, and files that import one another by
+/// relative name (a split build's chunks) keep working. Plain `pkg` when the site is not built.
+pub fn pkg_dir() -> &'static str {
+    static DIR: OnceLock<String> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let mut files: Vec<_> = Site::iter()
+            .filter(|f| f.starts_with("pkg/") && !f.ends_with(".br") && !f.ends_with(".gz"))
+            .collect();
+        if files.is_empty() {
+            return "pkg".to_string();
+        }
+        files.sort();
         let mut hash = Sha256::new();
-        for ext in HASHED {
-            match Site::get(&format!("pkg/{OUTPUT}.{ext}")) {
-                Some(f) => hash.update(f.metadata.sha256_hash()),
-                None => return OUTPUT.to_string(),
+        for name in files {
+            if let Some(f) = Site::get(&name) {
+                hash.update(name.as_bytes());
+                hash.update(f.metadata.sha256_hash());
             }
         }
-        format!("{OUTPUT}.{}", &hex::encode(hash.finalize())[..16])
+        format!("pkg/{}", &hex::encode(hash.finalize())[..16])
     })
 }
 
@@ -46,16 +53,18 @@ pub fn stylesheet() -> Option<&'static str> {
     .as_deref()
 }
 
-/// The embedded file a request path names, and whether the name carries the content hash.
+/// The embedded file a request path names, and whether the name carries the content hash;
+/// `None` for the files of another build.
 fn resolve(path: &str) -> Option<(String, bool)> {
     let path = path.trim_start_matches('/');
-    if let Some(ext) = path
-        .strip_prefix("pkg/")
-        .and_then(|f| f.strip_prefix(output_name()))
-        .and_then(|rest| rest.strip_prefix('.'))
-    {
-        if output_name() != OUTPUT && HASHED.contains(&ext) {
-            return Some((format!("pkg/{OUTPUT}.{ext}"), true));
+    if let Some(rest) = path.strip_prefix("pkg/") {
+        if let Some((dir, file)) = rest.split_once('/') {
+            if format!("pkg/{dir}") == pkg_dir() {
+                return Some((format!("pkg/{file}"), true));
+            }
+            if dir.len() == 16 && dir.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return None;
+            }
         }
     }
     Some((path.to_string(), false))

@@ -39,12 +39,12 @@ impl FromRef<AppState> for LeptosOptions {
     }
 }
 
-/// Leptos options for the embedded site: names only, nothing is read from disk. The output name
+/// Leptos options for the embedded site: names only, nothing is read from disk. The package folder
 /// carries the site's content hash, so the script, wasm and stylesheet are cached as immutable.
 pub fn leptos_options() -> LeptosOptions {
     LeptosOptions::builder()
-        .output_name(assets::output_name())
-        .site_pkg_dir("pkg")
+        .output_name("klaxon")
+        .site_pkg_dir(assets::pkg_dir())
         .env(leptos::config::Env::PROD)
         .build()
 }

@@ -3,6 +3,7 @@
 
 use crate::api::error_text;
 use crate::api::session::current_user;
+use crate::api::{load, Loaded};
 use crate::components::live::provide_live;
 use crate::components::nav::BottomNav;
 use crate::pages::not_found::NotFoundPage;
@@ -14,17 +15,17 @@ use leptos_router::hooks::use_location;
 
 /// The signed-in user as loaded by the shell, shared with the pages inside it.
 #[derive(Clone, Copy)]
-pub struct SessionUser(pub Resource<Result<Option<Me>, ServerFnError>>);
+pub struct SessionUser(pub Loaded<Option<Me>>);
 
 /// The shell's copy of the signed-in user (loaded once per visit).
-pub fn use_session_user() -> Resource<Result<Option<Me>, ServerFnError>> {
+pub fn use_session_user() -> Loaded<Option<Me>> {
     expect_context::<SessionUser>().0
 }
 
 #[component]
 pub fn SignedInShell() -> impl IntoView {
     let location = use_location();
-    let me = Resource::new(|| (), |_| current_user());
+    let me = load(|| (), |_| current_user());
     provide_context(SessionUser(me));
 
     view! {
@@ -75,7 +76,7 @@ pub fn NotFoundShell() -> impl IntoView {
     if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
         response.set_status(axum::http::StatusCode::NOT_FOUND);
     }
-    let me = Resource::new(|| (), |_| current_user());
+    let me = load(|| (), |_| current_user());
     view! {
         <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
             {move || Suspend::new(async move {

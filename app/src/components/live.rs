@@ -257,7 +257,7 @@ mod browser {
             let kind = *kind;
             let on = Closure::<dyn FnMut(MessageEvent)>::new(move |m: MessageEvent| {
                 let data = m.data().as_string().unwrap_or_default();
-                if let Ok(d) = serde_json::from_str::<EventData>(&data) {
+                if let Ok(d) = serde_json::from_slice::<EventData>(data.as_bytes()) {
                     heard(&t, Some((kind, d)));
                 }
             });

@@ -1,11 +1,12 @@
 //! What the team page and its sub-pages (escalation, rota) share: the heading that leads back
 //! to the team, and whether the caller may manage it.
 
+use crate::api::Loaded;
 use klaxon_domain::team::TeamView;
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-pub type TeamResource = Resource<Result<TeamView, ServerFnError>>;
+pub type TeamResource = Loaded<TeamView>;
 
 /// True once the page is interactive and the server said the caller may manage the team (it
 /// checks again on every change). Owners' forms wait for hydration: the team arrives after the

@@ -9,6 +9,7 @@ use crate::api::admin::{
     AdminSetAdmin, AdminSetDisabled, Console,
 };
 use crate::api::error_text;
+use crate::api::load;
 use crate::api::teams::CreateTeam;
 use crate::components::form::{failed, ActionDone, ActionError};
 use crate::components::layout::use_session_user;
@@ -77,7 +78,7 @@ fn ConsolePage() -> impl IntoView {
         delete_team: ServerAction::new(),
         settings: ServerAction::new(),
     };
-    let console = Resource::new(move || actions.changes(), |_| admin_console());
+    let console = load(move || actions.changes(), |_| admin_console());
     view! {
         <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
             {move || Suspend::new(async move {

@@ -2,6 +2,7 @@
 
 use crate::api::account::DismissOnboarding;
 use crate::api::error_text;
+use crate::api::load;
 use crate::api::session::current_user;
 use crate::api::teams::CreateTeam;
 use crate::components::form::ActionError;
@@ -16,7 +17,7 @@ pub fn HomePage() -> impl IntoView {
     let create = ServerAction::<CreateTeam>::new();
     let dismiss = ServerAction::<DismissOnboarding>::new();
     // Reloaded after each team created, so the new team shows without a page load.
-    let me = Resource::new(
+    let me = load(
         move || create.version().get() + dismiss.version().get(),
         |_| current_user(),
     );

@@ -3,6 +3,7 @@
 
 use crate::api::error_text;
 use crate::api::incidents::{get_incident_board, IncidentBoard};
+use crate::api::load;
 use crate::components::live::{use_page_live, Freshness};
 use crate::components::severity::IncidentBadges;
 use crate::components::text::{ago, when};
@@ -15,7 +16,7 @@ use leptos::prelude::*;
 pub fn IncidentList() -> impl IntoView {
     // Team events carry maintenance windows starting and ending.
     let live = use_page_live(|kind, _| matches!(kind, EventKind::Incident | EventKind::Team));
-    let board = Resource::new(move || live.changes(), |_| get_incident_board());
+    let board = load(move || live.changes(), |_| get_incident_board());
     // What the page showed last, kept on screen while a refresh fails.
     let last = RwSignal::new(None::<IncidentBoard>);
 

@@ -1,5 +1,6 @@
 //! Sign-in. The form posts straight to the server, so it works before the WASM arrives.
 
+use crate::api::load;
 use crate::api::session::{sign_in_options, Login, SignInSetup};
 use crate::app::use_hydrated;
 use crate::components::form::ActionError;
@@ -20,7 +21,7 @@ pub fn LoginPage() -> impl IntoView {
                 .map(|w| SsoRefusal::parse(&w).unwrap_or(SsoRefusal::Failed))
         })
     };
-    let info = Resource::new(|| (), |_| sign_in_options());
+    let info = load(|| (), |_| sign_in_options());
 
     view! {
         <Title text="Sign in" />

@@ -4,6 +4,7 @@ use crate::api::account::{
     list_api_keys, ChangePassword, CreateApiKey, DeleteApiKey, SetPushTopic,
 };
 use crate::api::error_text;
+use crate::api::load;
 use crate::api::paging::SendTestPage;
 use crate::api::session::{current_user, Logout};
 use crate::app::use_hydrated;
@@ -20,7 +21,7 @@ pub fn ProfilePage() -> impl IntoView {
     let set_topic = ServerAction::<SetPushTopic>::new();
     // Outside the reloading part below, so its answer survives the topic being saved.
     let test = ServerAction::<SendTestPage>::new();
-    let me = Resource::new(move || set_topic.version().get(), |_| current_user());
+    let me = load(move || set_topic.version().get(), |_| current_user());
 
     view! {
         <Title text="Me" />
@@ -123,7 +124,7 @@ fn PushTopicForm(
 fn ApiKeys() -> impl IntoView {
     let create = ServerAction::<CreateApiKey>::new();
     let delete = ServerAction::<DeleteApiKey>::new();
-    let keys = Resource::new(
+    let keys = load(
         move || (create.version().get(), delete.version().get()),
         |_| list_api_keys(),
     );

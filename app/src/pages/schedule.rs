@@ -1,6 +1,7 @@
 //! Who is on call: today's holder of each team, and the next two weeks of each of my teams.
 
 use crate::api::error_text;
+use crate::api::load;
 use crate::api::schedule::{get_schedule_overview, ScheduleOverview, TeamDays};
 use crate::components::calendar::{person_class, short_day};
 use crate::components::live::use_page_live;
@@ -11,7 +12,7 @@ use leptos_meta::Title;
 #[component]
 pub fn SchedulePage() -> impl IntoView {
     let updates = use_page_live(|kind, _| kind == EventKind::Schedule);
-    let overview = Resource::new(move || updates.changes(), |_| get_schedule_overview());
+    let overview = load(move || updates.changes(), |_| get_schedule_overview());
     view! {
         <Title text="Schedule" />
         <h1>"Schedule"</h1>

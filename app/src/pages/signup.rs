@@ -2,6 +2,7 @@
 //! page besides sign-in that works signed out. The form posts straight to the server, so it
 //! works before the WASM arrives, and lands the new person on the incident list.
 
+use crate::api::load;
 use crate::api::signup::{signup_options, SignUp};
 use crate::components::form::ActionError;
 use klaxon_domain::invite::SignupCheck;
@@ -13,7 +14,7 @@ use leptos_router::hooks::use_query_map;
 #[component]
 pub fn SignupPage() -> impl IntoView {
     let invite = move || use_query_map().with(|q| q.get("invite").unwrap_or_default());
-    let check = Resource::new(invite, |t| signup_options(Some(t)));
+    let check = load(invite, |t| signup_options(Some(t)));
     view! {
         <Title text="Join Klaxon" />
         <main class="content narrow sign-in">

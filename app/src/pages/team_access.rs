@@ -3,6 +3,7 @@
 //! accounts (made, given keys shown once, keys revoked).
 
 use crate::api::error_text;
+use crate::api::load;
 use crate::api::team_access::{
     list_invites, list_service_accounts, CreateInvite, CreateServiceAccount, CreateServiceKey,
     CreatedInvite, RevokeInvite, RevokeServiceKey, ServiceAccount,
@@ -18,7 +19,7 @@ use leptos::prelude::*;
 pub fn InviteLinks(team_id: Signal<i64>) -> impl IntoView {
     let create = ServerAction::<CreateInvite>::new();
     let revoke = ServerAction::<RevokeInvite>::new();
-    let list = Resource::new(
+    let list = load(
         move || {
             (
                 team_id.get(),
@@ -134,7 +135,7 @@ pub fn ServiceAccounts(team_id: Signal<i64>) -> impl IntoView {
     let create = ServerAction::<CreateServiceAccount>::new();
     let mint = ServerAction::<CreateServiceKey>::new();
     let revoke = ServerAction::<RevokeServiceKey>::new();
-    let list = Resource::new(
+    let list = load(
         move || {
             (
                 team_id.get(),

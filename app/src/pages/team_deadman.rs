@@ -3,6 +3,7 @@
 
 use crate::api::deadman::{list_switches, CreateSwitch, DeleteSwitch, UpdateSwitch};
 use crate::api::error_text;
+use crate::api::load;
 use crate::components::form::{failed, ActionDone, ActionError};
 use crate::components::text::when;
 use klaxon_domain::alerting::{IncidentState, Severity};
@@ -15,7 +16,7 @@ pub fn DeadmanSwitches(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl Int
     let update = ServerAction::<UpdateSwitch>::new();
     let remove = ServerAction::<DeleteSwitch>::new();
     let team_changes = crate::components::live::use_team_changes();
-    let list = Resource::new(
+    let list = load(
         move || {
             (
                 team_id.get(),

@@ -3,6 +3,7 @@
 
 use crate::api::error_text;
 use crate::api::failure;
+use crate::api::load;
 use crate::api::paging::{get_escalation_policy, SetEscalationPolicy};
 use crate::api::teams::{get_team, list_members};
 use crate::app::use_hydrated;
@@ -27,9 +28,9 @@ pub fn TeamEscalationPage() -> impl IntoView {
     let params = use_params_map();
     // A malformed id is asked for anyway: the server answers it like any unknown team.
     let id = move || params.with(|p| p.get("id").and_then(|v| v.parse::<i64>().ok()).unwrap_or(0));
-    let team = Resource::new(id, get_team);
-    let members = Resource::new(id, list_members);
-    let policy = Resource::new(id, get_escalation_policy);
+    let team = load(id, get_team);
+    let members = load(id, list_members);
+    let policy = load(id, get_escalation_policy);
 
     view! {
         <TeamSubpageHeading team team_id=Signal::derive(id) title="Escalation" />

@@ -5,6 +5,7 @@ use crate::api::integrations::{
     integration_volumes, list_integrations, CreateIntegration, RenameIntegration,
     RevokeIntegration, SetAlertmanager,
 };
+use crate::api::load;
 use crate::app::use_hydrated;
 use crate::components::charts::Sparkline;
 use crate::components::form::{failed, ActionDone, ActionError};
@@ -22,7 +23,7 @@ pub fn Integrations(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoVi
     let revoke = ServerAction::<RevokeIntegration>::new();
     let alertmanager = ServerAction::<SetAlertmanager>::new();
     let team_changes = crate::components::live::use_team_changes();
-    let list = Resource::new(
+    let list = load(
         move || {
             (
                 team_id.get(),
@@ -37,7 +38,7 @@ pub fn Integrations(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoVi
     );
     // Read beside the list, not per row: a resource made inside another's view would not be the
     // same one on the server and in the browser, and hydration would fail.
-    let volumes = Resource::new(
+    let volumes = load(
         move || {
             (
                 team_id.get(),

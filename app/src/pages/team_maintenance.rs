@@ -2,6 +2,7 @@
 //! start, plan and end a window.
 
 use crate::api::error_text;
+use crate::api::load;
 use crate::api::maintenance::{list_maintenance, EndMaintenance, StartMaintenance};
 use crate::components::form::{failed, ActionError};
 use crate::components::text::when;
@@ -13,7 +14,7 @@ pub fn MaintenanceWindows(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl 
     let start = ServerAction::<StartMaintenance>::new();
     let end = ServerAction::<EndMaintenance>::new();
     let team_changes = crate::components::live::use_team_changes();
-    let list = Resource::new(
+    let list = load(
         move || {
             (
                 team_id.get(),

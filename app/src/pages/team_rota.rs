@@ -2,6 +2,7 @@
 //! the schedule (owners preview before they apply), hand-off notices, and what changed lately.
 
 use crate::api::error_text;
+use crate::api::load;
 use crate::api::rota::{
     get_rota, ApplyRotation, CreateRotation, DeleteRotation, Filling, NamedRotation, Rota,
     SetHandoff, SetOffer, TakeDate, TakeOverNow,
@@ -62,8 +63,8 @@ pub fn TeamRotaPage() -> impl IntoView {
         fill: ServerAction::new(),
         handoff: ServerAction::new(),
     };
-    let team = Resource::new(move || (id(), updates.changes()), |(id, _)| get_team(id));
-    let rota = Resource::new(
+    let team = load(move || (id(), updates.changes()), |(id, _)| get_team(id));
+    let rota = load(
         move || (id(), updates.changes(), actions.version()),
         |(id, _, _)| get_rota(id),
     );
@@ -348,7 +349,7 @@ fn fill_view(team_id: i64, f: Filling, actions: Actions) -> AnyView {
 
 #[component]
 fn NewRotationForm(team_id: i64, today: String, actions: Actions) -> impl IntoView {
-    let members = Resource::new(move || team_id, list_members);
+    let members = load(move || team_id, list_members);
     view! {
         <ActionForm action=actions.create attr:class="stack">
             <input type="hidden" name="team_id" value=team_id />

@@ -2,6 +2,7 @@
 
 use crate::api::error_text;
 use crate::api::schedule::{get_month_schedule, GiveShifts, RemoveShift};
+use crate::api::{load, Loaded};
 use crate::components::calendar::{add_months, month_title, short_day, MonthCalendar};
 use crate::components::form::{failed, ActionDone, ActionError};
 use klaxon_domain::team::Member;
@@ -11,7 +12,7 @@ use leptos_router::hooks::use_query_map;
 #[component]
 pub fn TeamSchedule(
     team_id: Signal<i64>,
-    members: Resource<Result<Vec<Member>, ServerFnError>>,
+    members: Loaded<Vec<Member>>,
     me: Signal<Option<i64>>,
 ) -> impl IntoView {
     let query = use_query_map();
@@ -19,7 +20,7 @@ pub fn TeamSchedule(
     let give = ServerAction::<GiveShifts>::new();
     let remove = ServerAction::<RemoveShift>::new();
     let team_changes = crate::components::live::use_team_changes();
-    let schedule = Resource::new(
+    let schedule = load(
         move || {
             (
                 team_id.get(),

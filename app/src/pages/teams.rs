@@ -2,6 +2,7 @@
 
 use crate::api::error_text;
 use crate::api::incidents::weekly_stats;
+use crate::api::load;
 use crate::api::paging::get_escalation_policy;
 use crate::api::session::current_user;
 use crate::api::teams::{get_team, list_members, CreateTeam};
@@ -25,7 +26,7 @@ use leptos_router::hooks::use_params_map;
 #[component]
 pub fn TeamsPage() -> impl IntoView {
     let create = ServerAction::<CreateTeam>::new();
-    let me = Resource::new(move || create.version().get(), |_| current_user());
+    let me = load(move || create.version().get(), |_| current_user());
     view! {
         <Title text="Teams" />
         <h1>"Teams"</h1>
@@ -51,8 +52,8 @@ pub fn TeamPage() -> impl IntoView {
         matches!(kind, EventKind::Team | EventKind::Schedule) && e.id == id()
     });
     provide_context(TeamUpdates(updates));
-    let team = Resource::new(move || (id(), updates.changes()), |(id, _)| get_team(id));
-    let members = Resource::new(
+    let team = load(move || (id(), updates.changes()), |(id, _)| get_team(id));
+    let members = load(
         move || (id(), updates.changes()),
         |(id, _)| list_members(id),
     );
@@ -129,7 +130,7 @@ pub fn TeamPage() -> impl IntoView {
 fn ResponseTimes(team_id: Signal<i64>) -> impl IntoView {
     let updates = expect_context::<TeamUpdates>().0;
     // Incidents of the team do not move the team page's counter; the weeks change slowly.
-    let weeks = Resource::new(
+    let weeks = load(
         move || (team_id.get(), updates.changes()),
         |(id, _)| weekly_stats(id),
     );
@@ -151,7 +152,7 @@ fn ResponseTimes(team_id: Signal<i64>) -> impl IntoView {
 /// The way to the team's escalation ladder, with what it does now in a few words.
 #[component]
 fn EscalationLink(team_id: Signal<i64>) -> impl IntoView {
-    let policy = Resource::new(move || team_id.get(), get_escalation_policy);
+    let policy = load(move || team_id.get(), get_escalation_policy);
     view! {
         <section aria-labelledby="paging-title">
             <h2 id="paging-title">"Paging"</h2>

@@ -10,6 +10,7 @@ use crate::api::incidents::{
     incident_page, Acknowledge, AddNote, Assign, ExpireSilence, PinResolutionNote, Resolve,
     SetArchived, SilenceIncident, Snooze, Unsnooze,
 };
+use crate::api::load;
 use crate::components::live::{use_page_live, Freshness};
 use crate::components::severity::{snoozed, IncidentBadges};
 use crate::components::text::{ago, span, web_link, when};
@@ -86,13 +87,13 @@ pub fn IncidentPage() -> impl IntoView {
     let id = move || params.with(|p| p.get("id").and_then(|v| v.parse::<i64>().ok()).unwrap_or(0));
     let actions = Actions::new();
     let updates = use_page_live(move |kind, e| kind == EventKind::Incident && e.id == id());
-    let page = Resource::new(
+    let page = load(
         move || (id(), actions.changes(), updates.changes()),
         |(id, _, _)| incident_page(id),
     );
     // The forms load once per change made here, not on every live update, so a half-typed
     // note or an open menu survives another responder's changes.
-    let controls = Resource::new(
+    let controls = load(
         move || (id(), actions.changes()),
         |(id, _)| incident_page(id),
     );
