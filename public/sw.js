@@ -119,7 +119,7 @@ async function formPost(request) {
 
 async function file(request, url) {
   const cache = await caches.open(FILES);
-  // A build's script, wasm and chunks live under /pkg/{content hash}/.
+  // A build's script and wasm live under /pkg/{content hash}/.
   const immutable = /^\/pkg\/[0-9a-f]{16}\//.test(url.pathname);
   if (immutable) {
     const hit = await cache.match(request);
