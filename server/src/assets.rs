@@ -20,8 +20,7 @@ const OUTPUT: &str = "klaxon";
 
 /// The folder pages load the script and wasm from: `pkg/{hash}`, the hash covering every file
 /// cargo-leptos wrote to `pkg`. A folder rather than a hash in each file name: Leptos derives the
-/// script's and the wasm's names from one output name, and files that import one another by
-/// relative name (a split build's chunks) keep working. Plain `pkg` when the site is not built.
+/// script's and the wasm's names from one output name. Plain `pkg` when the site is not built.
 pub fn pkg_dir() -> &'static str {
     static DIR: OnceLock<String> = OnceLock::new();
     DIR.get_or_init(|| {
