@@ -2,7 +2,8 @@
 // the browser downloads. Starts the release binary on a fresh data directory, fills it with a few
 // incidents, and loads the list at 390×844 in Debian's Chromium with the network throttled to
 // DevTools' "Fast 3G" profile (562.5 ms latency, 1.44 Mbit/s down, 675 kbit/s up): once with an
-// empty cache (a first visit) and once again (the installed app, whose hashed files are cached).
+// empty cache (a first visit) and once again (the installed app, whose hashed files are cached);
+// then an incident's page, as a push's link opens it, with an empty cache.
 // Prints figures; asserts nothing about time (the machine is shared and noisy).
 //
 //   node end2end/perf.mjs            (after scripts/test.sh or scripts/run.sh built the release)
@@ -25,13 +26,15 @@ await seed(
   })),
 );
 const base = k.base;
+// The incident a push's link opens.
+const [incident] = await (await k.api('GET', '/api/incidents?state=open&limit=1')).json();
 
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic'],
 });
 
-async function load(context) {
+async function load(context, at = '/') {
   const page = await context.newPage();
   // Records when the app marks itself hydrated, before any page script runs.
   await page.addInitScript(() => {
@@ -49,7 +52,7 @@ async function load(context) {
   cdp.on('Network.loadingFinished', (e) => (bytes[e.requestId] = e.encodedDataLength));
   const urls = {};
   cdp.on('Network.responseReceived', (e) => (urls[e.requestId] = new URL(e.response.url).pathname));
-  await page.goto(base + '/', { waitUntil: 'load' });
+  await page.goto(base + at, { waitUntil: 'load' });
   await page.waitForSelector('[data-hydrated="true"]', { timeout: 60_000 });
   const fcp = await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime);
   const hydrated = await page.evaluate(() => window.__hydratedAt);
@@ -61,25 +64,34 @@ async function load(context) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const cold = [];
 const warm = [];
+const deepLink = [];
+// Service workers blocked: a page fetched by one escapes the throttling; the next visit is the
+// browser's HTTP cache (hashed files are immutable) and the network.
+const fresh = () => phone(browser, k, { deviceScaleFactor: 1, serviceWorkers: 'block' });
 for (let i = 0; i < RUNS; i++) {
-  // Service workers blocked: a page fetched by one escapes the throttling; the next visit is the
-  // browser's HTTP cache (hashed files are immutable) and the network.
-  const context = await phone(browser, k, { deviceScaleFactor: 1, serviceWorkers: 'block' });
+  const context = await fresh();
   cold.push(await load(context));
   warm.push(await load(context));
   await context.close();
+  const linked = await fresh();
+  deepLink.push(await load(linked, `/incidents/${incident.id}`));
+  await linked.close();
 }
 await browser.close();
 
 const pkg = path.join(root, 'target', 'site', 'pkg');
+const kb = (n) => `${(n / 1024).toFixed(0)} KB`;
 const size = (f) => {
   const b = fs.readFileSync(path.join(pkg, f));
-  return `${f}: ${(b.length / 1024).toFixed(0)} KB raw, ${(zlib.gzipSync(b, { level: 9 }).length / 1024).toFixed(0)} KB gzip, ${(zlib.brotliCompressSync(b).length / 1024).toFixed(0)} KB brotli`;
+  return `${f}: ${kb(b.length)} raw, ${kb(zlib.gzipSync(b, { level: 9 }).length)} gzip, ${kb(zlib.brotliCompressSync(b).length)} brotli`;
 };
 const ms = (x) => `${Math.round(x)} ms`;
-console.log(`perf: incident list, 390×844, Fast 3G (562.5 ms latency, 1.44 Mbit/s), median of ${RUNS}`);
-console.log(`perf: first visit: first contentful paint ${ms(median(cold.map((r) => r.fcp)))}, hydrated ${ms(median(cold.map((r) => r.hydrated)))}, ${(median(cold.map((r) => r.transferred)) / 1024).toFixed(0)} KB transferred`);
-console.log(`perf: next visit:  first contentful paint ${ms(median(warm.map((r) => r.fcp)))}, hydrated ${ms(median(warm.map((r) => r.hydrated)))}, ${(median(warm.map((r) => r.transferred)) / 1024).toFixed(0)} KB transferred`);
+console.log(`perf: 390×844, Fast 3G (562.5 ms latency, 1.44 Mbit/s), median of ${RUNS}`);
+const report = (label, runs) =>
+  console.log(`perf: ${label}: first contentful paint ${ms(median(runs.map((r) => r.fcp)))}, hydrated ${ms(median(runs.map((r) => r.hydrated)))}, ${kb(median(runs.map((r) => r.transferred)))} transferred`);
+report('incident list, first visit', cold);
+report('incident list, next visit', warm);
+report('an incident from a push link, first visit', deepLink);
 for (const f of ['klaxon.wasm', 'klaxon.js', 'klaxon.css']) console.log(`perf: ${size(f)}`);
 k.stop();
 process.exit(0);

@@ -13,6 +13,8 @@ const PAGES = 'klaxon-pages-v1';
 const FILES = 'klaxon-files-v1';
 const SAVED_AT = 'x-klaxon-saved-at';
 const KEEP_PAGES = 20;
+// A build's script and wasm live under /pkg/{content hash}/.
+const BUILD_FILE = /^\/pkg\/[0-9a-f]{16}\//;
 
 self.addEventListener('install', () => self.skipWaiting());
 self.addEventListener('activate', (event) => {
@@ -119,8 +121,7 @@ async function formPost(request) {
 
 async function file(request, url) {
   const cache = await caches.open(FILES);
-  // A build's script and wasm live under /pkg/{content hash}/.
-  const immutable = /^\/pkg\/[0-9a-f]{16}\//.test(url.pathname);
+  const immutable = BUILD_FILE.test(url.pathname);
   if (immutable) {
     const hit = await cache.match(request);
     if (hit) return hit;
@@ -133,7 +134,7 @@ async function file(request, url) {
         const build = url.pathname.slice(0, '/pkg/'.length + 17);
         for (const key of await cache.keys()) {
           const path = new URL(key.url).pathname;
-          if (/^\/pkg\/[0-9a-f]{16}\//.test(path) && !path.startsWith(build)) await cache.delete(key);
+          if (BUILD_FILE.test(path) && !path.startsWith(build)) await cache.delete(key);
         }
       }
       await cache.put(request, response.clone());

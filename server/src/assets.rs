@@ -16,11 +16,11 @@ use std::sync::OnceLock;
 struct Site;
 
 /// The site's output name; the page loads `{pkg}/{name}.js`, `.wasm` and `.css`.
-const OUTPUT: &str = "klaxon";
+pub const OUTPUT: &str = "klaxon";
 
 /// The folder pages load the script and wasm from: `pkg/{hash}`, the hash covering every file
-/// cargo-leptos wrote to `pkg`. A folder rather than a hash in each file name: Leptos derives the
-/// script's and the wasm's names from one output name. Plain `pkg` when the site is not built.
+/// cargo-leptos wrote to `pkg`, so a new build of any of them is a new folder and files that
+/// name one another by relative path stay of one build. Plain `pkg` when the site is not built.
 pub fn pkg_dir() -> &'static str {
     static DIR: OnceLock<String> = OnceLock::new();
     DIR.get_or_init(|| {
@@ -58,7 +58,7 @@ fn resolve(path: &str) -> Option<(String, bool)> {
     let path = path.trim_start_matches('/');
     if let Some(rest) = path.strip_prefix("pkg/") {
         if let Some((dir, file)) = rest.split_once('/') {
-            if format!("pkg/{dir}") == pkg_dir() {
+            if pkg_dir().strip_prefix("pkg/") == Some(dir) {
                 return Some((format!("pkg/{file}"), true));
             }
             if dir.len() == 16 && dir.bytes().all(|b| b.is_ascii_hexdigit()) {

@@ -43,7 +43,7 @@ impl FromRef<AppState> for LeptosOptions {
 /// carries the site's content hash, so the script, wasm and stylesheet are cached as immutable.
 pub fn leptos_options() -> LeptosOptions {
     LeptosOptions::builder()
-        .output_name("klaxon")
+        .output_name(assets::OUTPUT)
         .site_pkg_dir(assets::pkg_dir())
         .env(leptos::config::Env::PROD)
         .build()
