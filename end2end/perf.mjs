@@ -93,5 +93,8 @@ report('incident list, first visit', cold);
 report('incident list, next visit', warm);
 report('an incident from a push link, first visit', deepLink);
 for (const f of ['klaxon.wasm', 'klaxon.js', 'klaxon.css']) console.log(`perf: ${size(f)}`);
+// The pages' chunks (lazy routes), fetched the first time a page other than the list is shown.
+const chunks = fs.readdirSync(pkg).filter((f) => f.endsWith('.wasm') && f !== 'klaxon.wasm').sort();
+for (const f of chunks) console.log(`perf: chunk ${size(f)}`);
 k.stop();
 process.exit(0);

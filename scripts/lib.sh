@@ -15,7 +15,10 @@ mkdir -p "$KLAXON_SITE_DIR"
 # Release build. cargo-leptos builds the wasm and the server in parallel, but the server embeds the site
 # files, so build the site first and the server after.
 build_release() {
-  (cd "$ROOT" && cargo leptos build --release --frontend-only)
+  # --split: each lazy route's page goes to a wasm chunk of its own (see app/src/pages/on_demand.rs);
+  # the folder is emptied first so no chunk of an earlier build is embedded.
+  rm -rf "$KLAXON_SITE_DIR/pkg"
+  (cd "$ROOT" && cargo leptos build --release --frontend-only --split)
   node "$ROOT/scripts/compress-site.mjs" "$KLAXON_SITE_DIR"
   # rust-embed makes the server rebuild when an embedded file changes, not when files are added or
   # removed: force it when the list of site files differs from the last build's.

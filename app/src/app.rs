@@ -1,17 +1,16 @@
 //! The document shell the server renders and the router every page lives in.
 
 use crate::components::layout::{NotFoundShell, SignedInShell};
-use crate::pages::{
-    admin::AdminPage, device::DevicePage, home::HomePage, incident::IncidentPage, login::LoginPage,
-    profile::ProfilePage, schedule::SchedulePage, signup::SignupPage,
-    team_escalation::TeamEscalationPage, team_rota::TeamRotaPage, teams::TeamPage,
-    teams::TeamsPage,
+use crate::pages::home::HomePage;
+use crate::pages::on_demand::{
+    Admin, Device, Incident, Login, Profile, Schedule, Signup, Team, TeamEscalation, TeamRota,
+    Teams,
 };
 use leptos::config::LeptosOptions;
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Title};
 use leptos_router::components::{ParentRoute, Route, Router, Routes};
-use leptos_router::{path, SsrMode};
+use leptos_router::{path, Lazy, SsrMode};
 
 /// Theme colour of the browser chrome and the installed app; matches `--brand` in main.css.
 const THEME_COLOR: &str = "#b91c1c";
@@ -78,22 +77,38 @@ fn document_title(page: String) -> String {
 }
 
 /// Registers `public/sw.js`, which keeps the pages last seen for opening offline.
+#[cfg(feature = "hydrate")]
 fn register_service_worker() {
-    #[cfg(feature = "hydrate")]
     if let Some(window) = web_sys::window() {
         let _ = window.navigator().service_worker().register("/sw.js");
     }
 }
 
+#[cfg(feature = "hydrate")]
+thread_local! {
+    static SET_HYDRATED: std::cell::Cell<Option<WriteSignal<bool>>> = const { std::cell::Cell::new(None) };
+}
+
+/// Called by the browser entry point once the whole page is taken over, the parts in lazily
+/// loaded chunks included. An effect would run earlier: as soon as the frame is hydrated, while
+/// a page's chunk may still be on its way.
+#[cfg(feature = "hydrate")]
+pub fn hydration_finished() {
+    if let Some(set) = SET_HYDRATED.with(|s| s.get()) {
+        set.set(true);
+    }
+    register_service_worker();
+}
+
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
+    // Only the browser ever sets it (see `hydration_finished`).
     let (hydrated, set_hydrated) = signal(false);
-    // Effects never run during server rendering, so this flips only in the browser.
-    Effect::new(move |_| {
-        set_hydrated.set(true);
-        register_service_worker();
-    });
+    #[cfg(feature = "hydrate")]
+    SET_HYDRATED.with(|s| s.set(Some(set_hydrated)));
+    #[cfg(not(feature = "hydrate"))]
+    let _ = set_hydrated;
     provide_context(Hydrated(hydrated));
 
     view! {
@@ -101,21 +116,21 @@ pub fn App() -> impl IntoView {
         <div class="app" data-hydrated=move || if hydrated.get() { "true" } else { "false" }>
             <Router>
                 <Routes fallback=NotFoundShell>
-                    <Route path=path!("/login") view=LoginPage ssr=SsrMode::Async />
-                    <Route path=path!("/signup") view=SignupPage />
+                    <Route path=path!("/login") view={Lazy::<Login>::new()} ssr=SsrMode::Async />
+                    <Route path=path!("/signup") view={Lazy::<Signup>::new()} />
                     // Async rendering lets the session check answer with a real 302 before any
                     // byte is sent, so deep links survive the trip through sign-in.
                     <ParentRoute path=path!("") view=SignedInShell ssr=SsrMode::Async>
                         <Route path=path!("") view=HomePage />
-                        <Route path=path!("incidents/:id") view=IncidentPage />
-                        <Route path=path!("schedule") view=SchedulePage />
-                        <Route path=path!("teams") view=TeamsPage />
-                        <Route path=path!("teams/:id") view=TeamPage />
-                        <Route path=path!("teams/:id/escalation") view=TeamEscalationPage />
-                        <Route path=path!("teams/:id/rota") view=TeamRotaPage />
-                        <Route path=path!("me") view=ProfilePage />
-                        <Route path=path!("admin") view=AdminPage />
-                        <Route path=path!("device") view=DevicePage />
+                        <Route path=path!("incidents/:id") view={Lazy::<Incident>::new()} />
+                        <Route path=path!("schedule") view={Lazy::<Schedule>::new()} />
+                        <Route path=path!("teams") view={Lazy::<Teams>::new()} />
+                        <Route path=path!("teams/:id") view={Lazy::<Team>::new()} />
+                        <Route path=path!("teams/:id/escalation") view={Lazy::<TeamEscalation>::new()} />
+                        <Route path=path!("teams/:id/rota") view={Lazy::<TeamRota>::new()} />
+                        <Route path=path!("me") view={Lazy::<Profile>::new()} />
+                        <Route path=path!("admin") view={Lazy::<Admin>::new()} />
+                        <Route path=path!("device") view={Lazy::<Device>::new()} />
                     </ParentRoute>
                 </Routes>
             </Router>

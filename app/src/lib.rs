@@ -9,4 +9,6 @@ pub mod paths;
 #[cfg(feature = "ssr")]
 pub mod server;
 
+#[cfg(feature = "hydrate")]
+pub use app::hydration_finished;
 pub use app::{shell, App};

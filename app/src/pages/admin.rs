@@ -9,8 +9,8 @@ use crate::api::admin::{
     AdminSetAdmin, AdminSetDisabled, Console,
 };
 use crate::api::error_text;
-use crate::api::load;
 use crate::api::teams::CreateTeam;
+use crate::api::{load, Loaded};
 use crate::components::form::{failed, ActionDone, ActionError};
 use crate::components::layout::use_session_user;
 use crate::pages::home::CreateTeamForm;
@@ -24,6 +24,18 @@ use leptos_meta::Title;
 #[component]
 pub fn AdminPage() -> impl IntoView {
     let me = use_session_user();
+    let actions = Actions {
+        create_user: ServerAction::new(),
+        disable: ServerAction::new(),
+        admin: ServerAction::new(),
+        delete_user: ServerAction::new(),
+        create_team: ServerAction::new(),
+        delete_team: ServerAction::new(),
+        settings: ServerAction::new(),
+    };
+    // Made before the admin check is awaited, not under it, so the browser finds the server's
+    // answer when it takes the page over. Anyone else gets a refusal that is never shown.
+    let console = load(move || actions.changes(), |_| admin_console());
     view! {
         <Title text="Admin" />
         <h1>"Administration"</h1>
@@ -31,7 +43,7 @@ pub fn AdminPage() -> impl IntoView {
             {move || Suspend::new(async move {
                 let is_admin = matches!(me.await, Ok(Some(ref m)) if m.user.is_admin);
                 if is_admin {
-                    view! { <ConsolePage /> }.into_any()
+                    view! { <ConsolePage console actions /> }.into_any()
                 } else {
                     view! {
                         <p>"This page is for Klaxon administrators only. Ask one if you need a change made."</p>
@@ -68,17 +80,7 @@ impl Actions {
 }
 
 #[component]
-fn ConsolePage() -> impl IntoView {
-    let actions = Actions {
-        create_user: ServerAction::new(),
-        disable: ServerAction::new(),
-        admin: ServerAction::new(),
-        delete_user: ServerAction::new(),
-        create_team: ServerAction::new(),
-        delete_team: ServerAction::new(),
-        settings: ServerAction::new(),
-    };
-    let console = load(move || actions.changes(), |_| admin_console());
+fn ConsolePage(console: Loaded<Console>, actions: Actions) -> impl IntoView {
     view! {
         <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
             {move || Suspend::new(async move {

@@ -7,6 +7,7 @@ pub mod incident;
 pub mod incidents;
 pub mod login;
 pub mod not_found;
+pub mod on_demand;
 pub mod profile;
 pub mod schedule;
 pub mod signup;

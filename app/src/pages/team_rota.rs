@@ -2,12 +2,12 @@
 //! the schedule (owners preview before they apply), hand-off notices, and what changed lately.
 
 use crate::api::error_text;
-use crate::api::load;
 use crate::api::rota::{
     get_rota, ApplyRotation, CreateRotation, DeleteRotation, Filling, NamedRotation, Rota,
     SetHandoff, SetOffer, TakeDate, TakeOverNow,
 };
 use crate::api::teams::{get_team, list_members};
+use crate::api::{load, Loaded};
 use crate::components::calendar::{days_from, short_day};
 use crate::components::form::{failed, ActionDone, ActionError};
 use crate::components::live::{use_page_live, TeamUpdates};
@@ -15,6 +15,7 @@ use crate::components::team_page::{use_may_manage, TeamSubpageHeading};
 use crate::components::text::when;
 use klaxon_domain::live::EventKind;
 use klaxon_domain::rotation::OpenReason;
+use klaxon_domain::team::Member;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
@@ -68,6 +69,9 @@ pub fn TeamRotaPage() -> impl IntoView {
         move || (id(), updates.changes(), actions.version()),
         |(id, _, _)| get_rota(id),
     );
+    // The new rotation's default turns. Made here, not in the form under the rota's Suspend, so
+    // the browser finds the server's answer when it takes the page over.
+    let members = load(id, list_members);
     let is_owner = use_may_manage(team);
 
     view! {
@@ -81,7 +85,7 @@ pub fn TeamRotaPage() -> impl IntoView {
                             <Today team_id rota=r.clone() actions />
                             <OpenDates team_id rota=r.clone() actions />
                             <MyDates team_id rota=r.clone() actions />
-                            <Rotations team_id rota=r.clone() actions is_owner />
+                            <Rotations team_id rota=r.clone() actions is_owner members />
                             <Handoff team_id rota=r.clone() actions is_owner />
                             <Changes rota=r />
                         }
@@ -212,7 +216,13 @@ fn MyDates(team_id: i64, rota: Rota, actions: Actions) -> impl IntoView {
 }
 
 #[component]
-fn Rotations(team_id: i64, rota: Rota, actions: Actions, is_owner: Signal<bool>) -> impl IntoView {
+fn Rotations(
+    team_id: i64,
+    rota: Rota,
+    actions: Actions,
+    is_owner: Signal<bool>,
+    members: Loaded<Vec<Member>>,
+) -> impl IntoView {
     let today = rota.today.clone();
     let until = days_from(&today, FILL_DAYS)
         .pop()
@@ -239,7 +249,7 @@ fn Rotations(team_id: i64, rota: Rota, actions: Actions, is_owner: Signal<bool>)
             <ActionError action=actions.remove />
             <details class="inner" hidden=move || !is_owner.get() open=move || failed(actions.create)>
                 <summary>"New rotation"</summary>
-                <NewRotationForm team_id today=rota.today.clone() actions />
+                <NewRotationForm team_id today=rota.today.clone() actions members />
             </details>
         </section>
     }
@@ -348,8 +358,12 @@ fn fill_view(team_id: i64, f: Filling, actions: Actions) -> AnyView {
 }
 
 #[component]
-fn NewRotationForm(team_id: i64, today: String, actions: Actions) -> impl IntoView {
-    let members = load(move || team_id, list_members);
+fn NewRotationForm(
+    team_id: i64,
+    today: String,
+    actions: Actions,
+    members: Loaded<Vec<Member>>,
+) -> impl IntoView {
     view! {
         <ActionForm action=actions.create attr:class="stack">
             <input type="hidden" name="team_id" value=team_id />

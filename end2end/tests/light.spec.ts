@@ -1,0 +1,48 @@
+import { test, expect } from '@playwright/test';
+import { PASSWORD, hydrated, removeTeam, teamWithIncident } from './support';
+
+// Light: the incident list, where a responder starts, needs only the main wasm. Every other page
+// brings its code in a chunk of its own the first time it is shown (Leptos lazy routes), on a
+// full load and on a move inside the app alike, and is taken over with it: controls work and the
+// browser reports no error.
+
+test('the incident list loads no page chunk; other pages load theirs and hydrate', async ({ page }) => {
+  const { teamId, alertname, incidentId } = await teamWithIncident(page.request, 'light', 'Chunk');
+  // Signed in through the page's own context, so the first page it opens is a first visit.
+  const login = await page.request.post('/api/auth/login', { data: { username: 'alice', password: PASSWORD } });
+  expect(login.status()).toBe(200);
+
+  const wasm: string[] = [];
+  page.on('request', (r) => {
+    const file = new URL(r.url()).pathname.split('/').pop()!;
+    if (file.endsWith('.wasm')) wasm.push(file);
+  });
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+
+  await page.goto('/');
+  await hydrated(page);
+  expect(wasm).toEqual(['klaxon.wasm']);
+
+  // Into an incident inside the app: its chunk arrives and its controls work.
+  await page.getByRole('link', { name: new RegExp(alertname) }).click();
+  await expect(page).toHaveURL(new RegExp(`/incidents/${incidentId}$`));
+  await page.getByRole('button', { name: 'Acknowledge' }).click();
+  await expect(page.locator('.incident-head .state')).toHaveText('acknowledged');
+  const afterIncident = wasm.length;
+  expect(afterIncident).toBeGreaterThan(1);
+
+  // A page opened directly (as from a bookmark) hydrates with its chunk.
+  await page.goto(`/teams/${teamId}`);
+  await hydrated(page);
+  expect(wasm.slice(afterIncident)).toContain('klaxon.wasm');
+  expect(wasm.length).toBeGreaterThan(afterIncident + 1);
+  await page.getByRole('region', { name: "Dead man's switches" }).getByText('Add a switch').click();
+  await expect(page.getByLabel('Heartbeat matcher')).toBeVisible();
+
+  expect(errors).toEqual([]);
+  await removeTeam(page.request, teamId);
+});
