@@ -4,7 +4,8 @@
 //   the last copy is shown, as plain HTML (its scripts removed, so nothing acts on stale data),
 //   under a banner saying when it was loaded. Another page offline shows the incident list.
 // - Site files: names carrying a content hash never change, so they come from the cache first;
-//   the others from the network, the cache only offline.
+//   the others from the network, the cache only offline. Once a build's main wasm is kept, so are
+//   its pages' chunks, so a page opened later (from a push, say) takes its code from the phone.
 // - Anything else (the API, server functions, the event stream) goes to the network only. A form
 //   sent offline is answered with a page saying that nothing was sent; nothing is queued.
 // - A visit that ends at the sign-in page forgets the kept pages: they are the signed-in person's.
@@ -35,7 +36,7 @@ self.addEventListener('fetch', (event) => {
   } else if (request.mode === 'navigate') {
     event.respondWith(formPost(request));
   } else if (request.method === 'GET' && /\.[a-z0-9]+$/.test(url.pathname) && !url.pathname.startsWith('/api/')) {
-    event.respondWith(file(request, url));
+    event.respondWith(file(request, url, event));
   }
 });
 
@@ -119,7 +120,7 @@ async function formPost(request) {
   }
 }
 
-async function file(request, url) {
+async function file(request, url, event) {
   const cache = await caches.open(FILES);
   const immutable = BUILD_FILE.test(url.pathname);
   if (immutable) {
@@ -138,11 +139,28 @@ async function file(request, url) {
         }
       }
       await cache.put(request, response.clone());
+      if (immutable && url.pathname.endsWith('/klaxon.wasm')) event.waitUntil(keepChunks(url.pathname.slice(0, -'klaxon.wasm'.length)));
     }
     return response;
   } catch (offline) {
     const hit = await cache.match(request);
     if (hit) return hit;
     throw offline;
+  }
+}
+
+/// Fetches and keeps the chunks (lazy routes) of the build in folder `build`, as its split
+/// manifest lists them; a chunk that fails is fetched when its page needs it.
+async function keepChunks(build) {
+  const cache = await caches.open(FILES);
+  try {
+    const manifest = await (await fetch(`${build}__wasm_split_manifest.json`)).json();
+    const chunks = new Set(Object.values(manifest).flat());
+    for (const chunk of chunks) {
+      const url = `${build}${chunk}.wasm`;
+      if (!(await cache.match(url))) await cache.add(url);
+    }
+  } catch (failed) {
+    // Offline or a build without chunks: nothing to keep.
   }
 }

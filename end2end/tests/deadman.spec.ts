@@ -92,6 +92,8 @@ test('owner adds, watches, changes and removes a switch', async ({ page, request
   await row.getByText('Change Watchdog').click();
   await row.getByLabel('Dead after this much silence').fill('30m');
   await row.getByLabel('Severity of the incident').selectOption('warning');
+  // What was typed is still there when it is saved (a live reload of the list keeps open forms).
+  await expect(row.getByLabel('Dead after this much silence')).toHaveValue('30m');
   await row.getByRole('button', { name: 'Save' }).click();
   await expect(row).toContainText('dead after 30m of silence · warning');
   await expect(row.getByRole('list', { name: 'Clusters of Watchdog' }).getByRole('listitem')).toHaveCount(2);

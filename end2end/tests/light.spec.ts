@@ -35,6 +35,11 @@ test('the incident list loads no page chunk; other pages load theirs and hydrate
   const afterIncident = wasm.length;
   expect(afterIncident).toBeGreaterThan(1);
 
+  // A page's response names its chunk's files, for the browser to fetch beside the main wasm.
+  const links = (await page.request.get(`/incidents/${incidentId}`)).headers()['link'] ?? '';
+  expect(links).toMatch(/<\/pkg\/[0-9a-f]{16}\/split_incident_chunk_\d+\.wasm>; rel=preload; as=fetch; crossorigin/);
+  expect(links).not.toContain('other_chunk');
+
   // A page opened directly (as from a bookmark) hydrates with its chunk.
   await page.goto(`/teams/${teamId}`);
   await hydrated(page);

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { PASSWORD, hydrated, removeTeam, teamWithIncident } from './support';
 
 // Installable and usable offline: Chromium finds nothing missing to install the app; the service
-// worker keeps the pages last seen, so the app opens offline saying so, and an action tried
-// offline is refused with a sentence instead of being queued.
+// worker keeps the pages last seen and the app's code, so the app opens offline saying so, and an
+// action tried offline is refused with a sentence instead of being queued.
 
 test('installable, opens offline with what was last seen, refuses actions offline', async ({ request, baseURL }) => {
   const { teamId, alertname } = await teamWithIncident(request, 'pwa', 'Offline');
@@ -48,6 +48,14 @@ test('installable, opens offline with what was last seen, refuses actions offlin
   const row = page.getByRole('link', { name: new RegExp(alertname) });
   await expect(row).toBeVisible();
   const incidentPath = (await row.getAttribute('href'))!;
+  // With the build's main wasm the worker keeps every page's code too, so a page opened later,
+  // from a push say, takes its code from the phone.
+  const keptChunks = () =>
+    page.evaluate(async () =>
+      (await (await caches.open('klaxon-files-v1')).keys()).map((r) => new URL(r.url).pathname.split('/').pop()!),
+    );
+  await expect.poll(async () => (await keptChunks()).filter((f) => /^split_\w+_chunk_\d+\.wasm$/.test(f)).sort(), { timeout: 15_000 })
+    .toEqual([expect.stringMatching(/^split_incident_chunk_/), expect.stringMatching(/^split_other_chunk_/), expect.stringMatching(/^split_signed_out_chunk_/)]);
   await page.goto(incidentPath);
   await expect(page.getByRole('button', { name: 'Acknowledge' })).toBeVisible();
   const after = await clock();

@@ -52,6 +52,22 @@ pub fn stylesheet() -> Option<&'static str> {
     .as_deref()
 }
 
+/// The split manifest cargo-leptos wrote for the lazily loaded pages (empty when the site was
+/// built without `--split` or not at all), for their responses' preload headers.
+pub fn chunks() -> klaxon_app::server::Chunks {
+    static CHUNKS: OnceLock<klaxon_app::server::Chunks> = OnceLock::new();
+    CHUNKS
+        .get_or_init(|| klaxon_app::server::Chunks {
+            dir: pkg_dir().to_string(),
+            files: std::sync::Arc::new(
+                Site::get("pkg/__wasm_split_manifest.json")
+                    .and_then(|f| serde_json::from_slice(&f.data).ok())
+                    .unwrap_or_default(),
+            ),
+        })
+        .clone()
+}
+
 /// The embedded file a request path names, and whether the name carries the content hash;
 /// `None` for the files of another build.
 fn resolve(path: &str) -> Option<(String, bool)> {

@@ -27,8 +27,10 @@ fn page_csp(nonce: &str) -> String {
 /// What every page render and server function call gets: the service, and a nonce with its CSP.
 fn context(state: &AppState) -> impl Fn() + Clone + Send + Sync + 'static {
     let core = state.core.clone();
+    let chunks = assets::chunks();
     move || {
         provide_context(core.clone());
+        provide_context(chunks.clone());
         leptos::nonce::provide_nonce();
         let nonce = leptos::nonce::use_nonce();
         if let (Some(res), Some(nonce)) = (leptos::prelude::use_context::<ResponseOptions>(), nonce)

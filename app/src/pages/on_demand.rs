@@ -66,9 +66,10 @@ fn other_chunk(page: Other) -> AnyView {
 /// A route type per page, for `Lazy::<Route>::new()` in the router: which chunk function shows
 /// it, and the preload function `#[lazy]` made for that chunk. The router awaits the preload
 /// before it takes a page over, so the chunk is there when the page is hydrated; a page still
-/// waiting for its code would not match what the server sent.
+/// waiting for its code would not match what the server sent. On the server the page's response
+/// names the chunk's files for the browser to fetch early.
 macro_rules! routes {
-    ($($route:ident => $load:expr, $preload:ident);* $(;)?) => {$(
+    ($($route:ident => $chunk:ident($($page:expr)?), $preload:ident);* $(;)?) => {$(
         pub struct $route;
 
         impl LazyRoute for $route {
@@ -77,7 +78,9 @@ macro_rules! routes {
             }
 
             async fn view(_: Self) -> AnyView {
-                $load.await
+                #[cfg(feature = "ssr")]
+                crate::server::announce_chunk(stringify!($chunk));
+                $chunk($($page)?).await
             }
 
             async fn preload() {
