@@ -5,8 +5,8 @@ use wasm_bindgen::prelude::wasm_bindgen;
 #[wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    // Asynchronous: a page other than the incident list has its code in a chunk of its own
-    // (lazy routes), fetched before that part of the page can be taken over.
+    // Asynchronous: the code of every page but the incident list is in a chunk (lazy routes),
+    // fetched before that part of the page can be taken over.
     wasm_bindgen_futures::spawn_local(async {
         leptos::mount::hydrate_from_async(leptos::tachys::dom::body(), klaxon_app::App)
             .await
