@@ -39,6 +39,7 @@ test('the incident list loads no page chunk; other pages load theirs and hydrate
   const links = (await page.request.get(`/incidents/${incidentId}`)).headers()['link'] ?? '';
   expect(links).toMatch(/<\/pkg\/[0-9a-f]{16}\/split_incident_chunk_\d+\.wasm>; rel=preload; as=fetch; crossorigin/);
   expect(links).not.toContain('other_chunk');
+  expect(links.match(/split_incident_chunk/g)).toHaveLength(1);
 
   // A page opened directly (as from a bookmark) hydrates with its chunk.
   await page.goto(`/teams/${teamId}`);

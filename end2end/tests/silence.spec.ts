@@ -37,8 +37,13 @@ async function startAlertmanager() {
     { stdio: 'ignore' },
   );
   const url = `http://127.0.0.1:${port}`;
-  const stop = () => {
-    child.kill();
+  // Alertmanager writes its state on the way out: its folder goes once it has exited.
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill();
+      await exited;
+    }
     fs.rmSync(dir, { recursive: true, force: true });
   };
   for (let i = 0; i < 100; i++) {
@@ -49,7 +54,7 @@ async function startAlertmanager() {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  stop();
+  await stop();
   throw new Error('Alertmanager did not become ready in 10 s');
 }
 
@@ -97,6 +102,6 @@ test('an incident is silenced in Alertmanager from its page, then the silence is
 
     await removeTeam(request, teamId);
   } finally {
-    am.stop();
+    await am.stop();
   }
 });

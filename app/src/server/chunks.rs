@@ -31,21 +31,28 @@ impl Chunks {
     }
 }
 
-/// Names in the response the files the chunk function `name` loads.
+/// Names in the response, in one `Link` header, the files the chunk function `name` loads.
+/// Set rather than added to: the router may resolve a page's view more than once.
 pub fn announce_chunk(name: &str) {
     let (Some(chunks), Some(response)) =
         (use_context::<Chunks>(), use_context::<ResponseOptions>())
     else {
         return;
     };
-    for file in chunks.of(name) {
-        let link = format!(
-            "</{}/{file}.wasm>; rel=preload; as=fetch; crossorigin",
-            chunks.dir
-        );
-        if let Ok(value) = HeaderValue::from_str(&link) {
-            response.append_header(LINK, value);
-        }
+    let links: Vec<String> = chunks
+        .of(name)
+        .map(|file| {
+            format!(
+                "</{}/{file}.wasm>; rel=preload; as=fetch; crossorigin",
+                chunks.dir
+            )
+        })
+        .collect();
+    if links.is_empty() {
+        return;
+    }
+    if let Ok(value) = HeaderValue::from_str(&links.join(", ")) {
+        response.insert_header(LINK, value);
     }
 }
 
