@@ -122,24 +122,24 @@ async function formPost(request) {
 
 async function file(request, url, event) {
   const cache = await caches.open(FILES);
-  const immutable = BUILD_FILE.test(url.pathname);
-  if (immutable) {
+  // The build's folder, for a file that carries the content hash.
+  const build = BUILD_FILE.exec(url.pathname)?.[0];
+  if (build) {
     const hit = await cache.match(request);
     if (hit) return hit;
   }
   try {
     const response = await fetch(request);
     if (response.ok) {
-      if (immutable) {
+      if (build) {
         // A new build: the files of the one before are not needed any more.
-        const build = url.pathname.slice(0, '/pkg/'.length + 17);
         for (const key of await cache.keys()) {
           const path = new URL(key.url).pathname;
           if (BUILD_FILE.test(path) && !path.startsWith(build)) await cache.delete(key);
         }
       }
       await cache.put(request, response.clone());
-      if (immutable && url.pathname.endsWith('/klaxon.wasm')) event.waitUntil(keepChunks(url.pathname.slice(0, -'klaxon.wasm'.length)));
+      if (url.pathname === `${build}klaxon.wasm`) event.waitUntil(keepChunks(build));
     }
     return response;
   } catch (offline) {
