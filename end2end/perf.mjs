@@ -100,8 +100,8 @@ const size = (f) => {
 const ms = (x) => `${Math.round(x)} ms`;
 console.log(`perf: 390×844, Fast 3G (562.5 ms latency, 1.44 Mbit/s), median of ${RUNS}`);
 const report = (label, runs) => {
+  // On a next visit the wasm comes from the browser's cache, so it is "received" at once.
   const got = runs.map((r) => r.wasmAt).filter((t) => t !== undefined);
-  // A next visit takes the wasm from the browser's cache: no arrival to report.
   const arrival = got.length === runs.length ? `, klaxon.wasm received ${ms(median(got))}` : '';
   console.log(`perf: ${label}: first contentful paint ${ms(median(runs.map((r) => r.fcp)))}${arrival}, hydrated ${ms(median(runs.map((r) => r.hydrated)))}, ${kb(median(runs.map((r) => r.transferred)))} transferred`);
 };
