@@ -4,7 +4,8 @@
 // DevTools' "Fast 3G" profile (562.5 ms latency, 1.44 Mbit/s down, 675 kbit/s up): once with an
 // empty cache (a first visit) and once again (the installed app, whose hashed files are cached);
 // then an incident's page, as a push's link opens it, with an empty cache.
-// Prints figures; asserts nothing about time (the machine is shared and noisy).
+// Prints figures (first contentful paint, when the main wasm's last byte arrived, when the page was
+// hydrated, bytes transferred, file sizes); asserts nothing about time (the machine is shared and noisy).
 //
 //   node end2end/perf.mjs            (after scripts/test.sh or scripts/run.sh built the release)
 import { chromium } from '@playwright/test';
