@@ -35,7 +35,12 @@ if ! grep -q 'API Operations:' "$work/report.txt"; then
   echo "schemathesis: did not run"
   exit 1
 fi
-[ -n "$refused" ] && echo "schemathesis: reported, not failed: $refused"
+if [ -n "$refused" ]; then
+  echo "schemathesis: reported, not failed: $refused"
+  # Each such case: the operation and the server's reason, to tell a rule the document could
+  # state (then state it) from one it cannot.
+  awk '/^_+ [A-Z]+ \/.* _+$/ { op = $2 " " $3 } /^    `\{"error"/ { print "schemathesis:   " op ": " $0 }' "$work/report.txt" | sed 's/:  *`/: /; s/`$//'
+fi
 if [ -n "$hard" ]; then
   sed -n '/^=* FAILURES/,/^=* SUMMARY/p' "$work/report.txt"
   echo "schemathesis: FAILED: $hard"

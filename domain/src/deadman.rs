@@ -61,8 +61,21 @@ pub fn group_key(switch_id: i64, cluster: &str) -> String {
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SwitchSpec {
+    /// 1 to 100 characters, no control characters.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 100,
+            pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f][^\\x00-\\x1f\\x7f-\\x9f]*$"
+        )
+    )]
     pub name: String,
     /// Alertmanager matcher syntax, with an `alertname` matcher: `{alertname="Watchdog"}`.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(min_length = 1, max_length = 1000, pattern = "\\S")
+    )]
     pub matcher: String,
     /// Silence that counts as dead, 1m to 7d.
     pub timeout: Duration,

@@ -4,9 +4,10 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::str::FromStr;
 
-/// A whole number of seconds, parsed from and printed as unit strings.
+/// A whole number of seconds, parsed from and printed as unit strings. The document's pattern is
+/// the parser's grammar: units largest first, each at most once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(value_type = String, example = "1h30m", pattern = "^([0-9]+[smhd])+$"))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(value_type = String, example = "1h30m", pattern = "^([0-9]+d([0-9]+h)?([0-9]+m)?([0-9]+s)?|[0-9]+h([0-9]+m)?([0-9]+s)?|[0-9]+m([0-9]+s)?|[0-9]+s)$"))]
 pub struct Duration(pub i64);
 
 const UNITS: [(char, i64); 4] = [('d', 86_400), ('h', 3_600), ('m', 60), ('s', 1)];

@@ -42,8 +42,13 @@ pub struct EscalationPolicy {
     /// How many times the whole ladder runs again after the last level.
     #[serde(default)]
     pub repeat: u32,
-    /// A shared ntfy topic paged once when the ladder is exhausted.
+    /// A shared ntfy topic paged once when the ladder is exhausted: up to 64 of
+    /// `A-Z a-z 0-9 _ -`; empty is none.
     #[serde(default)]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(max_length = 64, pattern = "^[A-Za-z0-9_-]*$")
+    )]
     pub fallback_topic: Option<String>,
 }
 

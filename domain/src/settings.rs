@@ -117,6 +117,11 @@ impl Settings {
     }
 }
 
+/// Whether `key` names a setting.
+pub fn is_setting(key: &str) -> bool {
+    key == SIGNUP_MODE || DURATION_SETTINGS.iter().any(|(k, _, _)| *k == key)
+}
+
 /// `Ok(Some(d))` for a duration key with a valid in-bounds value, `Ok(None)` for a key that
 /// is not a duration setting, `Err` with a sentence naming the key otherwise.
 fn check_duration(key: &str, value: &str) -> Result<Option<Duration>, String> {
@@ -138,9 +143,11 @@ pub fn validate_update(
 ) -> Result<Settings, String> {
     let mut next = *current;
     for (key, value) in update {
-        let text = value
-            .as_str()
-            .ok_or_else(|| format!("{key} must be a string"))?;
+        let text = match value.as_str() {
+            Some(text) => text,
+            None if is_setting(key) => return Err(format!("{key} must be a string")),
+            None => return Err(format!("unknown setting \"{key}\"")),
+        };
         if key == SIGNUP_MODE {
             next.signup_mode = SignupMode::parse(text).ok_or_else(|| {
                 format!("signup_mode must be invite_only or open, not \"{text}\"")
@@ -220,6 +227,21 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn an_unknown_key_is_named_whatever_its_value() {
+        let cur = Settings::default();
+        for value in [json!("1h"), json!({"x": 1}), json!(null)] {
+            assert_eq!(
+                validate_update(&cur, &update(json!({"": value}))).unwrap_err(),
+                "unknown setting \"\""
+            );
+        }
+        assert_eq!(
+            validate_update(&cur, &update(json!({"stale_after": 60}))).unwrap_err(),
+            "stale_after must be a string"
+        );
     }
 
     #[test]

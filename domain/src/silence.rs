@@ -49,14 +49,38 @@ pub struct SilencePreview {
 pub enum AlertmanagerAuth {
     /// HTTP basic authentication (Alertmanager's own `basic_auth_users`).
     Basic {
-        /// 1–1000 characters, no colon.
+        /// 1–1000 characters, no colon or control characters.
+        #[cfg_attr(
+            feature = "openapi",
+            schema(
+                min_length = 1,
+                max_length = 1000,
+                pattern = "^[^:\\x00-\\x1f\\x7f-\\x9f]+$"
+            )
+        )]
         username: String,
-        /// 1–1000 characters.
+        /// 1–1000 characters, no control characters.
+        #[cfg_attr(
+            feature = "openapi",
+            schema(
+                min_length = 1,
+                max_length = 1000,
+                pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]+$"
+            )
+        )]
         password: String,
     },
     /// A bearer token, for an Alertmanager behind an authenticating proxy.
     Bearer {
-        /// 1–1000 characters.
+        /// 1–1000 characters, no control characters.
+        #[cfg_attr(
+            feature = "openapi",
+            schema(
+                min_length = 1,
+                max_length = 1000,
+                pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]+$"
+            )
+        )]
         token: String,
     },
 }

@@ -33,8 +33,28 @@ pub struct Team {
 #[serde(deny_unknown_fields)]
 pub struct OidcMapping {
     #[serde(default)]
+    /// At most 50 groups, each 1 to 256 characters without control characters.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            max_items = 50,
+            min_length = 1,
+            max_length = 256,
+            pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f][^\\x00-\\x1f\\x7f-\\x9f]*$"
+        )
+    )]
     pub member_groups: Vec<String>,
     #[serde(default)]
+    /// At most 50 groups, each 1 to 256 characters without control characters.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            max_items = 50,
+            min_length = 1,
+            max_length = 256,
+            pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f][^\\x00-\\x1f\\x7f-\\x9f]*$"
+        )
+    )]
     pub owner_groups: Vec<String>,
 }
 

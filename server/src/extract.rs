@@ -55,7 +55,8 @@ impl<T: serde::de::DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> 
     }
 }
 
-/// A JSON body that may be left out: an empty body reads as `T::default()`.
+/// A JSON body that may be left out: an empty body, or `null` (the document marks such bodies
+/// nullable), reads as `T::default()`.
 pub struct OptionalBody<T>(pub T);
 
 impl<T: serde::de::DeserializeOwned + Default, S: Send + Sync> FromRequest<S> for OptionalBody<T> {
@@ -70,9 +71,9 @@ impl<T: serde::de::DeserializeOwned + Default, S: Send + Sync> FromRequest<S> fo
             return Ok(OptionalBody(T::default()));
         }
         let req = axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes));
-        Body::from_request(req, state)
+        Body::<Option<T>>::from_request(req, state)
             .await
-            .map(|Body(t)| OptionalBody(t))
+            .map(|Body(t)| OptionalBody(t.unwrap_or_default()))
     }
 }
 

@@ -418,7 +418,8 @@ both!(taking_over_now_brings_the_open_incidents_along, |app| {
         (entry["date"].as_str(), entry["username"].as_str()),
         (Some("2026-11-22"), Some("bob"))
     );
-    app.post(&path, &bob, json!({}))
+    // A `null` body is the empty one (the document marks it nullable).
+    app.post(&path, &bob, json!(null))
         .await
         .expect_error(409, "conflict");
     let now = app.get("/api/schedule/current", &bob).await.expect(200);

@@ -105,7 +105,8 @@ impl From<AlertRow> for Alert {
 #[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 pub struct IncidentFilter {
     pub team_id: Option<i64>,
-    /// triggered, acknowledged, resolved, or `open` for both unresolved states.
+    /// triggered, acknowledged, resolved, or `open` for both unresolved states (empty: any).
+    #[param(pattern = "^(triggered|acknowledged|resolved|open)?$")]
     pub state: Option<String>,
     pub assignee_id: Option<i64>,
     /// Archived incidents are hidden unless this is true.
@@ -122,6 +123,8 @@ pub struct IncidentFilter {
 #[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 pub struct AlertFilter {
     pub team: Option<i64>,
+    /// firing or resolved (empty: either).
+    #[param(pattern = "^(firing|resolved)?$")]
     pub status: Option<String>,
     /// Alert name (the `alertname` label).
     pub name: Option<String>,

@@ -24,14 +24,15 @@ pub struct CurrentHolder {
     pub username: String,
 }
 
+/// An optional date filter: absent is no bound; present (even empty) must be a date, as the
+/// document's `format: date` says.
 fn date_param(name: &str, v: Option<&str>) -> Result<Option<String>> {
-    v.filter(|s| !s.is_empty())
-        .map(|s| {
-            parse_date(s)
-                .map(|_| s.to_string())
-                .ok_or_else(|| Error::Invalid(format!("{name} must be a date YYYY-MM-DD")))
-        })
-        .transpose()
+    v.map(|s| {
+        parse_date(s)
+            .map(|_| s.to_string())
+            .ok_or_else(|| Error::Invalid(format!("{name} must be a date YYYY-MM-DD")))
+    })
+    .transpose()
 }
 
 impl Core {

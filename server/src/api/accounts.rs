@@ -18,7 +18,11 @@ pub async fn auth_config(State(s): State<AppState>) -> ApiResult<Json<AuthConfig
 
 #[derive(Deserialize, utoipa::ToSchema)]
 pub struct BootstrapRequest {
+    /// 1 to 64 of `A-Z a-z 0-9 . _ @ -` (kept lower-case).
+    #[schema(min_length = 1, max_length = 64, pattern = "^[A-Za-z0-9._@-]+$")]
     username: String,
+    /// At least 8 characters, at most 1024 bytes.
+    #[schema(min_length = 8, max_length = 1024)]
     password: Option<String>,
 }
 

@@ -67,8 +67,12 @@ pub async fn create_instance(
 #[derive(Deserialize, utoipa::ToSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub struct ServiceKeyRequest {
-    /// A label for the key (default `default`): 1 to 100 characters.
-    #[schema(min_length = 1, max_length = 100)]
+    /// A label for the key (default `default`): 1 to 100 characters, no control characters.
+    #[schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f][^\\x00-\\x1f\\x7f-\\x9f]*$"
+    )]
     name: Option<String>,
 }
 

@@ -28,7 +28,15 @@ pub async fn list_teams(
 
 #[derive(Deserialize, utoipa::ToSchema)]
 pub struct NewTeam {
+    /// 1 to 64 of `a-z 0-9 - _` (kept lower-case).
+    #[schema(min_length = 1, max_length = 64, pattern = "^[A-Za-z0-9_-]+$")]
     name: String,
+    /// 1 to 100 characters, no control characters; the name when left out.
+    #[schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f][^\\x00-\\x1f\\x7f-\\x9f]*$"
+    )]
     display_name: Option<String>,
 }
 
