@@ -37,10 +37,13 @@ pub struct Level {
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct EscalationPolicy {
+    /// At most 10.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_items = 10))]
     pub levels: Vec<Level>,
-    /// How many times the whole ladder runs again after the last level.
+    /// How many times the whole ladder runs again after the last level: 0 to 10.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(maximum = 10))]
     pub repeat: u32,
     /// A shared ntfy topic paged once when the ladder is exhausted: up to 64 of
     /// `A-Z a-z 0-9 _ -`; empty is none.

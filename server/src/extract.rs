@@ -49,6 +49,13 @@ impl<T: serde::de::DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> 
 
     async fn from_request(req: axum::extract::Request, state: &S) -> Result<Self, ApiError> {
         let axum::Json(value) = axum::Json::<serde_json::Value>::from_request(req, state).await?;
+        // serde would also read a struct from an array of its fields in order; every body the
+        // document describes is an object.
+        if value.is_array() {
+            return Err(ApiError(klaxon_core::Error::Invalid(
+                "invalid body: expected a JSON object, not an array".into(),
+            )));
+        }
         serde_path_to_error::deserialize(integral(value))
             .map(Body)
             .map_err(|e| ApiError(klaxon_core::Error::Invalid(format!("invalid body: {e}"))))

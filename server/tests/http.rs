@@ -261,6 +261,24 @@ both!(hostile_bodies_get_clear_400s_and_change_nothing, |app| {
             .unwrap()
     );
     let admin = app.bootstrap().await;
+    // serde reads a struct from an array of its fields too; the document says object, and an
+    // array creates nothing.
+    let team = app.team(&admin, "web").await;
+    let invites = format!("/api/teams/{team}/invites");
+    for (path, body) in [
+        ("/api/teams", json!(["db", null])),
+        (invites.as_str(), json!([null, null])),
+    ] {
+        let msg = app
+            .post(path, &admin, body)
+            .await
+            .expect_error(400, "invalid");
+        assert!(msg.contains("object"), "{msg}");
+    }
+    let teams = app.get("/api/teams", &admin).await.expect(200);
+    assert_eq!(teams.as_array().unwrap().len(), 1);
+    let made = app.get(&invites, &admin).await.expect(200);
+    assert_eq!(made.as_array().unwrap().len(), 0);
     for p in [
         "/api/users/abc",
         "/api/users/99999999999999999999",

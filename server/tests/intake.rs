@@ -465,6 +465,10 @@ both!(hostile_payloads_get_4xx_or_a_correct_result, |app| {
     app.raw(Method::POST, &path, &ct, b"[1,2,3]".to_vec())
         .await
         .expect_error(400, "invalid");
+    // An empty array would read as a payload with no alerts: a misconfigured sender must hear so.
+    app.raw(Method::POST, &path, &ct, b" []".to_vec())
+        .await
+        .expect_error(400, "invalid");
     app.raw(
         Method::POST,
         "/api/alertmanager/webhook/short",

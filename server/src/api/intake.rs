@@ -33,6 +33,12 @@ fn parse(body: Result<Bytes, BytesRejection>) -> Result<WebhookPayload, ApiError
             Error::Invalid(r.body_text())
         })
     })?;
+    // serde would read the payload struct from an array too (`[]` as "no alerts").
+    if body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+        return Err(ApiError(Error::Invalid(
+            "not an Alertmanager webhook payload: expected a JSON object".into(),
+        )));
+    }
     serde_json::from_slice(&body).map_err(|e| {
         ApiError(Error::Invalid(format!(
             "not an Alertmanager webhook payload: {e}"

@@ -31,12 +31,8 @@ pub struct NewTeam {
     /// 1 to 64 of `a-z 0-9 - _` (kept lower-case).
     #[schema(min_length = 1, max_length = 64, pattern = "^[A-Za-z0-9_-]+$")]
     name: String,
-    /// 1 to 100 characters, no control characters; the name when left out.
-    #[schema(
-        min_length = 1,
-        max_length = 100,
-        pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f][^\\x00-\\x1f\\x7f-\\x9f]*$"
-    )]
+    /// Up to 100 characters, no control characters; the name when left out or blank.
+    #[schema(max_length = 100, pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*$")]
     display_name: Option<String>,
 }
 
@@ -87,8 +83,8 @@ pub async fn get_team(
 #[derive(Deserialize, utoipa::ToSchema)]
 #[schema(as = TeamRename)]
 pub struct Rename {
-    /// 1 to 100 characters, no control characters; blank shows the team by its name.
-    #[schema(max_length = 100)]
+    /// Up to 100 characters, no control characters; blank shows the team by its name.
+    #[schema(max_length = 100, pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*$")]
     display_name: String,
 }
 
