@@ -165,7 +165,12 @@ impl Core {
 
     pub async fn rename_team(&self, actor: &Actor, id: i64, display_name: &str) -> Result<Team> {
         self.require_team_owner(actor, id).await?;
-        let display = validate::label("display_name", display_name).map_err(invalid)?;
+        // As at creation, a blank display name shows the team by its name.
+        let display = if display_name.trim().is_empty() {
+            self.team_by_id(id).await?.name
+        } else {
+            validate::label("display_name", display_name).map_err(invalid)?
+        };
         sqlx::query("UPDATE teams SET display_name = $1 WHERE id = $2")
             .bind(display)
             .bind(id)

@@ -76,9 +76,16 @@ pub struct Integration {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct IntegrationChange {
-    /// 1–100 characters after trimming.
+    /// 1–100 characters after trimming, no control characters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 100))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 100,
+            pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f][^\\x00-\\x1f\\x7f-\\x9f]*$"
+        )
+    )]
     pub name: Option<String>,
     /// Base URL of the Alertmanager the alerts come from (http or https, at most 500
     /// characters, no credentials, query or fragment).

@@ -28,6 +28,8 @@ pub enum Target {
 pub struct Level {
     /// How long this level waits for an acknowledgement before the next one is paged.
     pub timeout: Duration,
+    /// 1 to 10.
+    #[cfg_attr(feature = "openapi", schema(min_items = 1, max_items = 10))]
     pub targets: Vec<Target>,
 }
 

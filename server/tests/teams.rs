@@ -68,6 +68,16 @@ both!(create_list_get_rename_delete, |app| {
         .expect(200);
     assert_eq!(renamed["display_name"], "Payments (EU)");
     assert_eq!(renamed["name"], "payments");
+    // A blank display name shows the team by its name, as at creation.
+    let blank = app
+        .put(
+            &format!("/api/teams/{id}"),
+            &bob,
+            json!({"display_name": "  "}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(blank["display_name"], "payments");
     let me = app.get("/api/me", &bob).await.expect(200);
     assert_eq!(me["teams"][0]["role"], "owner");
     app.delete(&format!("/api/teams/{id}"), &bob)

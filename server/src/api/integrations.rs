@@ -14,8 +14,12 @@ use serde::Deserialize;
 
 #[derive(Deserialize, utoipa::ToSchema)]
 pub struct IntegrationRequest {
-    /// 1–100 characters after trimming.
-    #[schema(min_length = 1, max_length = 100)]
+    /// 1–100 characters after trimming, no control characters.
+    #[schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f][^\\x00-\\x1f\\x7f-\\x9f]*$"
+    )]
     name: String,
     /// What posts to it; `alertmanager` when absent. Fixed at creation.
     kind: Option<IntegrationKind>,

@@ -64,7 +64,8 @@ pub async fn list(
     ))
 }
 
-#[utoipa::path(delete, path = "/api/teams/{team_id}/schedule/{date}", tag = "schedule", responses((status = 204), (status = 404, body = ErrorBody)))]
+#[utoipa::path(delete, path = "/api/teams/{team_id}/schedule/{date}", tag = "schedule",
+    params(("date" = String, Path, format = Date)), responses((status = 204), (status = 404, body = ErrorBody)))]
 pub async fn delete(
     State(s): State<AppState>,
     Caller(a): Caller,
