@@ -8,11 +8,17 @@
 //   its pages' chunks, so a page opened later (from a push, say) takes its code from the phone.
 // - Anything else (the API, server functions, the event stream) goes to the network only. A form
 //   sent offline is answered with a page saying that nothing was sent; nothing is queued.
-// - A visit that ends at the sign-in page forgets the kept pages: they are the signed-in person's.
+// - Kept pages are one account's: each page names the session it was rendered for
+//   (X-Klaxon-Account). A page of another account, a visit that ends at the sign-in page, and the
+//   app's word that the account changed (a message sent on sign-in and sign-out) forget them, and
+//   offline only the current account's copies are shown.
 
 const PAGES = 'klaxon-pages-v1';
 const FILES = 'klaxon-files-v1';
 const SAVED_AT = 'x-klaxon-saved-at';
+const ACCOUNT = 'x-klaxon-account';
+// Where the pages cache records whose pages it holds.
+const OWNER = '/__klaxon-account';
 const KEEP_PAGES = 20;
 // A build's script and wasm live under /pkg/{content hash}/.
 const BUILD_FILE = /^\/pkg\/[0-9a-f]{16}\//;
@@ -25,6 +31,11 @@ self.addEventListener('activate', (event) => {
       .then((names) => Promise.all(names.filter((n) => n !== PAGES && n !== FILES).map((n) => caches.delete(n))))
       .then(() => self.clients.claim()),
   );
+});
+
+// The app says the signed-in account is changing (sign-in, sign-up, sign-out).
+self.addEventListener('message', (event) => {
+  if (event.data === 'account-changed') event.waitUntil(caches.delete(PAGES));
 });
 
 self.addEventListener('fetch', (event) => {
@@ -49,27 +60,41 @@ async function page(request, url) {
     const response = await fetch(request);
     // A redirect (to sign in, say) is followed by the browser as a navigation of its own.
     if (response.type === 'opaqueredirect') return response;
-    if (new URL(response.url || request.url).pathname === '/login') {
+    const account = response.headers.get(ACCOUNT);
+    if (!account || new URL(response.url || request.url).pathname === '/login') {
       await caches.delete(PAGES);
-    } else if (response.ok && keptPage(url) && !response.redirected) {
-      await keep(url, response.clone());
+    } else {
+      await claimFor(account);
+      if (response.ok && keptPage(url) && !response.redirected) await keep(url, account, response.clone());
     }
     return response;
   } catch (offline) {
     const cache = await caches.open(PAGES);
+    const owner = await (await cache.match(OWNER))?.text();
     const copy = (await cache.match(url.pathname)) || (await cache.match('/'));
-    if (!copy) return offlinePage('Klaxon cannot be reached and there is no copy of this page on this phone yet.');
+    if (!copy || !owner || copy.headers.get(ACCOUNT) !== owner) {
+      return offlinePage('Klaxon cannot be reached and there is no copy of this page on this phone yet.');
+    }
     return offlineCopy(copy);
   }
 }
 
-async function keep(url, response) {
+/// Makes the kept pages `account`'s: another account's are forgotten first.
+async function claimFor(account) {
+  const owner = await (await (await caches.open(PAGES)).match(OWNER))?.text();
+  if (owner === account) return;
+  await caches.delete(PAGES);
+  await (await caches.open(PAGES)).put(OWNER, new Response(account));
+}
+
+async function keep(url, account, response) {
   const html = await response.text();
   const headers = new Headers(response.headers);
   headers.set(SAVED_AT, String(Date.now()));
+  headers.set(ACCOUNT, account);
   const cache = await caches.open(PAGES);
   await cache.put(url.pathname, new Response(html, { status: 200, headers }));
-  const keys = await cache.keys();
+  const keys = (await cache.keys()).filter((k) => new URL(k.url).pathname !== OWNER);
   for (const old of keys.slice(0, Math.max(0, keys.length - KEEP_PAGES))) await cache.delete(old);
   // The stylesheet the page uses, so the copy looks the same offline.
   const css = html.match(/href="(\/pkg\/[^"]+\.css)"/);

@@ -84,6 +84,23 @@ fn register_service_worker() {
     }
 }
 
+/// Server functions redirect only when the signed-in account changes (sign-in, sign-up,
+/// sign-out). Such a redirect tells the service worker to forget the pages it kept and loads
+/// the next page in full, so the worker sees whose it is (`X-Klaxon-Account`). Set before
+/// hydration: the router sets its own in-app hook only when none is set yet.
+#[cfg(feature = "hydrate")]
+pub fn account_changes_load_in_full() {
+    let _ = leptos::server_fn::redirect::set_redirect_hook(|to: &str| {
+        let Some(window) = web_sys::window() else {
+            return;
+        };
+        if let Some(worker) = window.navigator().service_worker().controller() {
+            let _ = worker.post_message(&wasm_bindgen::JsValue::from_str("account-changed"));
+        }
+        let _ = window.location().assign(to);
+    });
+}
+
 #[cfg(feature = "hydrate")]
 thread_local! {
     static SET_HYDRATED: std::cell::Cell<Option<WriteSignal<bool>>> = const { std::cell::Cell::new(None) };

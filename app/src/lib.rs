@@ -10,5 +10,5 @@ pub mod paths;
 pub mod server;
 
 #[cfg(feature = "hydrate")]
-pub use app::hydration_finished;
+pub use app::{account_changes_load_in_full, hydration_finished};
 pub use app::{shell, App};

@@ -26,8 +26,10 @@ pub fn require_human_admin(actor: &Actor) -> Result<()> {
     require_admin(actor)
 }
 
-/// Password, push topic and API keys of a user: that user or an administrator.
+/// A person's password, push topic and API keys: that person or an administrator, and never a
+/// service account (whose keys are managed under `/api/service-accounts`).
 pub fn require_self_or_admin(actor: &Actor, user_id: i64) -> Result<()> {
+    require_human(actor)?;
     if actor.user_id == user_id || actor.is_admin {
         Ok(())
     } else {
@@ -70,6 +72,12 @@ pub fn lists_every_team(actor: &Actor) -> bool {
     actor.kind == AccountKind::Service && actor.team_scope.is_none()
 }
 
+/// Administrators and instance-scoped service accounts see every account in the roster; anyone
+/// else sees the accounts of their own teams (`accounts::list_users`).
+pub fn sees_every_account(actor: &Actor) -> bool {
+    actor.is_admin || lists_every_team(actor)
+}
+
 /// The team's owner may remove anyone; a member may leave.
 pub fn require_may_remove_member(actor: &Actor, access: TeamAccess, user_id: i64) -> Result<()> {
     if access.is_owner() || user_id == actor.user_id {
@@ -86,6 +94,18 @@ pub fn require_may_offer(actor: &Actor, access: TeamAccess, holder: i64) -> Resu
     } else {
         Err(Error::forbidden(
             "only the date's holder or the team's owner may offer it",
+        ))
+    }
+}
+
+/// Giving dates to someone else, or removing a date someone else holds, is the team owner's;
+/// a member gives and removes only their own (swaps are how members trade).
+pub fn require_own_date_or_owner(actor: &Actor, access: TeamAccess, holder: i64) -> Result<()> {
+    if access.is_owner() || holder == actor.user_id {
+        Ok(())
+    } else {
+        Err(Error::forbidden(
+            "only the team's owner may give or remove someone else's dates; offer a date to swap it",
         ))
     }
 }

@@ -137,6 +137,18 @@ impl Core {
     }
 }
 
+/// `Clear-Site-Data` of a sign-out answer: the browser drops what it cached of the person's
+/// pages (the service worker's kept pages are keyed to the account, see `account_tag`).
+pub const CLEAR_ON_SIGN_OUT: &str = "\"cache\"";
+
+/// Names the session a page was rendered for, for the service worker, which keeps pages only
+/// for the account that saw them: a digest of the cookie, never the token or its stored hash.
+pub fn account_tag(session_token: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(format!("klaxon-account:{session_token}").as_bytes());
+    hex::encode(&digest[..12])
+}
+
 /// Finds the session token in a `Cookie` header.
 pub fn session_from_cookie_header(header: &str) -> Option<&str> {
     header

@@ -34,6 +34,9 @@ pub enum Error {
     /// A service Klaxon calls for the caller (Alertmanager) failed; the reason is shown.
     #[error("{0}")]
     Upstream(String),
+    /// Too much work of one kind is in flight (password hashing); come back shortly.
+    #[error("{message}")]
+    Overloaded { retry_after: i64, message: String },
     /// The detail is logged, never shown to the caller.
     #[error("the database is not answering")]
     Unavailable(String),
@@ -60,7 +63,7 @@ impl Error {
             Error::RateLimited { .. } => ErrorCode::RateLimited,
             Error::PushFailed(_) => ErrorCode::PushFailed,
             Error::Upstream(_) => ErrorCode::UpstreamFailed,
-            Error::Unavailable(_) | Error::Busy => ErrorCode::Unavailable,
+            Error::Unavailable(_) | Error::Busy | Error::Overloaded { .. } => ErrorCode::Unavailable,
             Error::Internal(_) => ErrorCode::Internal,
         }
     }
@@ -79,6 +82,16 @@ impl Error {
             Error::Internal(detail) => tracing::error!(%detail, "internal error"),
             Error::Unavailable(detail) => tracing::warn!(%detail, "database unavailable"),
             _ => {}
+        }
+    }
+
+    /// Seconds a refused caller should wait (`Retry-After`), for the refusals that say so.
+    pub fn retry_after(&self) -> Option<i64> {
+        match self {
+            Error::RateLimited { retry_after, .. } | Error::Overloaded { retry_after, .. } => {
+                Some(*retry_after)
+            }
+            _ => None,
         }
     }
 

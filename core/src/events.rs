@@ -5,7 +5,7 @@
 //! them by `EventScope`.
 
 use crate::db::Arg;
-use crate::{authz, Actor, Backend, Core, Result};
+use crate::{Actor, Backend, Core, Error, Result};
 use klaxon_domain::live::{EventData, EventKind, LiveEvent};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
@@ -36,6 +36,8 @@ pub struct Feed {
     sender: broadcast::Sender<Arc<[LiveEvent]>>,
     /// Set when the server stops, so streams end and the graceful shutdown is not held open.
     closed: watch::Sender<bool>,
+    /// Open streams per account (`MAX_STREAMS_PER_USER`).
+    streams: Arc<std::sync::Mutex<HashMap<i64, usize>>>,
 }
 
 impl Default for Feed {
@@ -43,22 +45,39 @@ impl Default for Feed {
         Feed {
             sender: broadcast::channel(256).0,
             closed: watch::channel(false).0,
+            streams: Arc::default(),
         }
     }
 }
 
 /// The teams whose events one caller receives: what their incident list and team pages show.
 #[derive(Debug, Clone)]
-pub enum EventScope {
-    All,
-    Teams(HashSet<i64>),
-}
+pub struct EventScope(HashSet<i64>);
 
 impl EventScope {
     pub fn admits(&self, e: &LiveEvent) -> bool {
-        match self {
-            EventScope::All => true,
-            EventScope::Teams(t) => t.contains(&e.data.team_id),
+        self.0.contains(&e.data.team_id)
+    }
+}
+
+/// Live-update streams one account may hold open on one replica: a tab each, and a person has
+/// a few phones and browsers, not hundreds.
+pub const MAX_STREAMS_PER_USER: usize = 20;
+
+/// An open stream, counted against its account until it is dropped.
+pub struct StreamPlace {
+    counts: Arc<std::sync::Mutex<HashMap<i64, usize>>>,
+    user_id: i64,
+}
+
+impl Drop for StreamPlace {
+    fn drop(&mut self) {
+        let mut counts = self.counts.lock().expect("not poisoned");
+        if let Some(n) = counts.get_mut(&self.user_id) {
+            *n -= 1;
+            if *n == 0 {
+                counts.remove(&self.user_id);
+            }
         }
     }
 }
@@ -105,15 +124,31 @@ pub fn coalesce(events: Vec<LiveEvent>) -> Vec<LiveEvent> {
 impl Core {
     /// Whose events the caller may hear, decided as their incident list is.
     pub async fn event_scope(&self, actor: &Actor) -> Result<EventScope> {
-        if authz::lists_every_team(actor) {
-            return Ok(EventScope::All);
-        }
-        Ok(EventScope::Teams(
+        Ok(EventScope(
             self.readable_teams(actor, None)
                 .await?
                 .into_iter()
                 .collect(),
         ))
+    }
+
+    /// Counts a stream the caller opens, refused past `MAX_STREAMS_PER_USER` on this replica.
+    pub fn open_stream(&self, actor: &Actor) -> Result<StreamPlace> {
+        let mut counts = self.events.streams.lock().expect("not poisoned");
+        let open = counts.entry(actor.user_id).or_insert(0);
+        if *open >= MAX_STREAMS_PER_USER {
+            return Err(Error::RateLimited {
+                retry_after: 30,
+                message: format!(
+                    "at most {MAX_STREAMS_PER_USER} live-update streams per account; close a tab and try again"
+                ),
+            });
+        }
+        *open += 1;
+        Ok(StreamPlace {
+            counts: self.events.streams.clone(),
+            user_id: actor.user_id,
+        })
     }
 
     /// The events after `after` that `scope` admits, coalesced, for a stream resumed with

@@ -39,8 +39,9 @@ pub struct Destination {
 }
 
 impl Core {
-    /// Checks the key (or finds the legacy path's team). Called before the body is read, so
-    /// an unknown key is refused with 401 whatever it sends.
+    /// Checks the key (or finds the legacy path's team, when `KLAXON_LEGACY_WEBHOOK` turned
+    /// that path on; else it is a 404). Called before the body is read, so an unknown key is
+    /// refused with 401 whatever it sends.
     pub async fn intake_destination(&self, route: Route<'_>) -> Result<Destination> {
         match route {
             Route::Key(key) => {
@@ -50,6 +51,7 @@ impl Core {
                     team_id,
                 })
             }
+            Route::Legacy if !self.config.legacy_webhook => Err(Error::NotFound),
             Route::Legacy => {
                 let oldest: Option<(i64,)> =
                     sqlx::query_as("SELECT id FROM teams ORDER BY id LIMIT 1")

@@ -119,6 +119,12 @@ impl Core {
             .map(|u| u.map(|u| silence::alertmanager_url(&u)).transpose())
             .transpose()
             .map_err(Error::Invalid)?;
+        // An address written in the URL is checked now; a name is checked when it is called.
+        if let Some(Some(u)) = &url {
+            self.outbound
+                .check_url(u)
+                .map_err(|why| Error::Invalid(format!("alertmanager_url: {why}")))?;
+        }
         let auth = match change.alertmanager_auth {
             Some(Some(auth)) => {
                 auth.validate().map_err(Error::Invalid)?;
@@ -140,11 +146,17 @@ impl Core {
         .fetch_optional(&mut *tx)
         .await?
         .ok_or(Error::NotFound)?;
-        if matches!(auth, Some(Some(_))) && url.clone().unwrap_or(current).is_none() {
+        if matches!(auth, Some(Some(_))) && url.clone().unwrap_or(current.clone()).is_none() {
             return Err(Error::Invalid(
                 "alertmanager_auth needs an alertmanager_url".into(),
             ));
         }
+        // Stored credentials go only where they were given for: a URL moved to another origin
+        // forgets them unless this same change sets new ones.
+        let auth = match (&url, auth) {
+            (Some(Some(new)), None) if !same_origin(current.as_deref(), new) => Some(None),
+            (_, auth) => auth,
+        };
         sqlx::query(
             "UPDATE integrations SET name = COALESCE($1, name), \
              alertmanager_url = CASE WHEN $2 THEN $3 ELSE alertmanager_url END, \
@@ -188,5 +200,14 @@ impl Core {
             .fetch_optional(&self.db.pool)
             .await?
             .ok_or(Error::Unauthorized)
+    }
+}
+
+/// True when both URLs have one scheme, host and port (a path may differ).
+fn same_origin(old: Option<&str>, new: &str) -> bool {
+    let origin = |u: &str| url::Url::parse(u).ok().map(|u| u.origin());
+    match (old.and_then(origin), origin(new)) {
+        (Some(a), Some(b)) => a.is_tuple() && a == b,
+        _ => false,
     }
 }

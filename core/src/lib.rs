@@ -18,6 +18,7 @@ pub mod intake;
 pub mod integrations;
 pub mod maintenance;
 pub mod metrics;
+pub mod outbound;
 pub mod paging;
 pub mod schedule;
 pub mod secrets;
@@ -56,6 +57,10 @@ pub struct Config {
     pub deadman_seed: Option<klaxon_domain::deadman::SwitchSpec>,
     /// Proxies whose `X-Forwarded-For` is believed (`KLAXON_TRUSTED_PROXIES`).
     pub trusted_proxies: client::TrustedProxies,
+    /// Internal networks user-given URLs may reach (`KLAXON_OUTBOUND_ALLOW`).
+    pub outbound_allow: outbound::OutboundAllow,
+    /// `POST /api/alertmanager/webhook` without a key is served (`KLAXON_LEGACY_WEBHOOK`).
+    pub legacy_webhook: bool,
 }
 
 impl Default for Config {
@@ -70,6 +75,8 @@ impl Default for Config {
             setting_seeds: Vec::new(),
             deadman_seed: None,
             trusted_proxies: client::TrustedProxies::default(),
+            outbound_allow: outbound::OutboundAllow::default(),
+            legacy_webhook: false,
         }
     }
 }
@@ -94,6 +101,10 @@ pub struct Core {
     pub(crate) watch: Arc<health::Watch>,
     /// Live updates for this replica's browsers.
     pub(crate) events: Arc<events::Feed>,
+    /// Requests to URLs users gave (`outbound`'s address policy applies).
+    pub(crate) outbound: outbound::Outbound,
+    /// Password hashing, bounded (`secrets::Hasher`).
+    pub(crate) hasher: Arc<secrets::Hasher>,
 }
 
 impl Core {
@@ -110,6 +121,7 @@ impl Core {
             )),
             None => None,
         };
+        let config_outbound_allow = config.outbound_allow.clone();
         let core = Core {
             sso,
             db,
@@ -127,6 +139,8 @@ impl Core {
             metrics: Arc::default(),
             watch: Arc::default(),
             events: Arc::default(),
+            hasher: Arc::new(secrets::Hasher::for_this_machine()),
+            outbound: outbound::Outbound::for_users(config_outbound_allow),
         };
         core.seed_settings().await?;
         core.seed_switches().await?;

@@ -6,6 +6,8 @@ use rand::distributions::Alphanumeric;
 use rand::Rng;
 use sha2::{Digest, Sha256};
 
+use crate::{Error, Result};
+
 /// Length of API keys, session tokens and other bearer secrets.
 pub const TOKEN_LEN: usize = 64;
 
@@ -31,7 +33,7 @@ pub fn hash_token(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
 }
 
-/// argon2id with the crate's recommended parameters. CPU-heavy: call from `spawn_blocking`.
+/// argon2id with the crate's recommended parameters. CPU-heavy: async code goes through `Hasher`.
 pub fn hash_password(password: &str) -> String {
     let salt = SaltString::generate(&mut rand::rngs::OsRng);
     Argon2::default()
@@ -50,25 +52,80 @@ pub fn verify_password(password: &str, hash: &str) -> bool {
         .unwrap_or(false)
 }
 
-/// Hashes off the async runtime.
-pub async fn hash_password_async(password: String) -> String {
-    tokio::task::spawn_blocking(move || hash_password(&password))
-        .await
-        .expect("hashing task panicked")
+/// The argon2 work of one process: a few dedicated threads (one per core, at most 8) and a
+/// short queue in front of them. Each hash holds about 19 MiB while it runs, so the threads
+/// bound the memory a flood of sign-ins can take (the runtime's blocking pool would run up to
+/// 512 at once, and the allocator keeps what each thread used); a caller finding the queue full
+/// is told to come back (`Error::Overloaded`, 503 with `Retry-After`) instead of waiting longer.
+pub struct Hasher {
+    jobs: std::sync::mpsc::SyncSender<Job>,
 }
 
-/// Verifies off the async runtime. With no stored hash it still spends the same work, so
-/// an unknown username takes as long to refuse as a wrong password.
-pub async fn verify_password_async(password: String, hash: Option<String>) -> bool {
-    tokio::task::spawn_blocking(move || match hash {
-        Some(h) => verify_password(&password, &h),
-        None => {
-            let _ = hash_password(&password);
-            false
+type Job = Box<dyn FnOnce() + Send>;
+
+impl Hasher {
+    /// Hashing threads sized to the machine, and a queue of 32 jobs per thread: a waiting job
+    /// holds no hashing memory, and the longest wait stays near a second.
+    pub fn for_this_machine() -> Hasher {
+        let workers = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+        Hasher::new(workers, 32 * workers)
+    }
+
+    pub fn new(workers: usize, queue: usize) -> Hasher {
+        let (jobs, rx) = std::sync::mpsc::sync_channel::<Job>(queue);
+        let rx = std::sync::Arc::new(std::sync::Mutex::new(rx));
+        for n in 0..workers.max(1) {
+            let rx = rx.clone();
+            std::thread::Builder::new()
+                .name(format!("klaxon-hash-{n}"))
+                .spawn(move || loop {
+                    // The lock is held only to take a job; ends when the `Hasher` is dropped.
+                    let job = match rx.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => return,
+                    };
+                    match job {
+                        Ok(job) => job(),
+                        Err(_) => return,
+                    }
+                })
+                .expect("a hashing thread starts");
         }
-    })
-    .await
-    .unwrap_or(false)
+        Hasher { jobs }
+    }
+
+    /// Runs `work` on a hashing thread, or refuses at once when the queue is full.
+    async fn run<T: Send + 'static>(&self, work: impl FnOnce() -> T + Send + 'static) -> Result<T> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.jobs
+            .try_send(Box::new(move || {
+                let _ = tx.send(work());
+            }))
+            .map_err(|_| Error::Overloaded {
+                retry_after: 1,
+                message: "the server is busy checking passwords; try again in a second".into(),
+            })?;
+        rx.await
+            .map_err(|_| Error::Internal("a hashing thread stopped".into()))
+    }
+
+    /// Hashes a new password.
+    pub async fn hash(&self, password: String) -> Result<String> {
+        self.run(move || hash_password(&password)).await
+    }
+
+    /// Verifies a password. With no stored hash it still spends the same work, so an unknown
+    /// username takes as long to refuse as a wrong password.
+    pub async fn verify(&self, password: String, hash: Option<String>) -> Result<bool> {
+        self.run(move || match hash {
+            Some(h) => verify_password(&password, &h),
+            None => {
+                let _ = hash_password(&password);
+                false
+            }
+        })
+        .await
+    }
 }
 
 #[cfg(test)]
@@ -82,6 +139,31 @@ mod tests {
         assert_ne!(a, new_token());
         assert!(!looks_like_token(&a[..63]));
         assert!(!looks_like_token(&format!("{}!", &a[..63])));
+    }
+
+    #[tokio::test]
+    async fn a_full_queue_refuses_at_once_and_the_hasher_recovers() {
+        let hasher = std::sync::Arc::new(Hasher::new(1, 1));
+        // One running, one queued; of the rest, each is refused without waiting.
+        let tries: Vec<_> = (0..8)
+            .map(|_| {
+                let h = hasher.clone();
+                tokio::spawn(async move { h.hash("a password".into()).await })
+            })
+            .collect();
+        let mut refused = 0;
+        for t in tries {
+            match t.await.unwrap() {
+                Ok(hash) => assert!(verify_password("a password", &hash)),
+                Err(Error::Overloaded { retry_after, .. }) => {
+                    assert_eq!(retry_after, 1);
+                    refused += 1;
+                }
+                Err(e) => panic!("unexpected {e}"),
+            }
+        }
+        assert!(refused >= 1, "a full queue must refuse");
+        assert!(hasher.verify("x".into(), None).await.is_ok_and(|ok| !ok));
     }
 
     #[test]

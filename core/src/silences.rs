@@ -4,7 +4,7 @@
 //! accepted it is it recorded on the incident and its timeline.
 
 use crate::incidents::lifecycle::timeline;
-use crate::paging::ntfy::root_cause;
+use crate::outbound::{upstream_error, upstream_status, Answer, Outbound};
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::silence::{
     describe, shared_matchers, AlertmanagerAuth, Matcher, Silence, SilencePreview, SILENCE_MAX,
@@ -12,22 +12,6 @@ use klaxon_domain::silence::{
 };
 use klaxon_domain::{Duration, Timestamp};
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
-
-/// Alertmanager answers in milliseconds; a responder waits for this at most.
-const TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
-
-fn http() -> &'static reqwest::Client {
-    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
-    CLIENT.get_or_init(|| {
-        reqwest::Client::builder()
-            .timeout(TIMEOUT)
-            // A redirect would carry the credentials elsewhere.
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .expect("a reqwest client with a timeout always builds")
-    })
-}
 
 /// The Alertmanager an integration names.
 struct Target {
@@ -37,8 +21,13 @@ struct Target {
 }
 
 impl Target {
-    fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
-        let req = http().request(method, format!("{}{path}", self.url));
+    fn request(
+        &self,
+        outbound: &Outbound,
+        method: reqwest::Method,
+        path: &str,
+    ) -> reqwest::RequestBuilder {
+        let req = outbound.request(method, &format!("{}{path}", self.url));
         match &self.auth {
             Some(AlertmanagerAuth::Basic { username, password }) => {
                 req.basic_auth(username, Some(password))
@@ -48,27 +37,14 @@ impl Target {
         }
     }
 
-    /// Sends the request: the response whatever its status, or the reason it got none.
-    async fn send(&self, req: reqwest::RequestBuilder) -> Result<reqwest::Response> {
-        req.send().await.map_err(|e| {
-            Error::Upstream(format!(
-                "Alertmanager at {} is not reachable: {}",
-                self.url,
-                root_cause(&e)
-            ))
-        })
+    /// Sends the request under the outbound policy: the answer whatever its status, or the
+    /// kind of failure that left it without one.
+    async fn send(&self, outbound: &Outbound, req: reqwest::RequestBuilder) -> Result<Answer> {
+        outbound
+            .send(req)
+            .await
+            .map_err(|f| upstream_error(&format!("Alertmanager at {}", self.url), f))
     }
-}
-
-/// Alertmanager's refusal, with the start of its reason.
-async fn refused(res: reqwest::Response) -> Error {
-    let status = res.status();
-    let text = res.text().await.unwrap_or_default();
-    let reason: String = text.trim().chars().take(300).collect();
-    Error::Upstream(format!(
-        "Alertmanager refused: {status}{}{reason}",
-        if reason.is_empty() { "" } else { ": " }
-    ))
 }
 
 /// What the incident's alerts say about a silence: the matchers and the Alertmanager, or why
@@ -222,15 +198,16 @@ impl Core {
         }
         let res = target
             .send(
+                &self.outbound,
                 target
-                    .request(reqwest::Method::POST, "/api/v2/silences")
+                    .request(&self.outbound, reqwest::Method::POST, "/api/v2/silences")
                     .json(&body),
             )
             .await?;
-        if !res.status().is_success() {
-            return Err(refused(res).await);
+        if !res.status.is_success() {
+            return Err(upstream_status("Alertmanager", res.status));
         }
-        let answer: serde_json::Value = res.json().await.unwrap_or_default();
+        let answer: serde_json::Value = res.json().unwrap_or_default();
         let silence_id = answer["silenceID"]
             .as_str()
             .filter(|id| is_silence_id(id))
@@ -291,11 +268,14 @@ impl Core {
         })?;
         let path = format!("/api/v2/silence/{}", active.silence_id);
         let res = target
-            .send(target.request(reqwest::Method::DELETE, &path))
+            .send(
+                &self.outbound,
+                target.request(&self.outbound, reqwest::Method::DELETE, &path),
+            )
             .await?;
         // 404: Alertmanager no longer knows it (its state was lost); it silences nothing.
-        if !res.status().is_success() && res.status() != reqwest::StatusCode::NOT_FOUND {
-            return Err(refused(res).await);
+        if !res.status.is_success() && res.status != reqwest::StatusCode::NOT_FOUND {
+            return Err(upstream_status("Alertmanager", res.status));
         }
         let now = self.now();
         let mut tx = self.db.begin().await?;

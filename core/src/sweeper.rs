@@ -126,6 +126,7 @@ impl Core {
             .execute(&self.db.pool)
             .await?;
         self.prune_events().await?;
+        self.forget_old_attempts().await?;
         if report.incidents_resolved > 0 {
             // Resolved incidents may have queued all-clears.
             self.wake_notifier();

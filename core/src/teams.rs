@@ -1,7 +1,9 @@
 //! Teams and memberships. Data in a team the caller is not in answers 404.
 
+use crate::accounts::revoke_links_of;
 use crate::authz::{self, SignedIn};
 use crate::{Actor, Core, Error, Result};
+use klaxon_domain::account::AccountKind;
 use klaxon_domain::sso::GrantSource;
 use klaxon_domain::team::{Member, OidcMapping, Role, Team, TeamSummary, TeamView};
 use klaxon_domain::{validate, Timestamp};
@@ -281,6 +283,12 @@ impl Core {
             .user_by_id(user_id)
             .await
             .map_err(|_| Error::Invalid("user_id: no such user".into()))?;
+        if user.kind == AccountKind::Service {
+            return Err(Error::Invalid(
+                "user_id: a service account cannot be a team member; a team-scoped account acts for its team"
+                    .into(),
+            ));
+        }
         sqlx::query(
             "INSERT INTO team_members (team_id, user_id, role, created_at) VALUES ($1, $2, $3, $4)",
         )
@@ -330,6 +338,9 @@ impl Core {
         if done.rows_affected() == 0 {
             return Err(self.member_missing_or_last_owner(team_id, user_id).await);
         }
+        if role != Role::Owner {
+            revoke_links_of(&mut tx, user_id, Some(team_id), self.now()).await?;
+        }
         tx.commit().await?;
         self.list_members(actor, team_id)
             .await?
@@ -355,6 +366,7 @@ impl Core {
         if done.rows_affected() == 0 {
             return Err(self.member_missing_or_last_owner(team_id, user_id).await);
         }
+        revoke_links_of(&mut tx, user_id, Some(team_id), self.now()).await?;
         tx.commit().await?;
         Ok(())
     }

@@ -1,8 +1,12 @@
-//! Password-login throttling and the sign-up limiter, kept in the database so every replica
-//! counts alike. A username with 10 failures in 15 minutes is refused for the rest of that
-//! window, even with the right password; an address gets a looser limit of its own. Sign-ups
-//! are counted per address in a table of their own, so a burst of them never locks anyone out
-//! of signing in.
+//! Limited attempts, counted in the database so every replica counts alike: password sign-in
+//! (10 per username and 50 per address per 15 minutes, even the right password is refused past
+//! them), sign-ups, device sign-ins, unknown device codes and single sign-ons per address.
+//!
+//! Each attempt is reserved before the work it guards (an argon2 hash, a row) by one
+//! conditional upsert on its (kind, subject) counter row, which both counts and decides: two
+//! concurrent attempts serialize on that row on PostgreSQL as on SQLite, so a burst cannot pass
+//! a check made before any of it was counted. A sign-in that turns out right gives its
+//! reservation back (`give_back`), so only failures use up the limit.
 
 use crate::{Core, Error, Result};
 
@@ -12,10 +16,22 @@ pub const PER_ADDRESS: i64 = 50;
 /// Sign-up attempts per address per `WINDOW`: a room of people joining through one office
 /// network fits; a script creating accounts (each an argon2 hash) does not.
 pub const SIGNUPS_PER_ADDRESS: i64 = 50;
+/// Single sign-ons started per address per `WINDOW`: each leaves a row until it is used or
+/// expires, so a script cannot fill the table; an office behind one address still fits.
+pub const SSO_STARTS_PER_ADDRESS: i64 = 100;
+/// Device sign-ins started per address per `WINDOW`: a person signs in a few terminals a day.
+pub const DEVICE_STARTS_PER_ADDRESS: i64 = 30;
+/// Polls with unknown device codes per address per `WINDOW`: a client that lost its code stops
+/// soon; a guesser stops here.
+pub const UNKNOWN_DEVICE_CODES_PER_ADDRESS: i64 = 30;
 
-/// Per-address attempts with a limit of their own.
+/// What is counted, each with its limit per `WINDOW`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Attempt {
+    /// Password checks of one username (sign-in, current password, device approval).
+    PasswordOfUsername,
+    /// Password checks from one address.
+    PasswordFromAddress,
     /// Sign-ups (`SIGNUPS_PER_ADDRESS`).
     Signup,
     /// Device sign-ins started (`DEVICE_STARTS_PER_ADDRESS`).
@@ -26,19 +42,11 @@ pub(crate) enum Attempt {
     SsoStart,
 }
 
-/// Single sign-ons started per address per `WINDOW`: each leaves a row until it is used or
-/// expires, so a script cannot fill the table; an office behind one address still fits.
-pub const SSO_STARTS_PER_ADDRESS: i64 = 100;
-
-/// Device sign-ins started per address per `WINDOW`: a person signs in a few terminals a day.
-pub const DEVICE_STARTS_PER_ADDRESS: i64 = 30;
-/// Polls with unknown device codes per address per `WINDOW`: a client that lost its code stops
-/// soon; a guesser stops here.
-pub const UNKNOWN_DEVICE_CODES_PER_ADDRESS: i64 = 30;
-
 impl Attempt {
     fn word(self) -> &'static str {
         match self {
+            Attempt::PasswordOfUsername => "password_username",
+            Attempt::PasswordFromAddress => "password_address",
             Attempt::Signup => "signup",
             Attempt::DeviceStart => "device_start",
             Attempt::UnknownDeviceCode => "unknown_device_code",
@@ -46,134 +54,129 @@ impl Attempt {
         }
     }
 
-    /// (table, extra condition, limit, what the refusal calls them).
-    fn rule(self) -> (&'static str, String, i64, &'static str) {
+    fn limit(self) -> i64 {
         match self {
-            Attempt::Signup => (
-                "signup_attempts",
-                String::new(),
-                SIGNUPS_PER_ADDRESS,
-                "sign-ups",
-            ),
-            Attempt::DeviceStart => (
-                "address_attempts",
-                format!("kind = '{}' AND", self.word()),
-                DEVICE_STARTS_PER_ADDRESS,
-                "terminal sign-ins",
-            ),
-            Attempt::UnknownDeviceCode => (
-                "address_attempts",
-                format!("kind = '{}' AND", self.word()),
-                UNKNOWN_DEVICE_CODES_PER_ADDRESS,
-                "unknown device codes",
-            ),
-            Attempt::SsoStart => (
-                "address_attempts",
-                format!("kind = '{}' AND", self.word()),
-                SSO_STARTS_PER_ADDRESS,
-                "single sign-ons",
-            ),
+            Attempt::PasswordOfUsername => PER_USERNAME,
+            Attempt::PasswordFromAddress => PER_ADDRESS,
+            Attempt::Signup => SIGNUPS_PER_ADDRESS,
+            Attempt::DeviceStart => DEVICE_STARTS_PER_ADDRESS,
+            Attempt::UnknownDeviceCode => UNKNOWN_DEVICE_CODES_PER_ADDRESS,
+            Attempt::SsoStart => SSO_STARTS_PER_ADDRESS,
         }
+    }
+
+    /// The refusal's sentence, given the minutes to wait.
+    fn refusal(self, minutes: i64) -> String {
+        let what = match self {
+            Attempt::PasswordOfUsername => "failed sign-ins for this username",
+            Attempt::PasswordFromAddress => "failed sign-ins from this address",
+            Attempt::Signup => "sign-ups from this address",
+            Attempt::DeviceStart => "terminal sign-ins from this address",
+            Attempt::UnknownDeviceCode => "unknown device codes from this address",
+            Attempt::SsoStart => "single sign-ons from this address",
+        };
+        format!("too many {what}; try again in {minutes} minutes")
     }
 }
 
+/// An attempt counted in its window; `give_back` returns it.
+#[derive(Debug, Clone)]
+pub(crate) struct Reserved {
+    kind: Attempt,
+    subject: String,
+    window_start: i64,
+}
+
+/// A password check's two reservations: its username's and its address's.
+#[derive(Debug, Clone)]
+pub(crate) struct PasswordAttempt(Reserved, Reserved);
+
 impl Core {
-    /// Refuses with `RateLimited` while the username or the address is over its limit.
-    pub(crate) async fn check_login_throttle(&self, username: &str, address: &str) -> Result<()> {
-        let since = self.now() - WINDOW;
-        for (column, value, limit) in [
-            ("username", username, PER_USERNAME),
-            ("address", address, PER_ADDRESS),
-        ] {
-            // `column` is one of two fixed names, never input.
-            let sql = format!(
-                "SELECT COUNT(*), MIN(at) FROM login_failures WHERE {column} = $1 AND at > $2"
-            );
-            let (count, oldest): (i64, Option<i64>) = sqlx::query_as(&sql)
-                .bind(value)
-                .bind(since)
-                .fetch_one(&self.db.pool)
-                .await?;
-            if count >= limit {
-                let retry_after = (oldest.unwrap_or(since) + WINDOW - self.now()).max(1);
-                return Err(Error::RateLimited {
-                    retry_after,
-                    message: format!(
-                        "too many failed sign-ins for this {column}; try again in {} minutes",
-                        (retry_after + 59) / 60
-                    ),
-                });
-            }
-        }
-        Ok(())
-    }
-
-    /// Counts a sign-up attempt of `address`, refusing it with `RateLimited` when the address
-    /// has made `SIGNUPS_PER_ADDRESS` in the window.
-    pub(crate) async fn check_signup_limit(&self, address: &str) -> Result<()> {
-        self.limit_address(Attempt::Signup, address).await?;
-        self.count_attempt(Attempt::Signup, address).await
-    }
-
-    /// Refuses with `RateLimited` while `address` has made `kind`'s limit of attempts in the
-    /// window.
-    pub(crate) async fn limit_address(&self, kind: Attempt, address: &str) -> Result<()> {
+    /// Counts one attempt of `kind` by `subject`, or refuses it with `RateLimited` when the
+    /// window's limit is used up. Counting and deciding are one statement.
+    pub(crate) async fn reserve(&self, kind: Attempt, subject: &str) -> Result<Reserved> {
         let now = self.now();
-        let since = now - WINDOW;
-        let (table, filter, limit, what) = kind.rule();
-        // `table` and `filter` are fixed per kind, never input.
-        sqlx::query(&format!("DELETE FROM {table} WHERE at <= $1"))
-            .bind(since)
-            .execute(&self.db.pool)
-            .await?;
-        let (count, oldest): (i64, Option<i64>) = sqlx::query_as(&format!(
-            "SELECT COUNT(*), MIN(at) FROM {table} WHERE {filter} address = $1 AND at > $2"
-        ))
-        .bind(address)
-        .bind(since)
-        .fetch_one(&self.db.pool)
+        let expired = now - WINDOW;
+        let counted: Option<(i64,)> = sqlx::query_as(
+            "INSERT INTO attempt_counts (kind, subject, window_start, attempts) VALUES ($1, $2, $3, 1) \
+             ON CONFLICT (kind, subject) DO UPDATE SET \
+               window_start = CASE WHEN attempt_counts.window_start <= $4 THEN $3 ELSE attempt_counts.window_start END, \
+               attempts = CASE WHEN attempt_counts.window_start <= $4 THEN 1 ELSE attempt_counts.attempts + 1 END \
+             WHERE attempt_counts.window_start <= $4 OR attempt_counts.attempts < $5 \
+             RETURNING window_start",
+        )
+        .bind(kind.word())
+        .bind(subject)
+        .bind(now)
+        .bind(expired)
+        .bind(kind.limit())
+        .fetch_optional(&self.db.pool)
         .await?;
-        if count >= limit {
-            let retry_after = (oldest.unwrap_or(since) + WINDOW - now).max(1);
-            return Err(Error::RateLimited {
-                retry_after,
-                message: format!(
-                    "too many {what} from this address; try again in {} minutes",
-                    (retry_after + 59) / 60
-                ),
+        if let Some((window_start,)) = counted {
+            return Ok(Reserved {
+                kind,
+                subject: subject.to_string(),
+                window_start,
             });
         }
+        let (window_start,): (i64,) = sqlx::query_as(
+            "SELECT window_start FROM attempt_counts WHERE kind = $1 AND subject = $2",
+        )
+        .bind(kind.word())
+        .bind(subject)
+        .fetch_optional(&self.db.pool)
+        .await?
+        .unwrap_or((now,));
+        let retry_after = (window_start + WINDOW - now).max(1);
+        Err(Error::RateLimited {
+            retry_after,
+            message: kind.refusal((retry_after + 59) / 60),
+        })
+    }
+
+    /// Gives a reserved attempt back (it turned out not to count), unless its window has ended.
+    pub(crate) async fn give_back(&self, reserved: &Reserved) -> Result<()> {
+        sqlx::query(
+            "UPDATE attempt_counts SET attempts = attempts - 1 \
+             WHERE kind = $1 AND subject = $2 AND window_start = $3 AND attempts > 0",
+        )
+        .bind(reserved.kind.word())
+        .bind(&reserved.subject)
+        .bind(reserved.window_start)
+        .execute(&self.db.pool)
+        .await?;
         Ok(())
     }
 
-    /// Counts one attempt of `kind` by `address`.
-    pub(crate) async fn count_attempt(&self, kind: Attempt, address: &str) -> Result<()> {
-        let (table, _, _, _) = kind.rule();
-        let sql = match kind {
-            Attempt::Signup => format!("INSERT INTO {table} (address, at) VALUES ($1, $2)"),
-            _ => format!(
-                "INSERT INTO {table} (kind, address, at) VALUES ('{}', $1, $2)",
-                kind.word()
-            ),
-        };
-        sqlx::query(&sql)
-            .bind(address)
-            .bind(self.now())
-            .execute(&self.db.pool)
+    /// Reserves a password check of `username` from `address`, before any hashing: refused
+    /// while either is over its limit.
+    pub(crate) async fn reserve_password_check(
+        &self,
+        username: &str,
+        address: &str,
+    ) -> Result<PasswordAttempt> {
+        let user = self
+            .reserve(Attempt::PasswordOfUsername, &username.to_lowercase())
             .await?;
-        Ok(())
+        match self.reserve(Attempt::PasswordFromAddress, address).await {
+            Ok(from) => Ok(PasswordAttempt(user, from)),
+            Err(e) => {
+                self.give_back(&user).await?;
+                Err(e)
+            }
+        }
     }
 
-    pub(crate) async fn record_login_failure(&self, username: &str, address: &str) -> Result<()> {
-        let now = self.now();
-        sqlx::query("DELETE FROM login_failures WHERE at <= $1")
-            .bind(now - WINDOW)
-            .execute(&self.db.pool)
-            .await?;
-        sqlx::query("INSERT INTO login_failures (username, address, at) VALUES ($1, $2, $3)")
-            .bind(username)
-            .bind(address)
-            .bind(now)
+    /// The password was right: the check does not count against either limit.
+    pub(crate) async fn password_check_passed(&self, attempt: &PasswordAttempt) -> Result<()> {
+        self.give_back(&attempt.0).await?;
+        self.give_back(&attempt.1).await
+    }
+
+    /// Forgets counters whose window has ended (the sweeper's pass calls it).
+    pub async fn forget_old_attempts(&self) -> Result<()> {
+        sqlx::query("DELETE FROM attempt_counts WHERE window_start <= $1")
+            .bind(self.now() - WINDOW)
             .execute(&self.db.pool)
             .await?;
         Ok(())

@@ -161,6 +161,10 @@ pub enum ChangeKind {
     Taken,
     TakenOver,
     RotationApplied,
+    /// Dates given by hand (`POST /api/teams/{id}/schedule`).
+    Assigned,
+    /// A date removed from the schedule.
+    Removed,
 }
 
 crate::words!(ChangeKind, "schedule change" {
@@ -169,6 +173,8 @@ crate::words!(ChangeKind, "schedule change" {
     Taken => "taken",
     TakenOver => "taken_over",
     RotationApplied => "rotation_applied",
+    Assigned => "assigned",
+    Removed => "removed",
 });
 
 /// `GET /api/teams/{team_id}/schedule/changes`: newest first.

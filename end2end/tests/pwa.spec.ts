@@ -83,3 +83,60 @@ test('installable, opens offline with what was last seen, refuses actions offlin
   fs.rmSync(profile, { recursive: true, force: true });
   await removeTeam(request, teamId);
 });
+
+// Kept pages belong to the account that saw them: signing out in the app and another person
+// signing in on the same phone never shows the first person's pages offline.
+test('pages kept offline are the signed-in account\'s only', async ({ request, baseURL }) => {
+  const { teamId, alertname } = await teamWithIncident(request, 'kept', 'AlicesOwn');
+  const dave = `dave-${Date.now().toString(36)}`;
+  expect((await request.post('/api/users', { data: { username: dave, password: PASSWORD } })).status()).toBe(201);
+
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'klaxon-kept-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run'],
+    viewport: { width: 390, height: 844 },
+    baseURL,
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const signIn = async (username: string) => {
+    await page.getByLabel('Username').fill(username);
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page).toHaveURL(/\/$/);
+    await hydrated(page);
+  };
+  await page.goto('/login');
+  await signIn('alice');
+  await expect.poll(() => page.evaluate(async () => !!(await navigator.serviceWorker.ready).active)).toBe(true);
+  // Loaded under the worker, alice's list is kept.
+  await page.reload();
+  const alicesRow = page.getByRole('link', { name: new RegExp(alertname) });
+  await expect(alicesRow).toBeVisible();
+  await expect
+    .poll(() => page.evaluate(async () => (await (await caches.open('klaxon-pages-v1')).keys()).length))
+    .toBeGreaterThan(0);
+
+  // Alice signs out in the app, dave signs in in the app: no page is typed into the address bar.
+  await page.goto('/me');
+  await hydrated(page);
+  const signOut = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('/rpc/'));
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  expect((await signOut).headers()['clear-site-data']).toBe('"cache"');
+  await expect(page).toHaveURL(/\/login/);
+  await hydrated(page);
+  await signIn(dave);
+
+  // Offline, dave sees nothing of alice's.
+  await context.setOffline(true);
+  await page.goto('/');
+  // Dave's own copy under the offline banner, or the offline page: either says it is offline.
+  await expect(page.getByRole('alert').first()).toContainText(/[Oo]ffline/);
+  await expect(page.getByText(new RegExp(alertname))).toHaveCount(0);
+  await expect(page.getByText('alice', { exact: true })).toHaveCount(0);
+  await context.setOffline(false);
+
+  await context.close();
+  fs.rmSync(profile, { recursive: true, force: true });
+  await removeTeam(request, teamId);
+});

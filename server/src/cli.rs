@@ -2,6 +2,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use klaxon_core::client::TrustedProxies;
+use klaxon_core::outbound::OutboundAllow;
 use klaxon_core::sso::OidcConfig;
 use klaxon_core::{Config, Core, Db};
 use klaxon_domain::alerting::Severity;
@@ -120,6 +121,18 @@ struct ServeArgs {
     /// e.g. 10.0.0.0/8. Default none: the connection's address is the client's.
     #[arg(long, env = "KLAXON_TRUSTED_PROXIES", default_value = "")]
     trusted_proxies: String,
+    /// Internal networks that URLs users give (an integration's Alertmanager) may reach:
+    /// comma-separated CIDRs or addresses, e.g. 10.0.0.0/8. Default none: loopback and private
+    /// addresses are refused; link-local and metadata addresses always are.
+    #[arg(long, env = "KLAXON_OUTBOUND_ALLOW", default_value = "")]
+    outbound_allow: String,
+    /// `true` serves the deprecated key-less webhook `POST /api/alertmanager/webhook`, which
+    /// routes to the oldest team (for upgrades only).
+    #[arg(long, env = "KLAXON_LEGACY_WEBHOOK", default_value_t = false, action = clap::ArgAction::Set)]
+    legacy_webhook: bool,
+    /// Connections served at once; past it, only health checks are answered (default 1024).
+    #[arg(long, env = "KLAXON_MAX_CONNECTIONS", default_value_t = crate::listen::MAX_CONNECTIONS)]
+    max_connections: usize,
     /// Log filter, e.g. info or klaxon=debug.
     #[arg(long, env = "KLAXON_LOG", default_value = "info")]
     log: String,
@@ -261,8 +274,12 @@ impl ServeArgs {
         }
         let trusted_proxies = TrustedProxies::parse(&self.trusted_proxies)
             .map_err(|e| format!("KLAXON_TRUSTED_PROXIES: {e}"))?;
+        let outbound_allow = OutboundAllow::parse(&self.outbound_allow)
+            .map_err(|e| format!("KLAXON_OUTBOUND_ALLOW: {e}"))?;
         Ok(Config {
             trusted_proxies,
+            outbound_allow,
+            legacy_webhook: self.legacy_webhook,
             deadman_seed: self.deadman_seed()?,
             public_url: public_url.trim_end_matches('/').to_string(),
             password_login: self.password_login,
@@ -359,6 +376,12 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let core = Core::start(db, klaxon_core::clock::serving_clock(), config)
         .await
         .map_err(|e| format!("cannot start: {e:?}"))?;
+    if core.config.legacy_webhook {
+        tracing::warn!(
+            "the key-less webhook POST /api/alertmanager/webhook is on (KLAXON_LEGACY_WEBHOOK): \
+             anyone who reaches Klaxon can open incidents in the oldest team"
+        );
+    }
     let loops = crate::loops::spawn(core.clone());
     let listener = tokio::net::TcpListener::bind(args.addr)
         .await
@@ -369,17 +392,17 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         args.addr
     );
     let streams = core.clone();
-    axum::serve(
-        listener,
-        crate::app(core).into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(async move {
+    let limits = crate::listen::Limits {
+        max_connections: args.max_connections,
+        ..Default::default()
+    }
+    .fitted();
+    crate::listen::serve(listener, crate::app(core), limits, async move {
         shutdown().await;
         // Live-update streams never end by themselves; end them so the stop is not held open.
         streams.close_events();
     })
-    .await
-    .map_err(|e| e.to_string())?;
+    .await;
     // No new requests now and the ones in flight are answered: finish the loops' passes and
     // hand the lease over.
     tracing::info!("stopping");

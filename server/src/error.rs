@@ -25,7 +25,7 @@ impl IntoResponse for ApiError {
         let status =
             StatusCode::from_u16(body.error.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let mut res = (status, Json(body)).into_response();
-        if let Error::RateLimited { retry_after, .. } = self.0 {
+        if let Some(retry_after) = self.0.retry_after() {
             if let Ok(v) = HeaderValue::from_str(&retry_after.to_string()) {
                 res.headers_mut().insert(header::RETRY_AFTER, v);
             }

@@ -7,6 +7,7 @@ mod bench;
 pub mod cli;
 pub mod error;
 pub mod extract;
+pub mod listen;
 pub mod loops;
 mod terminal;
 mod web;
@@ -102,6 +103,16 @@ pub fn app(core: Core) -> Router {
         ))
         .layer(tower_http::compression::CompressionLayer::new())
         .with_state(state)
+}
+
+/// A method outside HTTP's standard set: refused before routing, without repeating it.
+pub(crate) fn unknown_method() -> Response {
+    let body = ErrorBody {
+        error: ErrorCode::MethodNotAllowed,
+        message: "unknown HTTP method; Klaxon answers GET, HEAD, POST, PUT, PATCH, DELETE and OPTIONS"
+            .into(),
+    };
+    (StatusCode::METHOD_NOT_ALLOWED, Json(body)).into_response()
 }
 
 /// A known path asked with the wrong method: the error shape, like every other refusal (axum

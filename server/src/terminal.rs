@@ -43,6 +43,14 @@ fn credentials_path() -> Result<PathBuf, String> {
 
 fn save(c: &Credentials) -> Result<PathBuf, String> {
     let path = credentials_path()?;
+    save_to(&path, c)?;
+    Ok(path)
+}
+
+/// Writes the credentials to a new file of mode 0600 beside `path`, then renames it over
+/// `path`: whatever mode an existing file had, the session is never readable by others, not
+/// even for a moment, and a crash leaves the old file or the new one whole.
+fn save_to(path: &std::path::Path, c: &Credentials) -> Result<(), String> {
     let dir = path.parent().ok_or("no config directory")?;
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);
@@ -52,15 +60,24 @@ fn save(c: &Credentials) -> Result<PathBuf, String> {
         .create(dir)
         .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let text = serde_json::to_string_pretty(c).map_err(|e| e.to_string())?;
+    let temp = dir.join(format!(".credentials.{}.tmp", std::process::id()));
     let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
+    options.write(true).create_new(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut file = options
-        .open(&path)
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    std::io::Write::write_all(&mut file, text.as_bytes()).map_err(|e| e.to_string())?;
-    Ok(path)
+    let _ = std::fs::remove_file(&temp);
+    let written = options
+        .open(&temp)
+        .and_then(|mut file| {
+            std::io::Write::write_all(&mut file, text.as_bytes())?;
+            file.sync_all()
+        })
+        .and_then(|()| std::fs::rename(&temp, path));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&temp);
+        return Err(format!("cannot write {}: {e}", path.display()));
+    }
+    Ok(())
 }
 
 fn load() -> Result<Credentials, String> {
@@ -248,4 +265,32 @@ pub async fn ack(args: AckArgs) -> Result<(), String> {
         i["title"].as_str().unwrap_or("")
     );
     Ok(())
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn an_existing_readable_file_becomes_private() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("klaxon").join("credentials");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "old").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let c = Credentials {
+            server: "http://klaxon".into(),
+            username: "alice".into(),
+            session_token: "t".repeat(64),
+        };
+        save_to(&path, &c).unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "the credentials file is {mode:o}");
+        let kept: Credentials =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(kept.session_token, c.session_token);
+        let leftovers = std::fs::read_dir(path.parent().unwrap()).unwrap().count();
+        assert_eq!(leftovers, 1, "no temporary file is left behind");
+    }
 }

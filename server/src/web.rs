@@ -68,7 +68,35 @@ pub fn router(state: &AppState) -> Router<AppState> {
             shell(options.clone(), assets::stylesheet())
         })
         .fallback(fallback)
+        .layer(axum::middleware::from_fn(tag_account))
 }
+
+/// Marks a page with the session it was rendered for (`X-Klaxon-Account`), so the service
+/// worker keeps pages for one account only and forgets them when another signs in.
+async fn tag_account(req: Request, next: axum::middleware::Next) -> Response {
+    let tag = req
+        .headers()
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find_map(klaxon_core::credentials::session_from_cookie_header)
+        .map(klaxon_core::credentials::account_tag);
+    let mut res = next.run(req).await;
+    let html = res
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/html"));
+    if let (true, Some(tag)) = (html, tag) {
+        if let Ok(v) = HeaderValue::from_str(&tag) {
+            res.headers_mut().insert(ACCOUNT_HEADER, v);
+        }
+    }
+    res
+}
+
+/// The header `tag_account` sets (read by `public/sw.js`).
+const ACCOUNT_HEADER: &str = "x-klaxon-account";
 
 /// Unknown `/api/` paths get a JSON 404; paths with a file extension are site files; every
 /// other path is the app's entry page, so deep links survive a reload.

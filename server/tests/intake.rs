@@ -405,8 +405,34 @@ both!(truncated_alerts_are_never_resolved_by_omission, |app| {
     assert_eq!(app.incidents(&bob, team).await[0]["state"], "triggered");
 });
 
-both!(
+/// The key-less path turned on, as `KLAXON_LEGACY_WEBHOOK=true` does.
+fn legacy() -> klaxon_core::Config {
+    klaxon_core::Config {
+        legacy_webhook: true,
+        ..test_config()
+    }
+}
+
+both!(the_legacy_path_is_off_unless_turned_on, |app| {
+    let (_, bob, team, _) = setup(&app).await;
+    let before = app.incidents(&bob, team).await.len();
+    app.post(
+        "/api/alertmanager/webhook",
+        &Auth::None,
+        Payload::new("g")
+            .alert("off", "firing", 0, None, json!({}))
+            .json(),
+    )
+    .await
+    .expect_error(404, "not_found");
+    assert_eq!(app.incidents(&bob, team).await.len(), before);
+    let listed = app.get("/api/alerts", &bob).await.expect(200);
+    assert!(!listed.to_string().contains("\"off\""), "no alert was stored");
+});
+
+both_with!(
     the_legacy_path_routes_to_the_oldest_team_and_is_deprecated,
+    legacy(),
     |app| {
         let (admin, bob, team, _) = setup(&app).await;
         app.team(&admin, "younger").await;
@@ -558,7 +584,7 @@ both!(ten_thousand_alerts_in_one_payload_all_land, |app| {
     assert_eq!(incidents.len(), 1, "one group, one incident");
 });
 
-both!(the_last_sender_wins_on_integration_id, |app| {
+both_with!(the_last_sender_wins_on_integration_id, legacy(), |app| {
     let (_, bob, team, first) = setup(&app).await;
     let second = app.integration(&bob, team).await;
     let ids: Vec<i64> = app

@@ -533,7 +533,7 @@ both!(test_page_reports_the_push_service_error, |app| {
     .unwrap();
     let k = app
         .post(
-            &format!("/api/users/{id}/api-keys"),
+            &format!("/api/service-accounts/{id}/api-keys"),
             &w.admin,
             json!({"name": "ci"}),
         )

@@ -175,13 +175,25 @@ both!(
     .unwrap();
         let k = app
             .post(
-                &format!("/api/users/{robot_id}/api-keys"),
+                &format!("/api/service-accounts/{robot_id}/api-keys"),
                 &admin,
                 json!({"name": "ci"}),
             )
             .await
             .expect(201);
         let robot = Auth::Key(k["key"].as_str().unwrap().to_string());
+        // The roster shows the caller's teams: carol shares one with bob, and bob is in the
+        // robot's team too.
+        let shared = app.team(&admin, "shared").await;
+        for (team, user) in [(shared, bob_id), (shared, carol_id), (other, bob_id)] {
+            app.post(
+                &format!("/api/teams/{team}/members"),
+                &admin,
+                json!({"user_id": user}),
+            )
+            .await
+            .expect(201);
+        }
 
         let topic_of = |roster: &Value, id: i64| -> Value {
             let row = roster

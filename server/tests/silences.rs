@@ -213,7 +213,7 @@ both!(a_silence_reaches_alertmanager_and_expires_early, |app| {
 
     // Alertmanager down: the reason is shown and nothing is recorded as silenced.
     drop(am);
-    refused(&app, &w.bob.1, incident, "not reachable", 1).await;
+    refused(&app, &w.bob.1, incident, "could not be reached", 1).await;
 
     // Clearing the URL clears the credentials too.
     let i = app

@@ -49,6 +49,12 @@ pub async fn logout() -> Result<(), ServerFnError> {
         core.logout(&actor).await.map_err(fail)?;
     }
     set_cookie(&core()?.clear_session_cookie())?;
+    if let Some(res) = use_context::<leptos_axum::ResponseOptions>() {
+        res.insert_header(
+            axum::http::header::HeaderName::from_static("clear-site-data"),
+            axum::http::HeaderValue::from_static(klaxon_core::credentials::CLEAR_ON_SIGN_OUT),
+        );
+    }
     leptos_axum::redirect("/login");
     Ok(())
 }

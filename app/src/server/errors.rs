@@ -52,7 +52,7 @@ fn set_status(e: &Error) {
     let status =
         StatusCode::from_u16(e.code().status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     options.set_status(status);
-    if let Error::RateLimited { retry_after, .. } = e {
+    if let Some(retry_after) = e.retry_after() {
         if let Ok(v) = HeaderValue::from_str(&retry_after.to_string()) {
             options.insert_header(header::RETRY_AFTER, v);
         }

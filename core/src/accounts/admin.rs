@@ -2,7 +2,6 @@
 
 use super::{invalid, NewUser};
 use crate::authz::require_human_admin;
-use crate::secrets;
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::account::{AccountKind, User};
 use klaxon_domain::sso::GrantSource;
@@ -24,7 +23,7 @@ impl Core {
             None => None,
         };
         let hash = match new.password {
-            Some(p) => Some(secrets::hash_password_async(p).await),
+            Some(p) => Some(self.hasher.hash(p).await?),
             None => None,
         };
         let (id,): (i64,) = sqlx::query_as(
@@ -51,6 +50,7 @@ impl Core {
         self.user_by_id(id).await?;
         let mut tx = self.db.begin().await?;
         lock_admins(&mut tx).await?;
+        super::revoke_links_of(&mut tx, id, None, self.now()).await?;
         let done = sqlx::query(&format!(
             "DELETE FROM users WHERE id = $1 AND {NOT_LAST_ADMIN}"
         ))
@@ -100,6 +100,7 @@ impl Core {
                 .bind(id)
                 .execute(&mut *tx)
                 .await?;
+            super::revoke_links_of(&mut tx, id, None, self.now()).await?;
         }
         tx.commit().await?;
         self.user_by_id(id).await

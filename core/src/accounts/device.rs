@@ -46,8 +46,7 @@ impl Core {
     /// address in the window.
     pub async fn start_device(&self, request: &Presented<'_>) -> Result<DeviceStart> {
         let address = self.client_address(request);
-        self.limit_address(Attempt::DeviceStart, &address).await?;
-        self.count_attempt(Attempt::DeviceStart, &address).await?;
+        self.reserve(Attempt::DeviceStart, &address).await?;
         let now = self.now();
         sqlx::query("DELETE FROM device_codes WHERE expires_at < $1")
             .bind(now - DEVICE_TTL)
@@ -87,8 +86,8 @@ impl Core {
     ) -> Result<StartedSession> {
         let expired = || poll_error(ErrorCode::ExpiredToken, "the code expired; start again");
         let address = self.client_address(request);
-        self.limit_address(Attempt::UnknownDeviceCode, &address)
-            .await?;
+        // Reserved before the lookup and given back when the code exists.
+        let guess = self.reserve(Attempt::UnknownDeviceCode, &address).await?;
         let found: Option<DeviceRow> = if looks_like_token(device_code) {
             sqlx::query_as(
             "SELECT id, state, user_id, session_ceiling, last_polled_at, expires_at FROM device_codes WHERE device_code_hash = $1",
@@ -100,10 +99,9 @@ impl Core {
             None
         };
         let Some(row) = found else {
-            self.count_attempt(Attempt::UnknownDeviceCode, &address)
-                .await?;
             return Err(expired());
         };
+        self.give_back(&guess).await?;
         let now = self.now();
         if row.expires_at <= now || row.state == DeviceState::Redeemed {
             return Err(expired());
@@ -175,7 +173,8 @@ impl Core {
                 "only a signed-in browser may approve a device; an API key may not",
             ));
         };
-        self.check_login_throttle(&actor.username, &actor.address)
+        let attempt = self
+            .reserve_password_check(&actor.username, &actor.address)
             .await?;
         let now = self.now();
         let decision = if approve {
@@ -207,13 +206,12 @@ impl Core {
             None => false,
         };
         if !found {
-            self.record_login_failure(&actor.username, &actor.address)
-                .await?;
             return Err(Error::Invalid(
                 "user_code: no pending sign-in has this code; check it, or start again in the terminal"
                     .into(),
             ));
         }
+        self.password_check_passed(&attempt).await?;
         Ok(())
     }
 }

@@ -139,3 +139,24 @@ impl Core {
         Ok(row.into_invite(self.now()))
     }
 }
+
+/// Revokes the usable links `user_id` made, in `team_id` or (`None`) in every team. Called in
+/// the transaction that takes the owner role away, removes the person from the team, or
+/// disables or deletes them, so a link never outlives its maker's right to make it.
+pub(crate) async fn revoke_links_of(
+    tx: &mut crate::db::Tx,
+    user_id: i64,
+    team_id: Option<i64>,
+    now: i64,
+) -> Result<()> {
+    sqlx::query(
+        "UPDATE invites SET revoked_at = $1 \
+         WHERE created_by = $2 AND ($3 IS NULL OR team_id = $3) AND revoked_at IS NULL",
+    )
+    .bind(now)
+    .bind(user_id)
+    .bind(team_id)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}

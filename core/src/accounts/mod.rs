@@ -10,9 +10,10 @@ mod signin;
 mod signup;
 
 pub(crate) use admin::lock_admins;
+pub(crate) use invites::revoke_links_of;
 pub use signin::{StartedSession, SESSION_TTL};
 
-use crate::authz::{may_see_private_fields, require_admin, require_human, signed_in, SignedIn};
+use crate::authz::{self, may_see_private_fields, require_admin, require_human, signed_in, SignedIn};
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::account::{AccountKind, Me, MyTeam, Scope, User};
 use klaxon_domain::sso::GrantSource;
@@ -83,6 +84,16 @@ pub struct NewUser {
     pub email: Option<String>,
 }
 
+/// Which accounts the caller sees (see `list_users`). Parameters: $1 the exact username asked
+/// for or NULL, $2 1 when the caller sees every account, $3 the caller's id, $4 the caller's
+/// team scope or NULL.
+const VISIBLE: &str = "$2 = 1 OR users.id = $3 \
+     OR (users.kind = 'human' AND $1 IS NOT NULL) \
+     OR (users.kind = 'human' AND users.id IN (SELECT b.user_id FROM team_members b WHERE b.team_id IN \
+         (SELECT a.team_id FROM team_members a WHERE a.user_id = $3) OR b.team_id = $4)) \
+     OR (users.kind = 'service' AND (users.team_id = $4 OR users.team_id IN \
+         (SELECT a.team_id FROM team_members a WHERE a.user_id = $3)))";
+
 /// The user as `actor` may see them.
 fn redacted_for(actor: &Actor, mut user: User) -> User {
     if !may_see_private_fields(actor, user.id) {
@@ -109,33 +120,46 @@ impl Core {
         Ok(row.into())
     }
 
-    /// The roster, open to every signed-in caller; `username` filters to an exact name.
-    /// Push topics are left out except the caller's own (all of them for an administrator).
+    /// The roster as the caller may see it; `username` filters to an exact name. Administrators
+    /// and instance-scoped service accounts see every account. Anyone else sees themselves,
+    /// the people and service accounts of their teams, and, by exact name only, any person (so
+    /// an owner can add someone by name), never another team's service accounts.
     pub async fn list_users(&self, actor: &Actor, username: Option<&str>) -> Result<Vec<User>> {
         let SignedIn = signed_in(actor);
-        let rows: Vec<UserRow> = match username {
-            Some(u) => {
-                let sql = format!("SELECT {USER_COLUMNS} FROM users WHERE username = $1");
-                sqlx::query_as(&sql)
-                    .bind(u.trim().to_lowercase())
-                    .fetch_all(&self.db.pool)
-                    .await?
-            }
-            None => {
-                let sql = format!("SELECT {USER_COLUMNS} FROM users ORDER BY username");
-                sqlx::query_as(&sql).fetch_all(&self.db.pool).await?
-            }
-        };
+        let username = username.map(|u| u.trim().to_lowercase());
+        let sql = format!(
+            "SELECT {USER_COLUMNS} FROM users WHERE ($1 IS NULL OR username = $1) AND ({VISIBLE}) \
+             ORDER BY username"
+        );
+        let rows: Vec<UserRow> = sqlx::query_as(&sql)
+            .bind(username.as_deref())
+            .bind(authz::sees_every_account(actor) as i64)
+            .bind(actor.user_id)
+            .bind(actor.team_scope)
+            .fetch_all(&self.db.pool)
+            .await?;
         Ok(rows
             .into_iter()
             .map(|row| redacted_for(actor, row.into()))
             .collect())
     }
 
-    /// Open to every signed-in caller, like the roster.
+    /// One account, when the roster would show it to the caller (by its name); else 404.
     pub async fn get_user(&self, actor: &Actor, id: i64) -> Result<User> {
         let SignedIn = signed_in(actor);
-        Ok(redacted_for(actor, self.user_by_id(id).await?))
+        let sql = format!(
+            "SELECT {USER_COLUMNS} FROM users WHERE id = $5 AND (($1 IS NULL OR username = $1) AND ({VISIBLE}))"
+        );
+        let row: UserRow = sqlx::query_as(&sql)
+            .bind(None::<String>)
+            .bind(authz::sees_every_account(actor) as i64)
+            .bind(actor.user_id)
+            .bind(actor.team_scope)
+            .bind(id)
+            .fetch_optional(&self.db.pool)
+            .await?
+            .ok_or(Error::NotFound)?;
+        Ok(redacted_for(actor, row.into()))
     }
 
     /// The administrator's user listing (same rows, administrator only).

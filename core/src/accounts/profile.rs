@@ -3,7 +3,7 @@
 
 use super::invalid;
 use crate::authz::require_self_or_admin;
-use crate::secrets::{self, hash_token, new_token};
+use crate::secrets::{hash_token, new_token};
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::account::{ApiKeyInfo, NewApiKey, User};
 use klaxon_domain::{validate, Timestamp};
@@ -19,6 +19,7 @@ impl Core {
         current: Option<&str>,
     ) -> Result<()> {
         require_self_or_admin(actor, id)?;
+        self.person(id).await?;
         validate::password(password).map_err(invalid)?;
         let (stored,): (Option<String>,) =
             sqlx::query_as("SELECT password_hash FROM users WHERE id = $1")
@@ -32,21 +33,21 @@ impl Core {
             })?;
             // Guesses at the current password count with the sign-in failures of the username,
             // so a stolen session cannot try passwords faster than the sign-in page allows.
-            self.check_login_throttle(&actor.username, &actor.address)
+            let attempt = self
+                .reserve_password_check(&actor.username, &actor.address)
                 .await?;
             let ok = match stored {
-                Some(h) => secrets::verify_password_async(current.to_string(), Some(h)).await,
+                Some(h) => self.hasher.verify(current.to_string(), Some(h)).await?,
                 None => false,
             };
             if !ok {
-                self.record_login_failure(&actor.username, &actor.address)
-                    .await?;
                 return Err(Error::Invalid(
                     "current_password: that is not your current password".into(),
                 ));
             }
+            self.password_check_passed(&attempt).await?;
         }
-        let hash = secrets::hash_password_async(password.to_string()).await;
+        let hash = self.hasher.hash(password.to_string()).await?;
         let keep = if id == actor.user_id {
             actor.session_id().unwrap_or(-1)
         } else {
@@ -70,6 +71,7 @@ impl Core {
     pub async fn set_push_topic(&self, actor: &Actor, id: i64, topic: &str) -> Result<User> {
         require_self_or_admin(actor, id)?;
         let topic = validate::push_topic(topic).map_err(invalid)?;
+        self.person(id).await?;
         let done = sqlx::query("UPDATE users SET push_topic = $1 WHERE id = $2")
             .bind(topic)
             .bind(id)
@@ -83,8 +85,19 @@ impl Core {
 
     pub async fn list_api_keys(&self, actor: &Actor, user_id: i64) -> Result<Vec<ApiKeyInfo>> {
         require_self_or_admin(actor, user_id)?;
-        self.user_by_id(user_id).await?;
+        self.person(user_id).await?;
         self.keys_of(user_id).await
+    }
+
+    /// The user `id`, refused when it is a service account: a person's settings are not its.
+    async fn person(&self, id: i64) -> Result<User> {
+        let user = self.user_by_id(id).await?;
+        if user.kind == klaxon_domain::account::AccountKind::Service {
+            return Err(Error::forbidden(
+                "a service account has no password or push topic; its keys are managed under /api/service-accounts",
+            ));
+        }
+        Ok(user)
     }
 
     /// The user's keys, newest first; the caller has checked the right to see them.
@@ -123,12 +136,13 @@ impl Core {
         name: &str,
     ) -> Result<NewApiKey> {
         require_self_or_admin(actor, user_id)?;
-        self.user_by_id(user_id).await?;
+        self.person(user_id).await?;
         self.mint_key(user_id, name).await
     }
 
     pub async fn delete_api_key(&self, actor: &Actor, user_id: i64, key_id: i64) -> Result<()> {
         require_self_or_admin(actor, user_id)?;
+        self.person(user_id).await?;
         self.revoke_key(user_id, key_id).await
     }
 

@@ -2,7 +2,7 @@
 
 use super::invalid;
 use crate::credentials::Presented;
-use crate::secrets::{self, hash_token, looks_like_token, new_token};
+use crate::secrets::{hash_token, looks_like_token, new_token};
 use crate::{Actor, Core, Error, Result, Via};
 use klaxon_domain::account::{AccountKind, AuthConfig, Bootstrapped, User};
 use klaxon_domain::validate;
@@ -43,7 +43,7 @@ impl Core {
             validate::password(p).map_err(invalid)?;
         }
         let hash = match password {
-            Some(p) => Some(secrets::hash_password_async(p.to_string()).await),
+            Some(p) => Some(self.hasher.hash(p.to_string()).await?),
             None => None,
         };
         let now = self.now();
@@ -78,7 +78,8 @@ impl Core {
     }
 
     /// Password sign-in. Unknown user, wrong password and disabled account get one identical
-    /// answer; the throttle refuses before the password is even checked. A browser's sign-in
+    /// answer; the attempt is counted (and refused past the limits) before the password is
+    /// even checked. A browser's sign-in
     /// must come from our own pages (no login CSRF), and the address the throttle counts is
     /// read from the request as `client_address` says.
     pub async fn login(
@@ -103,20 +104,20 @@ impl Core {
         {
             return Err(unauthorized_login());
         }
-        self.check_login_throttle(&username, address).await?;
+        let attempt = self.reserve_password_check(&username, address).await?;
         let row: Option<(i64, Option<String>, i64)> =
             sqlx::query_as("SELECT id, password_hash, disabled FROM users WHERE username = $1")
                 .bind(&username)
                 .fetch_optional(&self.db.pool)
                 .await?;
         let hash = row.as_ref().and_then(|(_, h, _)| h.clone());
-        let ok = secrets::verify_password_async(password.to_string(), hash).await;
+        let ok = self.hasher.verify(password.to_string(), hash).await?;
         match row {
-            Some((id, _, 0)) if ok => self.start_session(id, None).await,
-            _ => {
-                self.record_login_failure(&username, address).await?;
-                Err(unauthorized_login())
+            Some((id, _, 0)) if ok => {
+                self.password_check_passed(&attempt).await?;
+                self.start_session(id, None).await
             }
+            _ => Err(unauthorized_login()),
         }
     }
 

@@ -4,7 +4,8 @@
 
 use super::{invalid, StartedSession};
 use crate::credentials::Presented;
-use crate::secrets::{self, hash_token, looks_like_token};
+use crate::secrets::{hash_token, looks_like_token};
+use crate::throttle::Attempt;
 use crate::{Core, Error, Result};
 use klaxon_domain::invite::{InviteTeam, SignupCheck};
 use klaxon_domain::settings::SignupMode;
@@ -80,7 +81,7 @@ impl Core {
             ));
         }
         self.check_same_origin(request)?;
-        self.check_signup_limit(&self.client_address(request))
+        self.reserve(Attempt::Signup, &self.client_address(request))
             .await?;
         let username = validate::username(username).map_err(invalid)?;
         validate::password(password).map_err(invalid)?;
@@ -90,7 +91,7 @@ impl Core {
                 "sign-up needs an invite link; ask a team owner for one",
             ));
         }
-        let hash = secrets::hash_password_async(password.to_string()).await;
+        let hash = self.hasher.hash(password.to_string()).await?;
         let now = self.now();
         let mut tx = self.db.begin().await?;
         let joins = match invite {

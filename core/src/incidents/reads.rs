@@ -163,7 +163,10 @@ pub(super) fn time_param(name: &str, v: &Option<String>) -> Result<Option<i64>> 
 }
 
 impl Core {
-    /// Team ids to read: the one asked for (which the caller must be able to see), or all of theirs.
+    /// Team ids to read: the one asked for (which the caller must be able to see), or every
+    /// team the caller is in (its own team for a team-scoped account). The same rule as a
+    /// single read: an instance-scoped service account, which is in no team, reads no team's
+    /// incidents or alerts, although it may list the teams' names to adopt them.
     pub(crate) async fn readable_teams(
         &self,
         actor: &Actor,
@@ -173,12 +176,15 @@ impl Core {
             self.require_team_member(actor, t).await?;
             return Ok(vec![t]);
         }
-        Ok(self
-            .list_teams(actor, None)
-            .await?
-            .into_iter()
-            .map(|t| t.id)
-            .collect())
+        if let Some(scope) = actor.team_scope {
+            return Ok(vec![scope]);
+        }
+        let rows: Vec<(i64,)> =
+            sqlx::query_as("SELECT team_id FROM team_members WHERE user_id = $1 ORDER BY team_id")
+                .bind(actor.user_id)
+                .fetch_all(&self.db.pool)
+                .await?;
+        Ok(rows.into_iter().map(|r| r.0).collect())
     }
 
     pub(crate) async fn incident_row(&self, id: i64) -> Result<Incident> {

@@ -1,11 +1,10 @@
 //! The ntfy client: JSON publish to the server's root URL with a bearer token.
 
 use serde::Serialize;
-use std::time::Duration;
+use crate::outbound::Outbound;
 
 /// ntfy refuses messages over 4096 bytes; the whole JSON body stays under it.
 pub const MAX_MESSAGE_BYTES: usize = 4096;
-const TIMEOUT: Duration = Duration::from_secs(10);
 
 /// One ntfy JSON publish.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -83,7 +82,7 @@ pub struct PushError {
 }
 
 pub struct Ntfy {
-    client: reqwest::Client,
+    client: Outbound,
     url: String,
     token: Option<String>,
 }
@@ -91,10 +90,8 @@ pub struct Ntfy {
 impl Ntfy {
     pub fn new(url: &str, token: Option<&str>) -> Ntfy {
         Ntfy {
-            client: reqwest::Client::builder()
-                .timeout(TIMEOUT)
-                .build()
-                .expect("a reqwest client with a timeout always builds"),
+            // The administrator's server: no address policy, but no redirects and a capped read.
+            client: Outbound::trusted(),
             url: url.trim_end_matches('/').to_string(),
             token: token.map(str::to_string),
         }
@@ -103,35 +100,36 @@ impl Ntfy {
     pub async fn publish(&self, message: &Message) -> Result<(), PushError> {
         let mut req = self
             .client
-            .post(format!("{}/", self.url))
+            .request(reqwest::Method::POST, &format!("{}/", self.url))
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .body(message.to_body());
         if let Some(token) = &self.token {
             req = req.bearer_auth(token);
         }
-        let res = req.send().await.map_err(|e| PushError {
-            reason: format!("cannot reach ntfy at {}: {}", self.url, root_cause(&e)),
+        let res = self.client.send(req).await.map_err(|f| PushError {
+            reason: format!("cannot reach ntfy at {}: it {}", self.url, f.sentence),
             retry_after: None,
             outage: true,
         })?;
-        let status = res.status();
+        let status = res.status;
         if status.is_success() {
             return Ok(());
         }
         let retry_after = res
-            .headers()
+            .headers
             .get(reqwest::header::RETRY_AFTER)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.trim().parse::<i64>().ok())
             .filter(|s| *s >= 0);
-        // ntfy answers errors as {"code":40101,"http":401,"error":"unauthorized"}.
-        let text = res.text().await.unwrap_or_default();
-        let detail = serde_json::from_str::<serde_json::Value>(&text)
-            .ok()
-            .and_then(|v| v["error"].as_str().map(str::to_string))
-            .unwrap_or_else(|| text.chars().take(200).collect());
+        // ntfy answers errors as {"code":40101,"http":401,"error":"unauthorized"}: its own
+        // short reason is kept; any other body is not repeated.
+        let detail = res
+            .json::<serde_json::Value>()
+            .and_then(|v| v["error"].as_str().map(|e| e.chars().take(200).collect::<String>()))
+            .map(|e| format!(": {}", e.trim()))
+            .unwrap_or_default();
         Err(PushError {
-            reason: format!("ntfy answered {}: {}", status.as_u16(), detail.trim()),
+            reason: format!("ntfy answered {}{detail}", status.as_u16()),
             retry_after: if status.as_u16() == 429 {
                 retry_after
             } else {
@@ -140,15 +138,6 @@ impl Ntfy {
             outage: status.as_u16() == 429 || status.is_server_error(),
         })
     }
-}
-
-/// The innermost error: "connection refused" says more than reqwest's outer wrapper.
-pub(crate) fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut cur = e;
-    while let Some(next) = cur.source() {
-        cur = next;
-    }
-    cur.to_string()
 }
 
 #[cfg(test)]

@@ -7,8 +7,11 @@ mod swaps;
 
 pub use log::MAX_CHANGES;
 
+use crate::authz;
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::incident::{parse_date, utc_date, ScheduleEntry};
+use klaxon_domain::rotation::ChangeKind;
+use log::{log_change, Change};
 use serde::Serialize;
 
 /// At most a year of dates in one request.
@@ -45,7 +48,8 @@ impl Core {
         user_id: i64,
         dates: &[String],
     ) -> Result<Vec<ScheduleEntry>> {
-        self.require_team_member(actor, team_id).await?;
+        let access = self.require_team_member(actor, team_id).await?;
+        authz::require_own_date_or_owner(actor, access, user_id)?;
         if dates.is_empty() || dates.len() > MAX_DATES {
             return Err(Error::Invalid(format!(
                 "dates must hold 1 to {MAX_DATES} dates"
@@ -81,6 +85,29 @@ impl Core {
                     "{d} already has someone on call; nothing was stored"
                 )))?;
         }
+        let text = match sorted.as_slice() {
+            [one] => format!("{} gave {one} to {username}", actor.username),
+            [first, .., last] => format!(
+                "{} gave {} dates, {first} to {last}, to {username}",
+                actor.username,
+                sorted.len()
+            ),
+            [] => unreachable!("dates were checked to be present"),
+        };
+        log_change(
+            &mut tx,
+            Change {
+                team_id,
+                date: &sorted[0],
+                kind: ChangeKind::Assigned,
+                actor_id: Some(actor.user_id),
+                from_user_id: None,
+                to_user_id: Some(user_id),
+                text: &text,
+                at: self.now(),
+            },
+        )
+        .await?;
         tx.commit().await?;
         Ok(sorted
             .into_iter()
@@ -123,17 +150,47 @@ impl Core {
             .collect())
     }
 
+    /// Removes a date: the holder's own, or anyone's for the team's owner; logged.
     pub async fn delete_shift(&self, actor: &Actor, team_id: i64, date: &str) -> Result<()> {
-        self.require_team_member(actor, team_id).await?;
+        let access = self.require_team_member(actor, team_id).await?;
         parse_date(date).ok_or_else(|| Error::Invalid("date must be YYYY-MM-DD".into()))?;
-        let done = sqlx::query("DELETE FROM schedule WHERE team_id = $1 AND date = $2")
-            .bind(team_id)
-            .bind(date)
-            .execute(&self.db.pool)
-            .await?;
+        let mut tx = self.db.begin().await?;
+        let held: (i64, String) = sqlx::query_as(
+            "SELECT s.user_id, u.username FROM schedule s JOIN users u ON u.id = s.user_id \
+             WHERE s.team_id = $1 AND s.date = $2",
+        )
+        .bind(team_id)
+        .bind(date)
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or(Error::NotFound)?;
+        authz::require_own_date_or_owner(actor, access, held.0)?;
+        // Deleted only while the same person holds it, so a swap in between is not undone.
+        let done =
+            sqlx::query("DELETE FROM schedule WHERE team_id = $1 AND date = $2 AND user_id = $3")
+                .bind(team_id)
+                .bind(date)
+                .bind(held.0)
+                .execute(&mut *tx)
+                .await?;
         if done.rows_affected() == 0 {
             return Err(Error::NotFound);
         }
+        log_change(
+            &mut tx,
+            Change {
+                team_id,
+                date,
+                kind: ChangeKind::Removed,
+                actor_id: Some(actor.user_id),
+                from_user_id: Some(held.0),
+                to_user_id: None,
+                text: &format!("{} removed {date} from {}", actor.username, held.1),
+                at: self.now(),
+            },
+        )
+        .await?;
+        tx.commit().await?;
         Ok(())
     }
 

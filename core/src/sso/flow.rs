@@ -88,9 +88,15 @@ impl Core {
     pub async fn sso_start(&self, request: &Presented<'_>, next: &str) -> Result<SsoStarted> {
         self.sso()?;
         let address = self.client_address(request);
-        self.limit_address(Attempt::SsoStart, &address).await?;
-        let discovered = self.sso_client().await?;
-        self.count_attempt(Attempt::SsoStart, &address).await?;
+        let started = self.reserve(Attempt::SsoStart, &address).await?;
+        let discovered = match self.sso_client().await {
+            Ok(d) => d,
+            Err(e) => {
+                // A provider that is down costs the caller nothing.
+                self.give_back(&started).await?;
+                return Err(e);
+            }
+        };
         let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
         let mut request = discovered.client.authorize_url(
             AuthenticationFlow::<CoreResponseType>::AuthorizationCode,

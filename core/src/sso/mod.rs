@@ -104,8 +104,9 @@ pub(crate) struct Discovered {
 pub struct Sso {
     pub config: OidcConfig,
     redirect: RedirectUrl,
-    /// Never follows redirects: a provider's answer is taken from where it was asked (SSRF).
-    pub(crate) http: reqwest::Client,
+    /// Never follows redirects: a provider's answer is taken from where it was asked (SSRF);
+    /// reads at most `outbound::MAX_ANSWER` of it.
+    pub(crate) http: crate::outbound::Outbound,
     discovered: RwLock<Option<Arc<Discovered>>>,
 }
 
@@ -116,11 +117,8 @@ impl Sso {
             .map_err(|e| format!("KLAXON_OIDC_ISSUER is not a URL: {e}"))?;
         let redirect = RedirectUrl::new(format!("{public_url}/api/oidc/callback"))
             .map_err(|e| format!("KLAXON_PUBLIC_URL: {e}"))?;
-        let http = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(Duration::from_secs(10))
-            .build()
-            .map_err(|e| e.to_string())?;
+        // The administrator's provider: no address policy, but no redirects and a capped read.
+        let http = crate::outbound::Outbound::trusted();
         Ok(Sso {
             config,
             redirect,

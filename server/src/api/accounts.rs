@@ -72,7 +72,8 @@ pub async fn login(
     ))
 }
 
-/// Ends the current session and clears the cookie.
+/// Ends the current session, clears the cookie and tells the browser to drop what it cached
+/// (`Clear-Site-Data: "cache"`).
 #[utoipa::path(post, path = "/api/auth/logout", tag = "auth", responses((status = 204)))]
 pub async fn logout(
     State(s): State<AppState>,
@@ -81,7 +82,13 @@ pub async fn logout(
     s.core.logout(&actor).await?;
     Ok((
         StatusCode::NO_CONTENT,
-        AppendHeaders([(header::SET_COOKIE, s.core.clear_session_cookie())]),
+        AppendHeaders([
+            (header::SET_COOKIE, s.core.clear_session_cookie()),
+            (
+                header::HeaderName::from_static("clear-site-data"),
+                klaxon_core::credentials::CLEAR_ON_SIGN_OUT.to_string(),
+            ),
+        ]),
     ))
 }
 

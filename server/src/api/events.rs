@@ -10,6 +10,7 @@ use axum::response::IntoResponse;
 use klaxon_core::events::EventScope;
 use klaxon_core::{Actor, Core};
 use klaxon_domain::live::{EventKind, LiveEvent};
+use klaxon_domain::ErrorBody;
 use std::collections::HashMap;
 use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
@@ -31,7 +32,8 @@ const RECHECK: Duration = Duration::from_secs(30);
     path = "/api/events",
     tag = "events",
     params(("Last-Event-ID" = Option<i64>, Header, minimum = 0, description = "The last `id:` this client received; the stream starts with the caller's events after it.")),
-    responses((status = 200, content_type = "text/event-stream", body = String, description = "An endless stream of server-sent events."))
+    responses((status = 200, content_type = "text/event-stream", body = String, description = "An endless stream of server-sent events."),
+              (status = 429, body = ErrorBody, description = "the account already holds 20 open streams on this server (`Retry-After`)"))
 )]
 pub async fn stream(
     State(s): State<AppState>,
@@ -53,9 +55,13 @@ pub async fn stream(
                 })?,
         ),
     };
+    let place = s.core.open_stream(&actor)?;
     let scope = s.core.event_scope(&actor).await?;
     let (tx, rx) = mpsc::channel(64);
-    tokio::spawn(pump(s.core.clone(), actor, request, scope, after, tx));
+    tokio::spawn(async move {
+        pump(s.core.clone(), actor, request, scope, after, tx).await;
+        drop(place);
+    });
     let events = futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv()
             .await

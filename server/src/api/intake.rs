@@ -61,10 +61,12 @@ pub async fn webhook(
     Ok(Json(s.core.intake(to, read(request).await?).await?))
 }
 
-/// Deprecated key-less intake, kept for one release: routes to the oldest team.
+/// Deprecated key-less intake, kept for one release for upgrades: routes to the oldest team.
+/// Off (404) unless the administrator sets `KLAXON_LEGACY_WEBHOOK=true`.
 #[utoipa::path(post, path = "/api/alertmanager/webhook", security(()), tag = "intake",
     request_body(content = Object, description = "Alertmanager webhook payload (version 4)"),
     responses((status = 200, body = IntakeOutcome, description = "with a `Deprecation: true` header"),
+              (status = 404, body = ErrorBody, description = "the key-less webhook is off (`KLAXON_LEGACY_WEBHOOK` is not `true`)"),
               (status = 400, body = ErrorBody, description = "not a webhook payload, or its group fields are over their bounds"),
               (status = 409, body = ErrorBody, description = "no team exists to receive alerts"),
               (status = 413, body = ErrorBody), (status = 503, body = ErrorBody)))]

@@ -70,10 +70,19 @@ pub async fn metrics(State(state): State<AppState>) -> ApiResult<Response> {
         .into_response())
 }
 
-/// Counts every answered request by method, route template and status.
+/// Counts every answered request by method, route template and status. A method outside
+/// HTTP's standard set is refused here, before routing, and counted as `other`, so no client
+/// can grow the label set.
 pub async fn record_request(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let started = Instant::now();
-    let method = req.method().to_string();
+    let Some(method) = standard_method(req.method()) else {
+        let res = crate::unknown_method();
+        state
+            .core
+            .metrics
+            .request("other", "unmatched", res.status().as_u16(), started.elapsed());
+        return res;
+    };
     let route = req
         .extensions()
         .get::<MatchedPath>()
@@ -83,6 +92,15 @@ pub async fn record_request(State(state): State<AppState>, req: Request, next: N
     state
         .core
         .metrics
-        .request(&method, &route, res.status().as_u16(), started.elapsed());
+        .request(method, &route, res.status().as_u16(), started.elapsed());
     res
+}
+
+/// The method's name when it is one of HTTP's standard methods.
+fn standard_method(method: &axum::http::Method) -> Option<&'static str> {
+    [
+        "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT", "TRACE",
+    ]
+    .into_iter()
+    .find(|m| *m == method.as_str())
 }

@@ -13,7 +13,6 @@ pub mod world;
 use klaxon_core::{Config, Core, Db, ManualClock};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 /// 2026-11-22T00:00:00Z: tests start from a fixed, known instant.
@@ -42,6 +41,44 @@ macro_rules! both {
             }
         }
     };
+}
+
+/// The same with the server's configuration given (`Config`).
+#[macro_export]
+macro_rules! both_with {
+    ($name:ident, $config:expr, |$app:ident| $body:block) => {
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+            #[tokio::test]
+            async fn sqlite() {
+                let $app =
+                    $crate::common::TestApp::spawn_with($crate::common::Backend::Sqlite, $config)
+                        .await;
+                $body
+            }
+            #[tokio::test]
+            #[cfg_attr(
+                not(postgres_tests),
+                ignore = "needs KLAXON_TEST_DATABASE_URL at build time"
+            )]
+            async fn postgres() {
+                let backend =
+                    $crate::common::Backend::Postgres($crate::common::postgres_schema().await);
+                let $app = $crate::common::TestApp::spawn_with(backend, $config).await;
+                $body
+            }
+        }
+    };
+}
+
+/// What `TestApp::spawn` runs with: the services tests stand up (Alertmanager, stand-ins) listen
+/// on loopback, so the outbound policy allows it; tests of the policy itself configure their own.
+pub fn test_config() -> Config {
+    Config {
+        outbound_allow: klaxon_core::outbound::OutboundAllow::parse("127.0.0.0/8").unwrap(),
+        ..Default::default()
+    }
 }
 
 pub enum Backend {
@@ -121,9 +158,9 @@ pub enum Auth {
 }
 
 impl TestApp {
-    /// A server paging a fresh recording ntfy server.
+    /// A server paging a fresh recording ntfy server, configured by `test_config`.
     pub async fn spawn(backend: Backend) -> TestApp {
-        Self::spawn_with(backend, Config::default()).await
+        Self::spawn_with(backend, test_config()).await
     }
 
     pub async fn spawn_postgres() -> TestApp {
@@ -144,10 +181,16 @@ impl TestApp {
 
     /// Another server on the same database and clock start, as a restart or second replica.
     /// Without an ntfy URL in `config`, the app pages a fresh recording ntfy server.
-    pub async fn spawn_on(
+    pub async fn spawn_on(dir: tempfile::TempDir, database_url: String, config: Config) -> TestApp {
+        Self::spawn_limited(dir, database_url, config, None).await
+    }
+
+    /// As `spawn_on`, with the listener's limits given (`None`: the defaults).
+    pub async fn spawn_limited(
         dir: tempfile::TempDir,
         database_url: String,
         mut config: Config,
+        limits: Option<klaxon_server::listen::Limits>,
     ) -> TestApp {
         let ntfy = ntfy::Recorder::start().await;
         if config.ntfy_url.is_none() {
@@ -173,14 +216,13 @@ impl TestApp {
             let core = core.clone();
             async move { core.run_event_feed(feed_stopped).await }
         });
-        tokio::spawn(async move {
-            axum::serve(
-                listener,
-                router.into_make_service_with_connect_info::<SocketAddr>(),
-            )
-            .await
-            .unwrap();
-        });
+        let limits = limits.unwrap_or_default();
+        tokio::spawn(klaxon_server::listen::serve(
+            listener,
+            router,
+            limits,
+            std::future::pending(),
+        ));
         TestApp {
             url: format!("http://{addr}"),
             core,
