@@ -54,6 +54,9 @@ Object.assign(serverEnv, {
   KLAXON_OIDC_CLIENT_SECRET: 'klaxon-secret',
   KLAXON_OIDC_ALLOWED_GROUPS: 'klaxon',
   KLAXON_OIDC_DISPLAY_NAME: 'Test IdP',
+  // The silence test's Alertmanager listens on loopback, which the outbound policy refuses unless
+  // allowed, as an administrator would allow an Alertmanager in the same network.
+  KLAXON_OUTBOUND_ALLOW: '127.0.0.0/8',
 });
 
 export default defineConfig({

@@ -63,7 +63,9 @@ impl Error {
             Error::RateLimited { .. } => ErrorCode::RateLimited,
             Error::PushFailed(_) => ErrorCode::PushFailed,
             Error::Upstream(_) => ErrorCode::UpstreamFailed,
-            Error::Unavailable(_) | Error::Busy | Error::Overloaded { .. } => ErrorCode::Unavailable,
+            Error::Unavailable(_) | Error::Busy | Error::Overloaded { .. } => {
+                ErrorCode::Unavailable
+            }
             Error::Internal(_) => ErrorCode::Internal,
         }
     }

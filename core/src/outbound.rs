@@ -252,10 +252,11 @@ impl Outbound {
             kind: FailureKind::Policy,
             sentence: format!("the request cannot be made: {}", e.without_url()),
         })?;
-        self.check_url(req.url().as_str()).map_err(|sentence| Failure {
-            kind: FailureKind::Policy,
-            sentence,
-        })?;
+        self.check_url(req.url().as_str())
+            .map_err(|sentence| Failure {
+                kind: FailureKind::Policy,
+                sentence,
+            })?;
         let mut res = self.client.execute(req).await.map_err(failure)?;
         let status = res.status();
         let headers = std::mem::take(res.headers_mut());
@@ -264,7 +265,11 @@ impl Outbound {
             if body.len() + chunk.len() > MAX_ANSWER {
                 return Err(Failure {
                     kind: FailureKind::Broken,
-                    sentence: format!("answered {} with more than {} KiB", status.as_u16(), MAX_ANSWER / 1024),
+                    sentence: format!(
+                        "answered {} with more than {} KiB",
+                        status.as_u16(),
+                        MAX_ANSWER / 1024
+                    ),
                 });
             }
             body.extend_from_slice(&chunk);
@@ -314,13 +319,19 @@ fn failure(e: reqwest::Error) -> Failure {
 impl<'c> openidconnect::AsyncHttpClient<'c> for Outbound {
     type Error = openidconnect::HttpClientError<std::io::Error>;
     type Future = Pin<
-        Box<dyn Future<Output = std::result::Result<openidconnect::HttpResponse, Self::Error>> + Send + 'c>,
+        Box<
+            dyn Future<Output = std::result::Result<openidconnect::HttpResponse, Self::Error>>
+                + Send
+                + 'c,
+        >,
     >;
 
     fn call(&'c self, request: openidconnect::HttpRequest) -> Self::Future {
         Box::pin(async move {
             let (parts, body) = request.into_parts();
-            let mut req = self.request(parts.method, &parts.uri.to_string()).body(body);
+            let mut req = self
+                .request(parts.method, &parts.uri.to_string())
+                .body(body);
             for (name, value) in &parts.headers {
                 req = req.header(name, value);
             }
@@ -358,7 +369,15 @@ mod tests {
     #[test]
     fn metadata_and_link_local_are_refused_even_when_allowed() {
         let all = OutboundAllow::parse("0.0.0.0/0, ::/0").unwrap();
-        for a in ["169.254.169.254", "100.100.100.200", "fe80::1", "fd00:ec2::254", "0.0.0.0", "224.0.0.1", "::ffff:169.254.169.254"] {
+        for a in [
+            "169.254.169.254",
+            "100.100.100.200",
+            "fe80::1",
+            "fd00:ec2::254",
+            "0.0.0.0",
+            "224.0.0.1",
+            "::ffff:169.254.169.254",
+        ] {
             assert!(refusal(a.parse().unwrap(), &all).is_some(), "{a}");
         }
     }
@@ -366,7 +385,16 @@ mod tests {
     #[test]
     fn internal_ranges_need_the_allow_list() {
         let none = OutboundAllow::default();
-        for a in ["127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "100.64.0.1", "::1", "fd12::1", "::ffff:127.0.0.1"] {
+        for a in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "100.64.0.1",
+            "::1",
+            "fd12::1",
+            "::ffff:127.0.0.1",
+        ] {
             assert!(refusal(a.parse().unwrap(), &none).is_some(), "{a}");
         }
         let lo = OutboundAllow::parse("127.0.0.0/8").unwrap();
@@ -383,7 +411,9 @@ mod tests {
         assert!(o.check_url("file:///etc/passwd").is_err());
         assert!(o.check_url("http://127.0.0.1:5432/").is_err());
         assert!(o.check_url("http://[::1]/").is_err());
-        assert!(o.check_url("http://169.254.169.254/latest/meta-data/").is_err());
+        assert!(o
+            .check_url("http://169.254.169.254/latest/meta-data/")
+            .is_err());
         assert!(o.check_url("https://alertmanager.example.com/").is_ok());
     }
 }

@@ -54,7 +54,9 @@ impl Limits {
     /// first, as far as the system allows).
     pub fn fitted(self) -> Limits {
         let descriptors = raise_descriptor_limit();
-        let fits = descriptors.saturating_sub(RESERVED_DESCRIPTORS + OVERFLOW).max(1);
+        let fits = descriptors
+            .saturating_sub(RESERVED_DESCRIPTORS + OVERFLOW)
+            .max(1);
         if fits < self.max_connections {
             tracing::warn!(
                 configured = self.max_connections,
@@ -180,8 +182,8 @@ pub async fn serve(
                 drop(place);
             });
         } else if let Some(place) = overflow.enter() {
-            let svc = TowerToHyperService::new(
-                tower::service_fn(move |req: Request<hyper::body::Incoming>| {
+            let svc = TowerToHyperService::new(tower::service_fn(
+                move |req: Request<hyper::body::Incoming>| {
                     let router = router.clone();
                     async move {
                         if req.uri().path() == "/healthz" {
@@ -190,8 +192,8 @@ pub async fn serve(
                             Ok(busy())
                         }
                     }
-                }),
-            );
+                },
+            ));
             let conn = graceful.watch(crowded.serve_connection(io, svc).into_owned());
             tokio::spawn(async move {
                 let _ = conn.await;

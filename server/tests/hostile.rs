@@ -26,30 +26,33 @@ fn count(statuses: &[u16], wanted: &[u16]) -> usize {
     statuses.iter().filter(|s| wanted.contains(s)).count()
 }
 
-both!(concurrent_guesses_are_counted_before_any_is_checked, |app| {
-    let admin = app.bootstrap().await;
-    app.user(&admin, "carol").await;
-    // 59 wrong passwords and the right one, all at once: the lock is 10 per username.
-    let statuses = at_once(60, |i| {
-        let password = if i == 30 {
-            "carol password".to_string()
-        } else {
-            format!("guess number {i}")
-        };
-        app.post(
-            "/api/auth/login",
-            &Auth::None,
-            json!({"username": "carol", "password": password}),
-        )
-    })
-    .await;
-    let checked = count(&statuses, &[200, 401, 503]);
-    assert!(
-        checked <= 10,
-        "{checked} passwords were checked past a limit of 10: {statuses:?}"
-    );
-    assert_eq!(count(&statuses, &[429]), 60 - checked, "{statuses:?}");
-});
+both!(
+    concurrent_guesses_are_counted_before_any_is_checked,
+    |app| {
+        let admin = app.bootstrap().await;
+        app.user(&admin, "carol").await;
+        // 59 wrong passwords and the right one, all at once: the lock is 10 per username.
+        let statuses = at_once(60, |i| {
+            let password = if i == 30 {
+                "carol password".to_string()
+            } else {
+                format!("guess number {i}")
+            };
+            app.post(
+                "/api/auth/login",
+                &Auth::None,
+                json!({"username": "carol", "password": password}),
+            )
+        })
+        .await;
+        let checked = count(&statuses, &[200, 401, 503]);
+        assert!(
+            checked <= 10,
+            "{checked} passwords were checked past a limit of 10: {statuses:?}"
+        );
+        assert_eq!(count(&statuses, &[429]), 60 - checked, "{statuses:?}");
+    }
+);
 
 both!(concurrent_device_starts_stop_exactly_at_the_limit, |app| {
     let statuses = at_once(45, |_| app.post("/api/oidc/device", &Auth::None, json!({}))).await;
@@ -86,22 +89,25 @@ both!(a_burst_of_open_sign_ups_stops_at_the_address_limit, |app| {
     );
 });
 
-both!(wrong_current_passwords_are_counted_before_they_are_checked, |app| {
-    let admin = app.bootstrap().await;
-    let (id, _) = app.user(&admin, "dora").await;
-    let dora = app.login("dora", "dora password").await;
-    let path = format!("/api/users/{id}/password");
-    let statuses = at_once(30, |i| {
-        app.put(
-            &path,
-            &dora,
-            json!({"password": "a new password", "current_password": format!("guess {i}")}),
-        )
-    })
-    .await;
-    assert!(count(&statuses, &[400, 503]) <= 10, "{statuses:?}");
-    assert!(count(&statuses, &[429]) >= 20, "{statuses:?}");
-});
+both!(
+    wrong_current_passwords_are_counted_before_they_are_checked,
+    |app| {
+        let admin = app.bootstrap().await;
+        let (id, _) = app.user(&admin, "dora").await;
+        let dora = app.login("dora", "dora password").await;
+        let path = format!("/api/users/{id}/password");
+        let statuses = at_once(30, |i| {
+            app.put(
+                &path,
+                &dora,
+                json!({"password": "a new password", "current_password": format!("guess {i}")}),
+            )
+        })
+        .await;
+        assert!(count(&statuses, &[400, 503]) <= 10, "{statuses:?}");
+        assert!(count(&statuses, &[429]) >= 20, "{statuses:?}");
+    }
+);
 
 /// Peak resident memory of a process, from `/proc`.
 fn peak_rss_mb(pid: u32) -> u64 {
@@ -135,12 +141,18 @@ async fn a_flood_of_sign_ins_is_answered_within_bounded_memory() {
         async move {
             let r = client
                 .post(format!("{url}/api/auth/login"))
-                .header("x-forwarded-for", format!("203.0.113.{}, 10.9.{}.{}", i % 250, i / 250, i % 250))
+                .header(
+                    "x-forwarded-for",
+                    format!("203.0.113.{}, 10.9.{}.{}", i % 250, i / 250, i % 250),
+                )
                 .json(&json!({"username": format!("nobody{i}"), "password": "not the password"}))
                 .send()
                 .await
                 .unwrap();
-            (r.status().as_u16(), r.headers().get("retry-after").is_some())
+            (
+                r.status().as_u16(),
+                r.headers().get("retry-after").is_some(),
+            )
         }
     }))
     .await;
@@ -150,8 +162,14 @@ async fn a_flood_of_sign_ins_is_answered_within_bounded_memory() {
         answers.iter().all(|(s, _)| matches!(s, 401 | 503)),
         "{answers:?}"
     );
-    assert!(!refused.is_empty(), "500 at once must overflow the hashing queue");
-    assert!(refused.iter().all(|(_, retry)| *retry), "503 carries Retry-After");
+    assert!(
+        !refused.is_empty(),
+        "500 at once must overflow the hashing queue"
+    );
+    assert!(
+        refused.iter().all(|(_, retry)| *retry),
+        "503 carries Retry-After"
+    );
     println!(
         "login flood: peak resident memory {before} MB before, {peak} MB after 500 concurrent sign-ins \
          ({} checked, {} told to retry)",
@@ -177,10 +195,7 @@ both!(made_up_methods_are_refused_and_counted_as_other, |app| {
     }
     let long = reqwest::Method::from_bytes("X".repeat(4000).as_bytes()).unwrap();
     let r = app.raw(long, "/healthz", &[], vec![]).await;
-    assert!(
-        !r.text.contains("XXXX"),
-        "the method is not repeated back"
-    );
+    assert!(!r.text.contains("XXXX"), "the method is not repeated back");
     let metrics = app.get("/metrics", &Auth::None).await.text;
     assert!(!metrics.contains("BREW"), "a made-up method became a label");
     assert!(!metrics.contains("XXXX"), "a made-up method became a label");
@@ -205,7 +220,10 @@ async fn half_request(url: &str) -> tokio::net::TcpStream {
 /// A server on a fresh SQLite file with the listener's limits given.
 async fn limited(limits: klaxon_server::listen::Limits) -> TestApp {
     let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}?mode=rwc", dir.path().join("klaxon.db").display());
+    let url = format!(
+        "sqlite://{}?mode=rwc",
+        dir.path().join("klaxon.db").display()
+    );
     TestApp::spawn_limited(dir, url, test_config(), Some(limits)).await
 }
 
@@ -227,7 +245,11 @@ async fn past_the_connection_cap_only_health_checks_are_served() {
         .build()
         .unwrap();
     let busy = until("the cap being reached", || async {
-        let r = fresh.get(format!("{}/api/version", app.url)).send().await.ok()?;
+        let r = fresh
+            .get(format!("{}/api/version", app.url))
+            .send()
+            .await
+            .ok()?;
         (r.status().as_u16() == 503).then_some(r)
     })
     .await;
@@ -239,10 +261,18 @@ async fn past_the_connection_cap_only_health_checks_are_served() {
         .send()
         .await
         .unwrap();
-    assert_eq!(health.status().as_u16(), 200, "health checks answer past the cap");
+    assert_eq!(
+        health.status().as_u16(),
+        200,
+        "health checks answer past the cap"
+    );
     drop(held);
     until("a place being free again", || async {
-        let r = fresh.get(format!("{}/api/version", app.url)).send().await.ok()?;
+        let r = fresh
+            .get(format!("{}/api/version", app.url))
+            .send()
+            .await
+            .ok()?;
         r.status().is_success().then_some(())
     })
     .await;

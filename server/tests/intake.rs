@@ -427,7 +427,10 @@ both!(the_legacy_path_is_off_unless_turned_on, |app| {
     .expect_error(404, "not_found");
     assert_eq!(app.incidents(&bob, team).await.len(), before);
     let listed = app.get("/api/alerts", &bob).await.expect(200);
-    assert!(!listed.to_string().contains("\"off\""), "no alert was stored");
+    assert!(
+        !listed.to_string().contains("\"off\""),
+        "no alert was stored"
+    );
 });
 
 both_with!(

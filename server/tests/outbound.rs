@@ -34,18 +34,29 @@ async fn hostile_answer(
         .map(str::to_string);
     seen.lock().unwrap().push((path.clone(), auth));
     match path.split('/').next().unwrap_or_default() {
-        "echo" => (StatusCode::INTERNAL_SERVER_ERROR, "SECRET-INTERNAL-TOKEN 42").into_response(),
+        "echo" => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "SECRET-INTERNAL-TOKEN 42",
+        )
+            .into_response(),
         "huge" => {
             let chunk = Bytes::from(vec![b'x'; 64 * 1024]);
-            let chunks = futures::stream::iter((0..128).map(move |_| Ok::<_, std::io::Error>(chunk.clone())));
+            let chunks = futures::stream::iter(
+                (0..128).map(move |_| Ok::<_, std::io::Error>(chunk.clone())),
+            );
             Response::new(Body::from_stream(chunks))
         }
         "redirect" => (
             StatusCode::FOUND,
-            [("location", format!("http://127.0.0.1:{port}/landed/api/v2/silences"))],
+            [(
+                "location",
+                format!("http://127.0.0.1:{port}/landed/api/v2/silences"),
+            )],
         )
             .into_response(),
-        _ => axum::Json(json!({"silenceID": "4b1d0e3c-8c5e-4a8e-9a53-0d0c5f6e7a01"})).into_response(),
+        _ => {
+            axum::Json(json!({"silenceID": "4b1d0e3c-8c5e-4a8e-9a53-0d0c5f6e7a01"})).into_response()
+        }
     }
 }
 
@@ -112,8 +123,13 @@ async fn setup(app: &TestApp) -> Setup {
 
 impl Setup {
     async fn patch(&self, app: &TestApp, body: Value) -> Res {
-        app.send(reqwest::Method::PATCH, &self.integration, &self.admin, Some(body))
-            .await
+        app.send(
+            reqwest::Method::PATCH,
+            &self.integration,
+            &self.admin,
+            Some(body),
+        )
+        .await
     }
 
     /// Tries to silence; the 502's sentence.
@@ -128,33 +144,51 @@ both!(upstream_failures_are_named_never_echoed, |app| {
     let s = setup(&app).await;
     let hostile = Hostile::start().await;
 
-    s.patch(&app, json!({"alertmanager_url": format!("{}/echo", hostile.url)}))
-        .await
-        .expect(200);
+    s.patch(
+        &app,
+        json!({"alertmanager_url": format!("{}/echo", hostile.url)}),
+    )
+    .await
+    .expect(200);
     let why = s.refused(&app).await;
     assert!(why.contains("500"), "{why}");
-    assert!(!why.contains("SECRET"), "the upstream's body reached the caller: {why}");
+    assert!(
+        !why.contains("SECRET"),
+        "the upstream's body reached the caller: {why}"
+    );
 
     // An endless answer is not read past the cap.
-    s.patch(&app, json!({"alertmanager_url": format!("{}/huge", hostile.url)}))
-        .await
-        .expect(200);
+    s.patch(
+        &app,
+        json!({"alertmanager_url": format!("{}/huge", hostile.url)}),
+    )
+    .await
+    .expect(200);
     let why = s.refused(&app).await;
     assert!(why.contains("64 KiB"), "{why}");
 
     // A redirect is not followed.
-    s.patch(&app, json!({"alertmanager_url": format!("{}/redirect", hostile.url)}))
-        .await
-        .expect(200);
+    s.patch(
+        &app,
+        json!({"alertmanager_url": format!("{}/redirect", hostile.url)}),
+    )
+    .await
+    .expect(200);
     let why = s.refused(&app).await;
     assert!(why.contains("302"), "{why}");
-    assert!(hostile.hits("landed").is_empty(), "the redirect was followed");
+    assert!(
+        hostile.hits("landed").is_empty(),
+        "the redirect was followed"
+    );
 
     // Nothing is listening: the kind of failure, not the socket's words.
     let closed = process::free_port();
-    s.patch(&app, json!({"alertmanager_url": format!("http://127.0.0.1:{closed}")}))
-        .await
-        .expect(200);
+    s.patch(
+        &app,
+        json!({"alertmanager_url": format!("http://127.0.0.1:{closed}")}),
+    )
+    .await
+    .expect(200);
     let why = s.refused(&app).await;
     assert!(why.contains("refused the connection"), "{why}");
     assert!(!why.contains("os error"), "{why}");
@@ -184,7 +218,11 @@ both!(addresses_outside_the_policy_are_refused_when_saved, |app| {
         .get(s.integration.rsplit_once('/').unwrap().0, &s.admin)
         .await
         .expect(200);
-    assert_eq!(listed[0]["alertmanager_url"], Value::Null, "nothing was stored");
+    assert_eq!(
+        listed[0]["alertmanager_url"],
+        Value::Null,
+        "nothing was stored"
+    );
 });
 
 both!(credentials_never_follow_the_url_to_another_origin, |app| {
@@ -202,11 +240,17 @@ both!(credentials_never_follow_the_url_to_another_origin, |app| {
     app.post(&s.silence, &s.member, json!({"duration": "1h"}))
         .await
         .expect(200);
-    assert!(hostile.hits("ok")[0].as_deref().unwrap().starts_with("Basic "));
+    assert!(hostile.hits("ok")[0]
+        .as_deref()
+        .unwrap()
+        .starts_with("Basic "));
 
     // Another path on the same origin keeps them.
     let i = s
-        .patch(&app, json!({"alertmanager_url": format!("{}/ok/am", hostile.url)}))
+        .patch(
+            &app,
+            json!({"alertmanager_url": format!("{}/ok/am", hostile.url)}),
+        )
         .await
         .expect(200);
     assert_eq!(i["alertmanager_auth_set"], true);
@@ -222,7 +266,11 @@ both!(credentials_never_follow_the_url_to_another_origin, |app| {
     app.post(&s.silence, &s.member, json!({"duration": "1h"}))
         .await
         .expect(200);
-    assert_eq!(hostile.hits("ok/elsewhere"), vec![None], "the password followed the URL");
+    assert_eq!(
+        hostile.hits("ok/elsewhere"),
+        vec![None],
+        "the password followed the URL"
+    );
 
     // Moving the URL and giving credentials in one change keeps the new ones.
     let i = s
@@ -241,9 +289,12 @@ async fn loopback_is_refused_unless_the_administrator_allows_it() {
     let app = TestApp::spawn_with(Backend::Sqlite, klaxon_core::Config::default()).await;
     let s = setup(&app).await;
     let hostile = Hostile::start().await;
-    s.patch(&app, json!({"alertmanager_url": format!("{}/ok", hostile.url)}))
-        .await
-        .expect_error(400, "invalid");
+    s.patch(
+        &app,
+        json!({"alertmanager_url": format!("{}/ok", hostile.url)}),
+    )
+    .await
+    .expect_error(400, "invalid");
     // A name is checked where it is resolved, by the connection itself.
     s.patch(
         &app,
@@ -254,5 +305,8 @@ async fn loopback_is_refused_unless_the_administrator_allows_it() {
     let why = s.refused(&app).await;
     assert!(why.contains("loopback"), "{why}");
     assert!(why.contains("KLAXON_OUTBOUND_ALLOW"), "{why}");
-    assert!(hostile.hits("").is_empty(), "a loopback service was reached");
+    assert!(
+        hostile.hits("").is_empty(),
+        "a loopback service was reached"
+    );
 }

@@ -658,3 +658,57 @@ async fn the_data_directory_and_database_are_private() {
     }
     assert!(data.join("klaxon.db").exists());
 }
+
+both!(
+    pages_name_their_session_and_sign_out_clears_the_cache,
+    |app| {
+        app.bootstrap().await;
+        let Auth::Cookie(first) = app.login("admin", "admin password").await else {
+            unreachable!()
+        };
+        let Auth::Cookie(second) = app.login("admin", "admin password").await else {
+            unreachable!()
+        };
+        let tag = |cookie: &str| {
+            let app = &app;
+            let cookie = cookie.to_string();
+            async move {
+                let r = app
+                    .raw(
+                        reqwest::Method::GET,
+                        "/",
+                        &[("cookie", &format!("klaxon_session={cookie}"))],
+                        vec![],
+                    )
+                    .await;
+                assert_eq!(r.status.as_u16(), 200);
+                r.headers
+                    .get("x-klaxon-account")
+                    .map(|v| v.to_str().unwrap().to_string())
+            }
+        };
+        let a = tag(&first)
+            .await
+            .expect("a signed-in page names its session");
+        let b = tag(&second)
+            .await
+            .expect("a signed-in page names its session");
+        assert_ne!(a, b, "two sessions, two names");
+        assert!(
+            !a.contains(&first) && !first.contains(&a),
+            "the tag is not the token"
+        );
+        assert_eq!(
+            tag(&first).await.unwrap(),
+            a,
+            "the same session, the same name"
+        );
+        let signed_out = app.get("/login", &Auth::None).await;
+        assert!(signed_out.headers.get("x-klaxon-account").is_none());
+        let out = app
+            .post("/api/auth/logout", &Auth::Cookie(first.clone()), json!({}))
+            .await;
+        assert_eq!(out.status.as_u16(), 204);
+        assert_eq!(out.headers["clear-site-data"], "\"cache\"");
+    }
+);

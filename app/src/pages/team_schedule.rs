@@ -14,6 +14,8 @@ pub fn TeamSchedule(
     team_id: Signal<i64>,
     members: Loaded<Vec<Member>>,
     me: Signal<Option<i64>>,
+    /// Owners give and remove anyone's dates; a member only their own (swaps are on the rota).
+    is_owner: Signal<bool>,
 ) -> impl IntoView {
     let query = use_query_map();
     let month = move || query.with(|q| q.get("month").unwrap_or_default());
@@ -52,9 +54,11 @@ pub fn TeamSchedule(
                             let team = team_id.get_untracked();
                             let (prev, next) = (add_months(&s.month, -1), add_months(&s.month, 1));
                             let title = month_title(&s.month);
+                            let (owner, me) = (is_owner.get_untracked(), me.get_untracked());
                             let dates: Vec<(String, String)> = s
                                 .shifts
                                 .iter()
+                                .filter(|e| owner || Some(e.user_id) == me)
                                 .map(|e| (e.date.clone(), format!("{}: {}", short_day(&e.date), e.username)))
                                 .collect();
                             view! {
@@ -97,10 +101,12 @@ pub fn TeamSchedule(
                         {move || Suspend::new(async move {
                             let list = members.await.unwrap_or_default();
                             let me = me.get_untracked();
+                            let owner = is_owner.get_untracked();
                             view! {
                                 <select id="shift-member" name="user_id">
                                     {list
                                         .into_iter()
+                                        .filter(|m| owner || Some(m.user_id) == me)
                                         .map(|m| view! { <option value=m.user_id selected=Some(m.user_id) == me>{m.username}</option> })
                                         .collect_view()}
                                 </select>

@@ -121,7 +121,7 @@ pub fn TeamPage() -> impl IntoView {
             <InviteLinks team_id />
             <ServiceAccounts team_id />
         </Show>
-        <TeamSchedule team_id members me=my_id />
+        <TeamSchedule team_id members me=my_id is_owner />
     }
 }
 

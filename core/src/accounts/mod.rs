@@ -13,7 +13,9 @@ pub(crate) use admin::lock_admins;
 pub(crate) use invites::revoke_links_of;
 pub use signin::{StartedSession, SESSION_TTL};
 
-use crate::authz::{self, may_see_private_fields, require_admin, require_human, signed_in, SignedIn};
+use crate::authz::{
+    self, may_see_private_fields, require_admin, require_human, signed_in, SignedIn,
+};
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::account::{AccountKind, Me, MyTeam, Scope, User};
 use klaxon_domain::sso::GrantSource;

@@ -1,7 +1,7 @@
 //! The ntfy client: JSON publish to the server's root URL with a bearer token.
 
-use serde::Serialize;
 use crate::outbound::Outbound;
+use serde::Serialize;
 
 /// ntfy refuses messages over 4096 bytes; the whole JSON body stays under it.
 pub const MAX_MESSAGE_BYTES: usize = 4096;
@@ -125,7 +125,11 @@ impl Ntfy {
         // short reason is kept; any other body is not repeated.
         let detail = res
             .json::<serde_json::Value>()
-            .and_then(|v| v["error"].as_str().map(|e| e.chars().take(200).collect::<String>()))
+            .and_then(|v| {
+                v["error"]
+                    .as_str()
+                    .map(|e| e.chars().take(200).collect::<String>())
+            })
             .map(|e| format!(": {}", e.trim()))
             .unwrap_or_default();
         Err(PushError {

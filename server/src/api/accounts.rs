@@ -28,7 +28,8 @@ pub struct BootstrapRequest {
 
 /// Creates the first user, an administrator, and returns an API key shown once.
 #[utoipa::path(post, path = "/api/bootstrap", security(()), tag = "auth", request_body = BootstrapRequest,
-    responses((status = 201, body = Bootstrapped), (status = 409, body = ErrorBody, description = "a user already exists")))]
+    responses((status = 201, body = Bootstrapped), (status = 409, body = ErrorBody, description = "a user already exists"),
+              (status = 503, body = ErrorBody, description = "the database is unavailable, or too many passwords are being hashed at once (`Retry-After`)")))]
 pub async fn bootstrap(
     State(s): State<AppState>,
     Body(req): Body<BootstrapRequest>,
@@ -55,7 +56,8 @@ pub struct LoginResponse {
 #[utoipa::path(post, path = "/api/auth/login", security(()), tag = "auth", request_body = LoginRequest,
     responses((status = 200, body = LoginResponse), (status = 401, body = ErrorBody),
               (status = 429, body = ErrorBody, description = "too many failures for this username or address"),
-              (status = 403, body = ErrorBody, description = "password sign-in is turned off, or a browser's sign-in came from another site")))]
+              (status = 403, body = ErrorBody, description = "password sign-in is turned off, or a browser's sign-in came from another site"),
+              (status = 503, body = ErrorBody, description = "the database is unavailable, or too many passwords are being checked at once (`Retry-After`)")))]
 pub async fn login(
     State(s): State<AppState>,
     request: Request,
@@ -74,7 +76,7 @@ pub async fn login(
 
 /// Ends the current session, clears the cookie and tells the browser to drop what it cached
 /// (`Clear-Site-Data: "cache"`).
-#[utoipa::path(post, path = "/api/auth/logout", tag = "auth", responses((status = 204)))]
+#[utoipa::path(post, path = "/api/auth/logout", tag = "auth", responses((status = 204, description = "signed out; `Clear-Site-Data: \"cache\"`")))]
 pub async fn logout(
     State(s): State<AppState>,
     Caller(actor): Caller,

@@ -56,7 +56,8 @@ pub async fn list(
 /// Renames an integration and sets or clears the Alertmanager its alerts come from (team
 /// owner). Credentials are stored for silences and never shown back; the key is unchanged.
 #[utoipa::path(patch, path = "/api/teams/{team_id}/integrations/{integration_id}", tag = "integrations", request_body = IntegrationChange,
-    responses((status = 200, body = Integration)))]
+    responses((status = 200, body = Integration),
+              (status = 400, body = ErrorBody, description = "a malformed field, or an `alertmanager_url` whose address the outbound policy refuses (link-local and metadata always; loopback and private networks unless `KLAXON_OUTBOUND_ALLOW` allows them)")))]
 pub async fn update(
     State(s): State<AppState>,
     Caller(a): Caller,

@@ -111,7 +111,8 @@ pub struct SignupResponse {
               (status = 400, body = ErrorBody, description = "a bad username or password (`invalid`), or an expired, revoked, used-up or unknown link (`invite_unusable`, one answer for all)"),
               (status = 403, body = ErrorBody, description = "no link while sign-up is invite-only, password sign-in turned off, or a browser's sign-up from another site"),
               (status = 409, body = ErrorBody, description = "the username is taken (the link's use is not counted)"),
-              (status = 429, body = ErrorBody, description = "too many sign-ups from this address (`Retry-After`)")))]
+              (status = 429, body = ErrorBody, description = "too many sign-ups from this address (`Retry-After`); every attempt counts before it is checked"),
+              (status = 503, body = ErrorBody, description = "the database is unavailable, or too many passwords are being hashed at once (`Retry-After`)")))]
 pub async fn signup(
     State(s): State<AppState>,
     request: Request,

@@ -77,10 +77,12 @@ pub async fn record_request(State(state): State<AppState>, req: Request, next: N
     let started = Instant::now();
     let Some(method) = standard_method(req.method()) else {
         let res = crate::unknown_method();
-        state
-            .core
-            .metrics
-            .request("other", "unmatched", res.status().as_u16(), started.elapsed());
+        state.core.metrics.request(
+            "other",
+            "unmatched",
+            res.status().as_u16(),
+            started.elapsed(),
+        );
         return res;
     };
     let route = req

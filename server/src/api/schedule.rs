@@ -23,7 +23,8 @@ pub struct ShiftRequest {
 
 /// Gives a member the shifts on the dates, all or nothing (409 if any date is taken).
 #[utoipa::path(post, path = "/api/teams/{team_id}/schedule", tag = "schedule", request_body = ShiftRequest,
-    responses((status = 201, body = Vec<ScheduleEntry>), (status = 409, body = ErrorBody)))]
+    responses((status = 201, body = Vec<ScheduleEntry>), (status = 403, body = ErrorBody, description = "a member giving dates to someone else (an owner's action)"),
+              (status = 409, body = ErrorBody)))]
 pub async fn create(
     State(s): State<AppState>,
     Caller(a): Caller,
@@ -65,7 +66,8 @@ pub async fn list(
 }
 
 #[utoipa::path(delete, path = "/api/teams/{team_id}/schedule/{date}", tag = "schedule",
-    params(("date" = String, Path, format = Date)), responses((status = 204), (status = 404, body = ErrorBody)))]
+    params(("date" = String, Path, format = Date)),
+    responses((status = 204), (status = 403, body = ErrorBody, description = "a member removing someone else's date (an owner's action)"), (status = 404, body = ErrorBody)))]
 pub async fn delete(
     State(s): State<AppState>,
     Caller(a): Caller,

@@ -34,7 +34,8 @@ pub struct SilenceRequest {
 /// alerts share no `alertname`; 502 `upstream_failed` with Alertmanager's reason when it is
 /// unreachable or refuses, and then nothing is recorded.
 #[utoipa::path(post, path = "/api/incidents/{id}/silence", tag = "incidents", request_body = SilenceRequest,
-    responses((status = 200, body = Silence), (status = 502, body = ErrorBody)))]
+    responses((status = 200, body = Silence),
+              (status = 502, body = ErrorBody, description = "`upstream_failed`: Alertmanager refused the connection, timed out, answered with an error status (named, its body never shown), answered more than 64 KiB, or its address is one the outbound policy refuses")))]
 pub async fn create(
     State(s): State<AppState>,
     Caller(a): Caller,
@@ -47,7 +48,8 @@ pub async fn create(
 /// Expires the incident's silence now (`DELETE /api/v2/silence/{id}` on Alertmanager). 409 when
 /// none is in force; 502 when Alertmanager is unreachable or refuses, and then it stays.
 #[utoipa::path(delete, path = "/api/incidents/{id}/silence", tag = "incidents",
-    responses((status = 204), (status = 409, body = ErrorBody), (status = 502, body = ErrorBody)))]
+    responses((status = 204), (status = 409, body = ErrorBody),
+              (status = 502, body = ErrorBody, description = "`upstream_failed`: as for making a silence")))]
 pub async fn expire(
     State(s): State<AppState>,
     Caller(a): Caller,

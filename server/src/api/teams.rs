@@ -127,7 +127,8 @@ pub struct NewMember {
 }
 
 #[utoipa::path(post, path = "/api/teams/{team_id}/members", tag = "teams", request_body = NewMember,
-    responses((status = 201, body = Member), (status = 409, body = ErrorBody, description = "already a member")))]
+    responses((status = 201, body = Member), (status = 400, body = ErrorBody, description = "no such user, or a service account (which cannot be a member)"),
+              (status = 409, body = ErrorBody, description = "already a member")))]
 pub async fn add_member(
     State(s): State<AppState>,
     Caller(a): Caller,

@@ -19,6 +19,9 @@ pub struct UserQuery {
 
 /// The roster: every user, open to any authenticated caller. `push_topic` appears only on the
 /// caller's own entry (on every entry for an administrator).
+/// The roster as the caller may see it: administrators and instance-scoped service accounts see
+/// every account; anyone else sees themselves and the people and service accounts of their
+/// teams, and finds any person (never another team's service account) by exact `username`.
 #[utoipa::path(get, path = "/api/users", tag = "users", params(UserQuery), responses((status = 200, body = Vec<User>)))]
 pub async fn list_users(
     State(s): State<AppState>,
@@ -30,7 +33,8 @@ pub async fn list_users(
 
 /// Creates a user (administrator, human only).
 #[utoipa::path(post, path = "/api/users", tag = "users", request_body = NewUser,
-    responses((status = 201, body = User), (status = 409, body = ErrorBody, description = "username taken")))]
+    responses((status = 201, body = User), (status = 409, body = ErrorBody, description = "username taken"),
+              (status = 503, body = ErrorBody, description = "the database is unavailable, or too many passwords are being hashed at once (`Retry-After`)")))]
 pub async fn create_user(
     State(s): State<AppState>,
     Caller(a): Caller,
@@ -42,7 +46,8 @@ pub async fn create_user(
     ))
 }
 
-#[utoipa::path(get, path = "/api/users/{id}", tag = "users", responses((status = 200, body = User), (status = 404, body = ErrorBody)))]
+/// One account, when the roster shows it to the caller without a name to look for; else 404.
+#[utoipa::path(get, path = "/api/users/{id}", tag = "users", responses((status = 200, body = User), (status = 404, body = ErrorBody, description = "no such account, or one the caller's roster does not show")))]
 pub async fn get_user(
     State(s): State<AppState>,
     Caller(a): Caller,
@@ -75,8 +80,9 @@ pub struct PasswordChange {
 /// `current_password` counts as a failed sign-in of the user.
 #[utoipa::path(put, path = "/api/users/{id}/password", tag = "users", request_body = PasswordChange,
     responses((status = 204), (status = 400, body = ErrorBody, description = "password too short or long, current_password missing or wrong"),
-              (status = 401, body = ErrorBody), (status = 403, body = ErrorBody, description = "neither the user nor an administrator"),
-              (status = 404, body = ErrorBody), (status = 429, body = ErrorBody, description = "too many failed sign-ins or current-password guesses for this username")))]
+              (status = 401, body = ErrorBody), (status = 403, body = ErrorBody, description = "neither the user nor an administrator, or a service account on either side"),
+              (status = 404, body = ErrorBody), (status = 429, body = ErrorBody, description = "too many failed sign-ins or current-password guesses for this username or address"),
+              (status = 503, body = ErrorBody, description = "the database is unavailable, or too many passwords are being hashed at once (`Retry-After`)")))]
 pub async fn change_password(
     State(s): State<AppState>,
     Caller(a): Caller,
@@ -96,7 +102,8 @@ pub struct PushTopic {
     push_topic: String,
 }
 
-#[utoipa::path(put, path = "/api/users/{id}/push-topic", tag = "users", request_body = PushTopic, responses((status = 200, body = User)))]
+#[utoipa::path(put, path = "/api/users/{id}/push-topic", tag = "users", request_body = PushTopic,
+    responses((status = 200, body = User), (status = 403, body = ErrorBody, description = "neither the person nor an administrator, or a service account on either side")))]
 pub async fn set_push_topic(
     State(s): State<AppState>,
     Caller(a): Caller,
@@ -138,7 +145,8 @@ pub async fn set_admin(
     Ok(Json(s.core.set_admin(&a, id, b.is_admin).await?))
 }
 
-#[utoipa::path(get, path = "/api/users/{id}/api-keys", tag = "users", responses((status = 200, body = Vec<ApiKeyInfo>)))]
+#[utoipa::path(get, path = "/api/users/{id}/api-keys", tag = "users",
+    responses((status = 200, body = Vec<ApiKeyInfo>), (status = 403, body = ErrorBody, description = "neither the person nor an administrator, or a service account on either side (its keys are under `/api/service-accounts`)")))]
 pub async fn list_api_keys(
     State(s): State<AppState>,
     Caller(a): Caller,
@@ -159,7 +167,8 @@ pub struct KeyName {
 }
 
 /// Mints an API key (self or administrator); the raw key is in this answer only.
-#[utoipa::path(post, path = "/api/users/{id}/api-keys", tag = "users", request_body = KeyName, responses((status = 201, body = NewApiKey)))]
+#[utoipa::path(post, path = "/api/users/{id}/api-keys", tag = "users", request_body = KeyName,
+    responses((status = 201, body = NewApiKey), (status = 403, body = ErrorBody, description = "neither the person nor an administrator, or a service account on either side (its keys are under `/api/service-accounts`)")))]
 pub async fn create_api_key(
     State(s): State<AppState>,
     Caller(a): Caller,
@@ -172,7 +181,8 @@ pub async fn create_api_key(
     ))
 }
 
-#[utoipa::path(delete, path = "/api/users/{id}/api-keys/{key_id}", tag = "users", responses((status = 204), (status = 404, body = ErrorBody)))]
+#[utoipa::path(delete, path = "/api/users/{id}/api-keys/{key_id}", tag = "users",
+    responses((status = 204), (status = 403, body = ErrorBody, description = "neither the person nor an administrator, or a service account on either side"), (status = 404, body = ErrorBody)))]
 pub async fn delete_api_key(
     State(s): State<AppState>,
     Caller(a): Caller,

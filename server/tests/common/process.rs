@@ -37,6 +37,15 @@ where
     .unwrap_or_else(|_| panic!("{what} never happened"))
 }
 
+/// The `klaxon` binary the processes run: this build's, or the one `KLAXON_TEST_SERVER_BIN`
+/// names (`scripts/test.sh` names the release build, which is what a deployment runs).
+pub fn binary() -> String {
+    std::env::var("KLAXON_TEST_SERVER_BIN")
+        .ok()
+        .filter(|b| !b.is_empty())
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_klaxon").to_string())
+}
+
 /// One `klaxon serve` process.
 pub struct Replica {
     pub url: String,
@@ -50,7 +59,7 @@ impl Replica {
     pub async fn start(env: &[(&str, &str)]) -> Replica {
         let dir = tempfile::tempdir().unwrap();
         let port = free_port();
-        let child = Command::new(env!("CARGO_BIN_EXE_klaxon"))
+        let child = Command::new(binary())
             .arg("serve")
             .env("KLAXON_ADDR", format!("127.0.0.1:{port}"))
             .env("KLAXON_DATA_DIR", dir.path())
