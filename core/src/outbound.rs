@@ -404,6 +404,62 @@ mod tests {
         assert!(OutboundAllow::parse("nonsense").is_err());
     }
 
+    /// A one-shot server on loopback answering `head` and then `body_len` bytes.
+    async fn answering(head: &'static str, body_len: usize) -> String {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            let (mut s, _) = listener.accept().await.unwrap();
+            let mut buf = [0u8; 4096];
+            let _ = s.read(&mut buf).await;
+            let _ = s.write_all(head.as_bytes()).await;
+            let chunk = vec![b'x'; 64 * 1024];
+            let mut sent = 0;
+            while sent < body_len {
+                if s.write_all(&chunk).await.is_err() {
+                    return;
+                }
+                sent += chunk.len();
+            }
+        });
+        url
+    }
+
+    #[tokio::test]
+    async fn answers_are_read_up_to_the_cap_whoever_calls() {
+        // ntfy and the identity provider go through `trusted`: the same cap and no redirects.
+        let o = Outbound::trusted();
+        let url = answering(
+            "HTTP/1.1 200 OK\r\ncontent-length: 10485760\r\n\r\n",
+            10 << 20,
+        )
+        .await;
+        let f = o
+            .send(o.request(reqwest::Method::GET, &url))
+            .await
+            .unwrap_err();
+        assert_eq!(f.kind, FailureKind::Broken);
+        assert!(f.sentence.contains("64 KiB"), "{}", f.sentence);
+        let url = answering(
+            "HTTP/1.1 302 Found\r\nlocation: http://169.254.169.254/\r\ncontent-length: 0\r\n\r\n",
+            0,
+        )
+        .await;
+        let a = o.send(o.request(reqwest::Method::GET, &url)).await.unwrap();
+        assert_eq!(
+            a.status.as_u16(),
+            302,
+            "a redirect is answered, not followed"
+        );
+        let url = answering("HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\n", 0).await;
+        let f = o
+            .send(o.request(reqwest::Method::GET, &url))
+            .await
+            .unwrap_err();
+        assert_eq!(f.kind, FailureKind::Broken, "{}", f.sentence);
+    }
+
     #[test]
     fn urls_are_checked_before_any_connection() {
         let o = Outbound::for_users(OutboundAllow::default());
