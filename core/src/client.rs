@@ -16,21 +16,7 @@ impl TrustedProxies {
     /// Parses a comma- or space-separated list of CIDRs or single addresses
     /// (`10.0.0.0/8, 192.168.1.7, fd00::/8`). An empty list trusts nobody.
     pub fn parse(list: &str) -> Result<TrustedProxies, String> {
-        let mut nets = Vec::new();
-        for item in list
-            .split([',', ' '])
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-        {
-            let net = match item.parse::<IpNet>() {
-                Ok(net) => net,
-                Err(_) => item.parse::<IpAddr>().map(IpNet::from).map_err(|_| {
-                    format!("`{item}` is not an address or a CIDR such as 10.0.0.0/8")
-                })?,
-            };
-            nets.push(net.trunc());
-        }
-        Ok(TrustedProxies(nets))
+        parse_networks(list).map(TrustedProxies)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -64,6 +50,24 @@ impl TrustedProxies {
         }
         client.to_string()
     }
+}
+
+/// A comma- or space-separated list of CIDRs or single addresses (`10.0.0.0/8, 192.168.1.7,
+/// fd00::/8`), as the settings that name networks take them.
+pub fn parse_networks(list: &str) -> Result<Vec<IpNet>, String> {
+    list.split([',', ' '])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|item| {
+            let net = match item.parse::<IpNet>() {
+                Ok(net) => net,
+                Err(_) => item.parse::<IpAddr>().map(IpNet::from).map_err(|_| {
+                    format!("`{item}` is not an address or a CIDR such as 10.0.0.0/8")
+                })?,
+            };
+            Ok(net.trunc())
+        })
+        .collect()
 }
 
 /// One `X-Forwarded-For` entry: an address, possibly with a port (`1.2.3.4:5678`,

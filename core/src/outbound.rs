@@ -25,19 +25,10 @@ pub const TIMEOUT: Duration = Duration::from_secs(10);
 pub struct OutboundAllow(Vec<IpNet>);
 
 impl OutboundAllow {
-    /// Parses a comma-separated list of CIDRs or single addresses; empty allows nothing extra.
+    /// Parses a list of CIDRs or single addresses (`client::parse_networks`); empty allows
+    /// nothing beyond the public internet.
     pub fn parse(list: &str) -> std::result::Result<OutboundAllow, String> {
-        let mut nets = Vec::new();
-        for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let net = match item.parse::<IpNet>() {
-                Ok(net) => net,
-                Err(_) => item.parse::<IpAddr>().map(IpNet::from).map_err(|_| {
-                    format!("`{item}` is not an address or a CIDR such as 10.0.0.0/8")
-                })?,
-            };
-            nets.push(net.trunc());
-        }
-        Ok(OutboundAllow(nets))
+        crate::client::parse_networks(list).map(OutboundAllow)
     }
 
     fn allows(&self, addr: IpAddr) -> bool {

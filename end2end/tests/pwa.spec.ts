@@ -8,11 +8,9 @@ import { PASSWORD, hydrated, removeTeam, teamWithIncident } from './support';
 // worker keeps the pages last seen and the app's code, so the app opens offline saying so, and an
 // action tried offline is refused with a sentence instead of being queued.
 
-test('installable, opens offline with what was last seen, refuses actions offline', async ({ request, baseURL }) => {
-  const { teamId, alertname } = await teamWithIncident(request, 'pwa', 'Offline');
-
-  // A profile of its own: Chromium never offers to install from an incognito window, which is
-  // what Playwright's ordinary contexts are.
+/// A phone of its own: a Chromium profile, since Chromium never offers to install from an incognito
+/// window, which is what Playwright's ordinary contexts are.
+async function phone(baseURL: string) {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'klaxon-pwa-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: '/usr/bin/chromium',
@@ -21,6 +19,13 @@ test('installable, opens offline with what was last seen, refuses actions offlin
     baseURL,
   });
   const page = context.pages()[0] ?? (await context.newPage());
+  return { profile, context, page };
+}
+
+test('installable, opens offline with what was last seen, refuses actions offline', async ({ request, baseURL }) => {
+  const { teamId, alertname } = await teamWithIncident(request, 'pwa', 'Offline');
+
+  const { profile, context, page } = await phone(baseURL!);
   await page.goto('/login');
   await page.getByLabel('Username').fill('alice');
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
@@ -90,53 +95,45 @@ test('pages kept offline are the signed-in account\'s only', async ({ request, b
   const { teamId, alertname } = await teamWithIncident(request, 'kept', 'AlicesOwn');
   const dave = `dave-${Date.now().toString(36)}`;
   expect((await request.post('/api/users', { data: { username: dave, password: PASSWORD } })).status()).toBe(201);
+  const { profile, context, page } = await phone(baseURL!);
+  try {
+    const signIn = async (username: string) => {
+      await page.getByLabel('Username').fill(username);
+      await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await expect(page).toHaveURL(/\/$/);
+      await hydrated(page);
+    };
+    await page.goto('/login');
+    await signIn('alice');
+    await expect.poll(() => page.evaluate(async () => !!(await navigator.serviceWorker.ready).active)).toBe(true);
+    // Loaded under the worker, alice's list is kept.
+    await page.reload();
+    await expect(page.getByRole('link', { name: new RegExp(alertname) })).toBeVisible();
+    await expect
+      .poll(() => page.evaluate(async () => (await (await caches.open('klaxon-pages-v1')).keys()).length))
+      .toBeGreaterThan(0);
 
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'klaxon-kept-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run'],
-    viewport: { width: 390, height: 844 },
-    baseURL,
-  });
-  const page = context.pages()[0] ?? (await context.newPage());
-  const signIn = async (username: string) => {
-    await page.getByLabel('Username').fill(username);
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect(page).toHaveURL(/\/$/);
+    // Alice signs out in the app, dave signs in in the app: no page is typed into the address bar.
+    await page.goto('/me');
     await hydrated(page);
-  };
-  await page.goto('/login');
-  await signIn('alice');
-  await expect.poll(() => page.evaluate(async () => !!(await navigator.serviceWorker.ready).active)).toBe(true);
-  // Loaded under the worker, alice's list is kept.
-  await page.reload();
-  const alicesRow = page.getByRole('link', { name: new RegExp(alertname) });
-  await expect(alicesRow).toBeVisible();
-  await expect
-    .poll(() => page.evaluate(async () => (await (await caches.open('klaxon-pages-v1')).keys()).length))
-    .toBeGreaterThan(0);
+    const signOut = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('/rpc/logout'));
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    expect((await (await signOut).allHeaders())['clear-site-data']).toBe('"cache"');
+    await expect(page).toHaveURL(/\/login/);
+    await hydrated(page);
+    await signIn(dave);
 
-  // Alice signs out in the app, dave signs in in the app: no page is typed into the address bar.
-  await page.goto('/me');
-  await hydrated(page);
-  const signOut = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('/rpc/'));
-  await page.getByRole('button', { name: 'Sign out' }).click();
-  expect((await signOut).headers()['clear-site-data']).toBe('"cache"');
-  await expect(page).toHaveURL(/\/login/);
-  await hydrated(page);
-  await signIn(dave);
-
-  // Offline, dave sees nothing of alice's.
-  await context.setOffline(true);
-  await page.goto('/');
-  // Dave's own copy under the offline banner, or the offline page: either says it is offline.
-  await expect(page.getByRole('alert').first()).toContainText(/[Oo]ffline/);
-  await expect(page.getByText(new RegExp(alertname))).toHaveCount(0);
-  await expect(page.getByText('alice', { exact: true })).toHaveCount(0);
-  await context.setOffline(false);
-
-  await context.close();
-  fs.rmSync(profile, { recursive: true, force: true });
-  await removeTeam(request, teamId);
+    // Offline, dave sees nothing of alice's.
+    await context.setOffline(true);
+    await page.goto('/');
+    // Dave's own copy under the offline banner, or the offline page: either says it is offline.
+    await expect(page.getByRole('alert').first()).toContainText(/[Oo]ffline/);
+    await expect(page.getByText(new RegExp(alertname))).toHaveCount(0);
+    await expect(page.getByText('alice', { exact: true })).toHaveCount(0);
+  } finally {
+    await context.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+    await removeTeam(request, teamId);
+  }
 });

@@ -62,13 +62,7 @@ both!(concurrent_device_starts_stop_exactly_at_the_limit, |app| {
 
 both!(a_burst_of_open_sign_ups_stops_at_the_address_limit, |app| {
     let admin = app.bootstrap().await;
-    app.put(
-        "/api/admin/settings",
-        &admin,
-        json!({"signup_mode": "open"}),
-    )
-    .await
-    .expect(200);
+    app.open_signups(&admin).await;
     let statuses = at_once(80, |i| {
         app.post(
             "/api/signup",

@@ -108,18 +108,7 @@ both!(service_accounts_are_no_person_and_no_member, |app| {
         .post("/api/service-accounts", &admin, json!({"name": "operator"}))
         .await
         .expect(201);
-    let op = app
-        .post(
-            &format!("/api/service-accounts/{}/api-keys", id(&instance)),
-            &admin,
-            json!({"name": "k"}),
-        )
-        .await
-        .expect(201)["key"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let op = Auth::Key(op);
+    let op = app.service_key(&admin, id(&instance)).await;
     let bot = app
         .post(
             &format!("/api/teams/{team}/service-accounts"),
@@ -128,18 +117,7 @@ both!(service_accounts_are_no_person_and_no_member, |app| {
         )
         .await
         .expect(201);
-    let bot_key = app
-        .post(
-            &format!("/api/service-accounts/{}/api-keys", id(&bot)),
-            &alice,
-            json!({"name": "k"}),
-        )
-        .await
-        .expect(201)["key"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let bot_auth = Auth::Key(bot_key);
+    let bot_auth = app.service_key(&alice, id(&bot)).await;
 
     // The per-person endpoints refuse a service account acting on itself...
     for (who, account) in [(&op, &instance), (&bot_auth, &bot)] {
@@ -208,13 +186,7 @@ both!(service_accounts_are_no_person_and_no_member, |app| {
 
 both!(the_roster_shows_the_callers_teams_only, |app| {
     let admin = app.bootstrap().await;
-    app.put(
-        "/api/admin/settings",
-        &admin,
-        json!({"signup_mode": "open"}),
-    )
-    .await
-    .expect(200);
+    app.open_signups(&admin).await;
     let (_, alice) = app.user(&admin, "alice").await;
     let (bob_id, _) = app.user(&admin, "bob").await;
     let (_, zed) = app.user(&admin, "zed").await;
@@ -236,18 +208,7 @@ both!(the_roster_shows_the_callers_teams_only, |app| {
     )
     .await
     .expect(201);
-    let ops_bot_key = Auth::Key(
-        app.post(
-            &format!("/api/service-accounts/{}/api-keys", id(&ops_bot)),
-            &alice,
-            json!({"name": "k"}),
-        )
-        .await
-        .expect(201)["key"]
-            .as_str()
-            .unwrap()
-            .to_string(),
-    );
+    let ops_bot_key = app.service_key(&alice, id(&ops_bot)).await;
     let names = |v: Value| -> Vec<String> {
         v.as_array()
             .unwrap()
@@ -315,18 +276,7 @@ both!(an_instance_account_lists_what_it_may_read, |app| {
         .post("/api/service-accounts", &admin, json!({"name": "operator"}))
         .await
         .expect(201);
-    let op = Auth::Key(
-        app.post(
-            &format!("/api/service-accounts/{}/api-keys", id(&instance)),
-            &admin,
-            json!({"name": "k"}),
-        )
-        .await
-        .expect(201)["key"]
-            .as_str()
-            .unwrap()
-            .to_string(),
-    );
+    let op = app.service_key(&admin, id(&instance)).await;
     // It finds the team by name (to adopt it), but reads none of its incidents or alerts:
     // the lists agree with the single reads.
     assert_eq!(

@@ -18,28 +18,12 @@ use std::sync::Arc;
 /// 2026-11-22T00:00:00Z: tests start from a fixed, known instant.
 pub const T0: i64 = 1_795_305_600;
 
-/// Runs a test body once on SQLite and once on PostgreSQL.
+/// Runs a test body once on SQLite and once on PostgreSQL, on servers configured by
+/// `test_config`.
 #[macro_export]
 macro_rules! both {
     ($name:ident, |$app:ident| $body:block) => {
-        mod $name {
-            #[allow(unused_imports)]
-            use super::*;
-            #[tokio::test]
-            async fn sqlite() {
-                let $app = $crate::common::TestApp::spawn($crate::common::Backend::Sqlite).await;
-                $body
-            }
-            #[tokio::test]
-            #[cfg_attr(
-                not(postgres_tests),
-                ignore = "needs KLAXON_TEST_DATABASE_URL at build time"
-            )]
-            async fn postgres() {
-                let $app = $crate::common::TestApp::spawn_postgres().await;
-                $body
-            }
-        }
+        $crate::both_with!($name, $crate::common::test_config(), |$app| $body);
     };
 }
 
@@ -338,6 +322,26 @@ impl TestApp {
             .unwrap()
             .to_string();
         Auth::Cookie(token)
+    }
+
+    /// Lets anyone sign up without a link (`signup_mode` open), as `admin`.
+    pub async fn open_signups(&self, admin: &Auth) {
+        self.put("/api/admin/settings", admin, json!({"signup_mode": "open"}))
+            .await
+            .expect(200);
+    }
+
+    /// Mints a key for the service account `id` as `auth`.
+    pub async fn service_key(&self, auth: &Auth, id: i64) -> Auth {
+        let k = self
+            .post(
+                &format!("/api/service-accounts/{id}/api-keys"),
+                auth,
+                json!({"name": "k"}),
+            )
+            .await
+            .expect(201);
+        Auth::Key(k["key"].as_str().unwrap().to_string())
     }
 
     /// Creates a team as `owner` and returns its id.
