@@ -166,10 +166,6 @@ impl Core {
         }
     }
 
-    pub async fn require_team_member(&self, actor: &Actor, team_id: i64) -> Result<TeamAccess> {
-        self.team_access(actor, team_id).await
-    }
-
     pub async fn require_team_owner(&self, actor: &Actor, team_id: i64) -> Result<TeamAccess> {
         let access = self.team_access(actor, team_id).await?;
         if access.is_owner() {

@@ -1,5 +1,6 @@
 //! Turning what a request presents into an `Actor`, for the REST API and the UI's server
-//! functions alike. Plain strings in, so this holds no HTTP types.
+//! functions alike: both build a `Presented` from the request's method and headers (`http`
+//! types, which axum and Leptos share), so the rules are read in one place.
 
 use crate::{Actor, Core, Error, Result};
 use std::net::IpAddr;

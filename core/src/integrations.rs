@@ -90,7 +90,7 @@ impl Core {
     }
 
     pub async fn list_integrations(&self, actor: &Actor, team_id: i64) -> Result<Vec<Integration>> {
-        self.require_team_member(actor, team_id).await?;
+        self.team_access(actor, team_id).await?;
         let rows: Vec<Row> =
             sqlx::query_as(&format!("{SELECT} WHERE i.team_id = $1 ORDER BY i.id DESC"))
                 .bind(team_id)

@@ -1,5 +1,6 @@
 //! Klaxon's service layer: the database, every operation with its authorization, and the
-//! loops' tick functions. No HTTP here: the REST API and the UI's server functions both call
+//! loops' tick functions. No HTTP server here (the outbound client and the request headers
+//! `credentials` reads are its only HTTP types): the REST API and the UI's server functions both call
 //! these operations and only translate.
 
 pub mod accounts;

@@ -28,7 +28,7 @@ impl From<Row> for Maintenance {
 impl Core {
     /// The team's current and coming windows, soonest first (member).
     pub async fn list_maintenance(&self, actor: &Actor, team_id: i64) -> Result<Vec<Maintenance>> {
-        self.require_team_member(actor, team_id).await?;
+        self.team_access(actor, team_id).await?;
         let rows: Vec<Row> = sqlx::query_as(
             "SELECT id, team_id, starts_at, ends_at FROM maintenance WHERE team_id = $1 AND ends_at > $2 ORDER BY starts_at",
         )

@@ -141,13 +141,13 @@ impl Core {
     }
 
     pub async fn get_team(&self, actor: &Actor, id: i64) -> Result<Team> {
-        self.require_team_member(actor, id).await?;
+        self.team_access(actor, id).await?;
         self.team_by_id(id).await
     }
 
     /// The team as its page shows it: with whether the caller may manage it.
     pub async fn team_view(&self, actor: &Actor, id: i64) -> Result<TeamView> {
-        let access = self.require_team_member(actor, id).await?;
+        let access = self.team_access(actor, id).await?;
         Ok(TeamView {
             team: self.team_by_id(id).await?,
             may_manage: access.is_owner(),
@@ -254,7 +254,7 @@ impl Core {
     // ---- members -----------------------------------------------------------------------------
 
     pub async fn list_members(&self, actor: &Actor, team_id: i64) -> Result<Vec<Member>> {
-        self.require_team_member(actor, team_id).await?;
+        self.team_access(actor, team_id).await?;
         self.members_of(team_id).await
     }
 
@@ -351,7 +351,7 @@ impl Core {
 
     /// Removes a member: the team's owner may remove anyone, a member may leave. The last owner stays.
     pub async fn remove_member(&self, actor: &Actor, team_id: i64, user_id: i64) -> Result<()> {
-        let access = self.require_team_member(actor, team_id).await?;
+        let access = self.team_access(actor, team_id).await?;
         authz::require_may_remove_member(actor, access, user_id)?;
         self.refuse_if_provider_managed(team_id, user_id).await?;
         let mut tx = self.db.begin().await?;

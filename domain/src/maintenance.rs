@@ -21,12 +21,6 @@ pub struct Maintenance {
     pub ends_at: Timestamp,
 }
 
-impl Maintenance {
-    pub fn is_on(&self, now: Timestamp) -> bool {
-        self.starts_at <= now && now < self.ends_at
-    }
-}
-
 /// A window as an owner asks for it: `ends_at` or `duration` (exactly one), from `starts_at`
 /// (default now).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -203,3 +203,120 @@ async fn a_team_gets_its_finalizer_then_says_its_server_is_missing() {
     team::reconcile(Arc::new(second), ctx).await.unwrap();
     mock.await.unwrap();
 }
+
+/// A Secret answer holding `data` (values base64-encoded as the API server does).
+fn secret_with(name: &str, data: &[(&str, &str)]) -> Value {
+    let mut s = serde_json::to_value(k8s_openapi::api::core::v1::Secret {
+        data: Some(
+            data.iter()
+                .map(|(k, v)| {
+                    (
+                        k.to_string(),
+                        k8s_openapi::ByteString(v.as_bytes().to_vec()),
+                    )
+                })
+                .collect(),
+        ),
+        ..Default::default()
+    })
+    .unwrap();
+    s["metadata"] = json!({"name": name});
+    s
+}
+
+#[tokio::test]
+async fn a_refused_kind_changed_event_never_costs_a_second_integration() {
+    use klaxon_operator::controller::children;
+    use klaxon_operator::crd::KlaxonAlertSource;
+    let klaxon = common::klaxon().await;
+    let admin = Klaxon::new(&klaxon.url, None)
+        .bootstrap("admin")
+        .await
+        .unwrap();
+    let admin = Klaxon::new(&klaxon.url, Some(admin.api_key));
+    let team = admin.create_team("payments", None).await.unwrap();
+    let account = admin
+        .create_team_account(team.id, "operator-payments")
+        .await
+        .unwrap();
+    let key = admin.mint_key(account.id, "operator").await.unwrap().key;
+    let scoped = Klaxon::new(&klaxon.url, Some(key.clone()));
+    let old = scoped
+        .create_integration(team.id, "prometheus", "alertmanager")
+        .await
+        .unwrap();
+
+    let (service, mut handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
+    let ctx = Arc::new(Context::new(
+        Client::new(service, "default"),
+        "klaxon-system".into(),
+        Arc::new(Metrics::default()),
+    ));
+    // The kind changed from alertmanager to grafana since the integration was made.
+    let source: KlaxonAlertSource = serde_json::from_value(json!({
+        "apiVersion": "klaxon.dev/v1alpha1", "kind": "KlaxonAlertSource",
+        "metadata": {"name": "prometheus", "namespace": "ops", "uid": "s-1", "generation": 2,
+                     "finalizers": ["klaxon.dev/cleanup"]},
+        "spec": {"teamRef": {"name": "payments"}, "kind": "grafana"},
+        "status": {"integrationID": old.integration.id, "kind": "alertmanager",
+                   "webhookURLSecretRef": {"name": "prometheus-webhook"}},
+    }))
+    .unwrap();
+    let echo = serde_json::to_value(&source).unwrap();
+    let team_resource = json!({
+        "apiVersion": "klaxon.dev/v1alpha1", "kind": "KlaxonTeam",
+        "metadata": {"name": "payments", "namespace": "ops", "uid": "t-1"},
+        "spec": {"serverRef": {"name": "paging"}},
+        "status": {"teamID": team.id, "serverEndpoint": klaxon.url,
+                   "credentialsSecretRef": {"name": "klaxon-team-ops-payments", "key": "key"}},
+    });
+    let old_id = old.integration.id;
+    let mock = tokio::spawn(async move {
+        let teams = "/apis/klaxon.dev/v1alpha1/namespaces/ops/klaxonteams/payments";
+        expect(&mut handle, Method::GET, teams, 200, team_resource).await;
+        let credential = secret_with("klaxon-team-ops-payments", &[("key", &key)]);
+        let path = "/api/v1/namespaces/klaxon-system/secrets/klaxon-team-ops-payments";
+        expect(&mut handle, Method::GET, path, 200, credential).await;
+        let webhook = "/api/v1/namespaces/ops/secrets/prometheus-webhook";
+        let stored = secret_with(
+            "prometheus-webhook",
+            &[("integration_id", &old_id.to_string())],
+        );
+        expect(&mut handle, Method::GET, webhook, 200, stored).await;
+        let written = expect(&mut handle, Method::PATCH, webhook, 200, json!({})).await;
+        let status = expect(
+            &mut handle,
+            Method::PATCH,
+            "/apis/klaxon.dev/v1alpha1/namespaces/ops/klaxonalertsources/prometheus/status",
+            200,
+            echo,
+        )
+        .await;
+        // The operator may not publish events here: the API server refuses.
+        let forbidden = json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
+            "message": "events.events.k8s.io is forbidden", "reason": "Forbidden", "code": 403});
+        expect(
+            &mut handle,
+            Method::POST,
+            "/apis/events.k8s.io/v1/namespaces/ops/events",
+            403,
+            forbidden,
+        )
+        .await;
+        (written, status)
+    });
+    children::reconcile_source(Arc::new(source), ctx)
+        .await
+        .expect("a refused event is no failed reconcile");
+    let (written, status) = mock.await.unwrap();
+    let new_id = status["status"]["integrationID"].as_i64().unwrap();
+    assert_ne!(new_id, old_id, "the status records the new integration");
+    assert_eq!(status["status"]["kind"], "grafana");
+    assert!(written.to_string().contains("data"), "{written}");
+    let left = scoped
+        .create_integration(team.id, "probe", "alertmanager")
+        .await
+        .unwrap();
+    // Exactly one integration was made for the change: the probe's id follows the new one's.
+    assert_eq!(left.integration.id, new_id + 1);
+}

@@ -1,6 +1,7 @@
 //! Statements over many rows: `… WHERE id IN (…)` run over an id list in chunks, and inserts
-//! that read their rows from one JSON parameter. Each is written once here, so no operation
-//! builds a parameter list by hand.
+//! that read their rows from one JSON parameter. Each is written once here, for the notifier,
+//! the sweeper, the ladder and intake; the list filters of `incidents::reads` and `stats` inline
+//! the caller's team ids (integers read from the database) instead.
 
 use super::{Backend, Db, Tx};
 use crate::Result;

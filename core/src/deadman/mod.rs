@@ -66,7 +66,7 @@ const SELECT: &str =
 
 impl Core {
     pub async fn list_switches(&self, actor: &Actor, team_id: i64) -> Result<Vec<DeadmanSwitch>> {
-        self.require_team_member(actor, team_id).await?;
+        self.team_access(actor, team_id).await?;
         let rows: Vec<SwitchRow> =
             sqlx::query_as(&format!("{SELECT} WHERE s.team_id = $1 ORDER BY s.name"))
                 .bind(team_id)

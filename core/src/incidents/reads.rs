@@ -173,7 +173,7 @@ impl Core {
         team: Option<i64>,
     ) -> Result<Vec<i64>> {
         if let Some(t) = team {
-            self.require_team_member(actor, t).await?;
+            self.team_access(actor, t).await?;
             return Ok(vec![t]);
         }
         if let Some(scope) = actor.team_scope {
@@ -201,7 +201,7 @@ impl Core {
     /// The incident, after checking the caller may see its team (404 otherwise).
     pub async fn incident(&self, actor: &Actor, id: i64) -> Result<Incident> {
         let incident = self.incident_row(id).await?;
-        self.require_team_member(actor, incident.team_id).await?;
+        self.team_access(actor, incident.team_id).await?;
         Ok(incident)
     }
 
@@ -294,7 +294,7 @@ impl Core {
                 .fetch_optional(&self.db.pool)
                 .await?
                 .ok_or(Error::NotFound)?;
-        self.require_team_member(actor, row.team_id).await?;
+        self.team_access(actor, row.team_id).await?;
         Ok(row.into())
     }
 }

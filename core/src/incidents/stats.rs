@@ -155,7 +155,7 @@ impl Core {
         hours: Option<i64>,
     ) -> Result<Vec<HourVolume>> {
         let hours = bounded("hours", hours, DEFAULT_HOURS, MAX_HOURS)?;
-        self.require_team_member(actor, team_id).await?;
+        self.team_access(actor, team_id).await?;
         let known: Option<(i64,)> =
             sqlx::query_as("SELECT id FROM integrations WHERE id = $1 AND team_id = $2")
                 .bind(integration_id)

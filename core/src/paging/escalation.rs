@@ -11,7 +11,7 @@ use std::collections::{hash_map, BTreeMap, HashMap};
 
 impl Core {
     pub async fn escalation_policy(&self, actor: &Actor, team_id: i64) -> Result<EscalationPolicy> {
-        self.require_team_member(actor, team_id).await?;
+        self.team_access(actor, team_id).await?;
         let mut conn = self.db.pool.acquire().await?;
         policy(&mut conn, team_id).await
     }

@@ -38,7 +38,7 @@ fn day_words(unix: i64) -> String {
 
 impl Core {
     pub async fn handoff_settings(&self, actor: &Actor, team_id: i64) -> Result<HandoffSettings> {
-        self.require_team_member(actor, team_id).await?;
+        self.team_access(actor, team_id).await?;
         let row: Option<(i64, i64)> =
             sqlx::query_as("SELECT enabled, at_minute FROM handoffs WHERE team_id = $1")
                 .bind(team_id)

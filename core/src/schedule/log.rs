@@ -59,7 +59,7 @@ impl Core {
         team_id: i64,
         limit: i64,
     ) -> Result<Vec<ScheduleChange>> {
-        self.require_team_member(actor, team_id).await?;
+        self.team_access(actor, team_id).await?;
         if !(1..=MAX_CHANGES).contains(&limit) {
             return Err(crate::Error::Invalid(format!(
                 "limit must be 1 to {MAX_CHANGES}"

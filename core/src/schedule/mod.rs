@@ -48,7 +48,7 @@ impl Core {
         user_id: i64,
         dates: &[String],
     ) -> Result<Vec<ScheduleEntry>> {
-        let access = self.require_team_member(actor, team_id).await?;
+        let access = self.team_access(actor, team_id).await?;
         authz::require_own_date_or_owner(actor, access, user_id)?;
         if dates.is_empty() || dates.len() > MAX_DATES {
             return Err(Error::Invalid(format!(
@@ -128,7 +128,7 @@ impl Core {
         from: Option<&str>,
         to: Option<&str>,
     ) -> Result<Vec<ScheduleEntry>> {
-        self.require_team_member(actor, team_id).await?;
+        self.team_access(actor, team_id).await?;
         let (from, to) = (date_param("from", from)?, date_param("to", to)?);
         let rows: Vec<(String, i64, String)> = sqlx::query_as(
             "SELECT s.date, s.user_id, u.username FROM schedule s JOIN users u ON u.id = s.user_id \
@@ -152,7 +152,7 @@ impl Core {
 
     /// Removes a date: the holder's own, or anyone's for the team's owner; logged.
     pub async fn delete_shift(&self, actor: &Actor, team_id: i64, date: &str) -> Result<()> {
-        let access = self.require_team_member(actor, team_id).await?;
+        let access = self.team_access(actor, team_id).await?;
         parse_date(date).ok_or_else(|| Error::Invalid("date must be YYYY-MM-DD".into()))?;
         let mut tx = self.db.begin().await?;
         let held: (i64, String) = sqlx::query_as(

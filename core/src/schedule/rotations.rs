@@ -21,7 +21,7 @@ struct RotationRow {
 
 impl Core {
     pub async fn list_rotations(&self, actor: &Actor, team_id: i64) -> Result<Vec<Rotation>> {
-        self.require_team_member(actor, team_id).await?;
+        self.team_access(actor, team_id).await?;
         let rows: Vec<RotationRow> = sqlx::query_as(
             "SELECT id, team_id, name, shift_days, start_date FROM rotations WHERE team_id = $1 ORDER BY name",
         )

@@ -50,7 +50,7 @@ impl Core {
         date: &str,
         offered: bool,
     ) -> Result<ScheduleEntry> {
-        let access = self.require_team_member(actor, team_id).await?;
+        let access = self.team_access(actor, team_id).await?;
         self.changeable_date(date)?;
         let held = self.held(team_id, date).await?.ok_or(Error::NotFound)?;
         authz::require_may_offer(actor, access, held.user_id)?;
@@ -112,7 +112,7 @@ impl Core {
         date: &str,
         req: &TakeDate,
     ) -> Result<ScheduleEntry> {
-        let access = self.require_team_member(actor, team_id).await?;
+        let access = self.team_access(actor, team_id).await?;
         self.changeable_date(date)?;
         let (target, target_name) = self.taker(actor, access, team_id, req).await?;
         let held = self.held(team_id, date).await?.ok_or(Error::NotFound)?;
@@ -198,7 +198,7 @@ impl Core {
         team_id: i64,
         req: &TakeDate,
     ) -> Result<ScheduleEntry> {
-        let access = self.require_team_member(actor, team_id).await?;
+        let access = self.team_access(actor, team_id).await?;
         let (target, target_name) = self.taker(actor, access, team_id, req).await?;
         let today = utc_date(self.now());
         let held = self.held(team_id, &today).await?;
@@ -307,7 +307,7 @@ impl Core {
     /// Dates from today on that anyone in the team may take: offered, or held by someone who
     /// has left the team (listed so an owner refills them; they are never dropped).
     pub async fn open_dates(&self, actor: &Actor, team_id: i64) -> Result<Vec<OpenDate>> {
-        self.require_team_member(actor, team_id).await?;
+        self.team_access(actor, team_id).await?;
         #[derive(sqlx::FromRow)]
         struct Row {
             date: String,

@@ -152,6 +152,9 @@ async fn apply_source(source: &KlaxonAlertSource, ctx: &Context) -> Result<Actio
     let ns = source.namespace().unwrap_or_default();
     let mut status = source.status.clone().unwrap_or_default();
     let previous = status.conditions.clone();
+    // Told only once the status records the new integration: were the event published first and
+    // refused (an operator without RBAC for events), every retry would make another integration.
+    let mut kind_changed = None;
     let outcome = async {
         let team = match resolve_team(ctx, &ns, &source.spec.team_ref).await? {
             Ok(t) => t,
@@ -186,7 +189,7 @@ async fn apply_source(source: &KlaxonAlertSource, ctx: &Context) -> Result<Actio
                 write_secret(&ctx.client, &ns, &secret, keep(&made), source.controller_owner_ref(&())).await?;
                 gone_is_fine(team.client.delete_integration(team.id, old).await)?;
                 status.integration_id = Some(made.integration.id);
-                let note = Note {
+                kind_changed = Some(Note {
                     type_: EventType::Warning,
                     reason: "KindChanged".into(),
                     note: Some(format!(
@@ -196,10 +199,7 @@ async fn apply_source(source: &KlaxonAlertSource, ctx: &Context) -> Result<Actio
                     )),
                     action: "Recreate".into(),
                     secondary: None,
-                };
-                Recorder::new(ctx.client.clone(), MANAGER.into())
-                    .publish(&note, &source.object_ref(&()))
-                    .await?;
+                });
             }
             // The Secret was written but the status was not: reuse, never make a second one.
             (None, Some(id)) => status.integration_id = id.parse().ok(),
@@ -221,14 +221,23 @@ async fn apply_source(source: &KlaxonAlertSource, ctx: &Context) -> Result<Actio
         Ok::<_, Error>(Ok(()))
     }
     .await?;
-    write_status(
+    let action = write_status(
         source,
         ctx,
         serde_json::to_value(&status).expect("status serializes"),
         &outcome,
         &previous,
     )
-    .await
+    .await?;
+    if let Some(note) = kind_changed {
+        let published = Recorder::new(ctx.client.clone(), MANAGER.into())
+            .publish(&note, &source.object_ref(&()))
+            .await;
+        if let Err(e) = published {
+            tracing::warn!(error = %e, source = %source.name_any(), "the KindChanged event was not published");
+        }
+    }
+    Ok(action)
 }
 
 pub fn error_policy<K>(_: Arc<K>, error: &Error, _: Arc<Context>) -> Action {
