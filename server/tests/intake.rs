@@ -425,6 +425,12 @@ both!(the_legacy_path_is_off_unless_turned_on, |app| {
     )
     .await
     .expect_error(404, "not_found");
+    // Whoever upgrades with an Alertmanager still posting here is told what to do.
+    let why = app
+        .post("/api/alertmanager/webhook", &Auth::None, json!({}))
+        .await
+        .expect_error(404, "not_found");
+    assert!(why.contains("KLAXON_LEGACY_WEBHOOK"), "{why}");
     assert_eq!(app.incidents(&bob, team).await.len(), before);
     let listed = app.get("/api/alerts", &bob).await.expect(200);
     assert!(

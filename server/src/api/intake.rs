@@ -78,6 +78,17 @@ pub async fn legacy_webhook(State(s): State<AppState>, request: Request) -> Resp
     .await;
     let mut res = match result {
         Ok(outcome) => Json(outcome).into_response(),
+        // Said plainly, for whoever upgrades with an Alertmanager still posting here.
+        Err(ApiError(Error::NotFound)) => (
+            axum::http::StatusCode::NOT_FOUND,
+            Json(ErrorBody {
+                error: klaxon_domain::ErrorCode::NotFound,
+                message: "the key-less webhook is off: post to an integration's webhook URL \
+                          (or set KLAXON_LEGACY_WEBHOOK=true while you move)"
+                    .into(),
+            }),
+        )
+            .into_response(),
         Err(e) => e.into_response(),
     };
     res.headers_mut()
