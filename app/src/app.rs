@@ -1,7 +1,9 @@
 //! The document shell the server renders and the router every page lives in.
 
-use crate::components::layout::{NotFoundShell, SignedInShell};
+use crate::components::hydration::Hydrated;
+use crate::components::layout::SignedInShell;
 use crate::pages::home::HomePage;
+use crate::pages::not_found::NotFoundShell;
 use crate::pages::on_demand::{
     Admin, Device, Incident, Login, Profile, Schedule, Signup, Team, TeamEscalation, TeamRota,
     Teams,
@@ -46,17 +48,6 @@ pub fn shell(options: LeptosOptions, css: Option<&'static str>) -> impl IntoView
             </body>
         </html>
     }
-}
-
-/// True once the WASM has taken over the server-rendered page. Controls that only work
-/// client-side stay hidden or disabled until then.
-#[derive(Clone, Copy)]
-pub struct Hydrated(pub ReadSignal<bool>);
-
-pub fn use_hydrated() -> ReadSignal<bool> {
-    use_context::<Hydrated>()
-        .map(|h| h.0)
-        .unwrap_or_else(|| signal(false).0)
 }
 
 /// Every page's title goes through here. On the server leptos_meta writes the result into

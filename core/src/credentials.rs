@@ -113,29 +113,6 @@ impl Core {
             .trusted_proxies
             .client_address(p.peer, &p.forwarded_for)
     }
-
-    /// The `Set-Cookie` value for a new session.
-    pub fn session_cookie(&self, started: &crate::accounts::StartedSession) -> String {
-        let secure = if self.secure_cookies() {
-            "; Secure"
-        } else {
-            ""
-        };
-        format!(
-            "{SESSION_COOKIE}={}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{secure}",
-            started.token, started.max_age
-        )
-    }
-
-    /// The `Set-Cookie` value that removes the session cookie.
-    pub fn clear_session_cookie(&self) -> String {
-        let secure = if self.secure_cookies() {
-            "; Secure"
-        } else {
-            ""
-        };
-        format!("{SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0{secure}")
-    }
 }
 
 /// `Clear-Site-Data` of a sign-out answer: the browser drops what it cached of the person's

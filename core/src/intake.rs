@@ -5,6 +5,7 @@
 use crate::db::Tx;
 use crate::deadman;
 use crate::incidents::lifecycle::{self, Group};
+use crate::timeline;
 use crate::{Core, Error, Result};
 use klaxon_domain::alerting::{
     ingest, AlertStatus, IncomingAlert, Ingest, PayloadGroup, Severity, StoredAlert, WebhookPayload,
@@ -230,7 +231,7 @@ impl Applied<'_> {
             if let Some(severity) = self.severity {
                 lifecycle::raise_severity(tx, incident, severity).await?;
             }
-            lifecycle::timeline(
+            timeline::timeline(
                 tx,
                 incident,
                 self.now,
@@ -241,7 +242,7 @@ impl Applied<'_> {
             .await?;
         }
         for (incident, names) in &self.resolved {
-            lifecycle::timeline(
+            timeline::timeline(
                 tx,
                 *incident,
                 self.now,

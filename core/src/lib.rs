@@ -29,6 +29,7 @@ pub mod sso;
 pub mod sweeper;
 pub mod teams;
 pub mod throttle;
+pub mod timeline;
 
 use std::sync::Arc;
 

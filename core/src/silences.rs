@@ -3,8 +3,8 @@
 //! Alertmanager of the integration those alerts came through, and only once Alertmanager has
 //! accepted it is it recorded on the incident and its timeline.
 
-use crate::incidents::lifecycle::timeline;
 use crate::outbound::{upstream_error, upstream_status, Answer, Outbound};
+use crate::timeline::timeline;
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::silence::{
     describe, shared_matchers, AlertmanagerAuth, Matcher, Silence, SilencePreview, SILENCE_MAX,

@@ -2,7 +2,8 @@
 //! with nothing firing, archives old resolved alerts, and watches the dead man's switches.
 //! Reads the settings on every tick.
 
-use crate::incidents::lifecycle::{self, Entry};
+use crate::incidents::lifecycle;
+use crate::timeline::{self, Entry};
 use crate::{Core, Result};
 use serde::Serialize;
 
@@ -93,7 +94,7 @@ impl Core {
                     })
                 })
                 .collect();
-            lifecycle::timelines(&mut tx, &entries).await?;
+            timeline::timelines(&mut tx, &entries).await?;
             let mut incidents: Vec<i64> = expired.iter().filter_map(|r| r.1).collect();
             incidents.sort_unstable();
             incidents.dedup();

@@ -3,6 +3,7 @@
 
 pub mod account;
 pub mod alerting;
+pub mod calendar;
 pub mod deadman;
 pub mod device;
 pub mod duration;

@@ -41,8 +41,8 @@ pub struct Rota {
 
 #[server(prefix = "/rpc")]
 pub async fn get_rota(team_id: i64) -> Result<Rota, ServerFnError> {
-    use crate::components::calendar::days_from;
     use crate::server::{fail, signed_in};
+    use klaxon_domain::calendar::days_from;
     use klaxon_domain::incident::utc_date;
     let (core, actor) = signed_in().await?;
     let today = utc_date(core.now());

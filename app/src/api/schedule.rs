@@ -50,8 +50,8 @@ pub async fn get_month_schedule(
     team_id: i64,
     month: String,
 ) -> Result<MonthSchedule, ServerFnError> {
-    use crate::components::calendar::{month_range, this_month};
     use crate::server::{fail, signed_in};
+    use klaxon_domain::calendar::{month_range, this_month};
     use klaxon_domain::incident::utc_date;
     let (core, actor) = signed_in().await?;
     let today = utc_date(core.now());
@@ -79,8 +79,8 @@ pub async fn give_shifts(
     first: String,
     last: Option<String>,
 ) -> Result<Vec<ScheduleEntry>, ServerFnError> {
-    use crate::components::calendar::date_span;
     use crate::server::{fail, signed_in};
+    use klaxon_domain::calendar::date_span;
     let (core, actor) = signed_in().await?;
     let last = last.filter(|l| !l.trim().is_empty());
     let dates = date_span(
@@ -104,8 +104,8 @@ pub async fn remove_shift(team_id: i64, date: String) -> Result<(), ServerFnErro
 
 #[server(prefix = "/rpc")]
 pub async fn get_schedule_overview() -> Result<ScheduleOverview, ServerFnError> {
-    use crate::components::calendar::days_from;
     use crate::server::{fail, signed_in};
+    use klaxon_domain::calendar::days_from;
     use klaxon_domain::incident::utc_date;
     let (core, actor) = signed_in().await?;
     let me = core.me(&actor).await.map_err(fail)?;

@@ -6,7 +6,6 @@ use crate::api::session::current_user;
 use crate::api::{load, Loaded};
 use crate::components::live::provide_live;
 use crate::components::nav::BottomNav;
-use crate::pages::not_found::NotFoundPage;
 use crate::paths::sign_in_url;
 use klaxon_domain::account::Me;
 use leptos::prelude::*;
@@ -55,7 +54,7 @@ pub fn SignedInShell() -> impl IntoView {
 
 /// Top bar, the page, and the bottom navigation; the tab's live-update stream.
 #[component]
-fn Frame(me: Me, children: Children) -> impl IntoView {
+pub fn Frame(me: Me, children: Children) -> impl IntoView {
     provide_live();
     view! {
         <header class="topbar">
@@ -64,27 +63,5 @@ fn Frame(me: Me, children: Children) -> impl IntoView {
         </header>
         <main class="content">{children()}</main>
         <BottomNav is_admin=me.user.is_admin />
-    }
-}
-
-/// Unknown addresses: "Not found" inside the usual frame for a signed-in user, on its own
-/// otherwise. Not a redirect to sign-in, since there is nothing to come back to.
-#[component]
-pub fn NotFoundShell() -> impl IntoView {
-    // Set before anything streams, so the status reaches the response.
-    #[cfg(feature = "ssr")]
-    if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
-        response.set_status(axum::http::StatusCode::NOT_FOUND);
-    }
-    let me = load(|| (), |_| current_user());
-    view! {
-        <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
-            {move || Suspend::new(async move {
-                match me.await {
-                    Ok(Some(me)) => view! { <Frame me><NotFoundPage /></Frame> }.into_any(),
-                    _ => view! { <main class="content narrow"><NotFoundPage /></main> }.into_any(),
-                }
-            })}
-        </Suspense>
     }
 }

@@ -4,6 +4,7 @@ pub mod calendar;
 pub mod charts;
 pub mod clipboard;
 pub mod form;
+pub mod hydration;
 pub mod icons;
 pub mod layout;
 pub mod live;

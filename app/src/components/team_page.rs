@@ -12,7 +12,7 @@ pub type TeamResource = Loaded<TeamView>;
 /// checks again on every change). Owners' forms wait for hydration: the team arrives after the
 /// rest of the page is rendered, and the server's HTML and the first client render must agree.
 pub fn use_may_manage(team: TeamResource) -> Signal<bool> {
-    let hydrated = crate::app::use_hydrated();
+    let hydrated = crate::components::hydration::use_hydrated();
     Signal::derive(move || {
         hydrated.get()
             && team

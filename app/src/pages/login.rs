@@ -2,8 +2,8 @@
 
 use crate::api::load;
 use crate::api::session::{sign_in_options, Login, SignInSetup};
-use crate::app::use_hydrated;
 use crate::components::form::ActionError;
+use crate::components::hydration::use_hydrated;
 use klaxon_domain::account::AuthConfig;
 use klaxon_domain::sso::SsoRefusal;
 use leptos::prelude::*;

@@ -8,8 +8,8 @@ use crate::api::team_access::{
     list_invites, list_service_accounts, CreateInvite, CreateServiceAccount, CreateServiceKey,
     CreatedInvite, RevokeInvite, RevokeServiceKey, ServiceAccount,
 };
-use crate::app::use_hydrated;
 use crate::components::form::{failed, ActionError};
+use crate::components::hydration::use_hydrated;
 use crate::components::secret::ShownOnce;
 use crate::components::text::when;
 use klaxon_domain::invite::{Invite, InviteState};

@@ -6,7 +6,7 @@ use crate::api::failure;
 use crate::api::load;
 use crate::api::paging::{get_escalation_policy, SetEscalationPolicy};
 use crate::api::teams::{get_team, list_members};
-use crate::app::use_hydrated;
+use crate::components::hydration::use_hydrated;
 use crate::components::team_page::TeamSubpageHeading;
 use crate::components::text::{sentence, span};
 use klaxon_domain::paging::{EscalationPolicy, Level, Target, MAX_LEVELS, MAX_REPEAT};

@@ -6,9 +6,9 @@ use crate::api::integrations::{
     RevokeIntegration, SetAlertmanager,
 };
 use crate::api::load;
-use crate::app::use_hydrated;
 use crate::components::charts::Sparkline;
 use crate::components::form::{failed, ActionDone, ActionError};
+use crate::components::hydration::use_hydrated;
 use crate::components::secret::ShownOnce;
 use crate::components::text::when;
 use klaxon_domain::incident::{

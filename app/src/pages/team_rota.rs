@@ -8,11 +8,11 @@ use crate::api::rota::{
 };
 use crate::api::teams::{get_team, list_members};
 use crate::api::{load, Loaded};
-use crate::components::calendar::{days_from, short_day};
 use crate::components::form::{failed, ActionDone, ActionError};
 use crate::components::live::{use_page_live, TeamUpdates};
 use crate::components::team_page::{use_may_manage, TeamSubpageHeading};
 use crate::components::text::when;
+use klaxon_domain::calendar::{days_from, short_day};
 use klaxon_domain::live::EventKind;
 use klaxon_domain::rotation::OpenReason;
 use klaxon_domain::team::Member;

@@ -3,8 +3,9 @@
 use crate::api::error_text;
 use crate::api::schedule::{get_month_schedule, GiveShifts, RemoveShift};
 use crate::api::{load, Loaded};
-use crate::components::calendar::{add_months, month_title, short_day, MonthCalendar};
+use crate::components::calendar::MonthCalendar;
 use crate::components::form::{failed, ActionDone, ActionError};
+use klaxon_domain::calendar::{add_months, month_title, short_day};
 use klaxon_domain::team::Member;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;

@@ -1,7 +1,7 @@
 //! Bootstrap, password sign-in, sessions and API-key authentication.
 
 use super::invalid;
-use crate::credentials::Presented;
+use crate::credentials::{Presented, SESSION_COOKIE};
 use crate::secrets::{hash_token, looks_like_token, new_token};
 use crate::{Actor, Core, Error, Result, Via};
 use klaxon_domain::account::{AccountKind, AuthConfig, Bootstrapped, User};
@@ -21,6 +21,29 @@ pub struct StartedSession {
 }
 
 impl Core {
+    /// The `Set-Cookie` value for a new session.
+    pub fn session_cookie(&self, started: &StartedSession) -> String {
+        let secure = if self.secure_cookies() {
+            "; Secure"
+        } else {
+            ""
+        };
+        format!(
+            "{SESSION_COOKIE}={}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{secure}",
+            started.token, started.max_age
+        )
+    }
+
+    /// The `Set-Cookie` value that removes the session cookie.
+    pub fn clear_session_cookie(&self) -> String {
+        let secure = if self.secure_cookies() {
+            "; Secure"
+        } else {
+            ""
+        };
+        format!("{SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0{secure}")
+    }
+
     pub async fn auth_config(&self) -> Result<AuthConfig> {
         let (users,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM users")
             .fetch_one(&self.db.pool)

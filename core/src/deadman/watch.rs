@@ -2,6 +2,7 @@
 //! opened like any other so it is assigned and paged; a source heard again has it resolved.
 
 use crate::incidents::lifecycle::{self, Group};
+use crate::timeline;
 use crate::{Core, Result};
 use klaxon_domain::alerting::{AlertStatus, IncidentState, IncomingAlert, Severity};
 use klaxon_domain::deadman::{self, SwitchStatus, CLUSTER_LABEL};
@@ -127,7 +128,7 @@ impl Core {
             // A heartbeat arrived since the read: dropping the transaction undoes the incident.
             return Ok(false);
         }
-        lifecycle::timeline(
+        timeline::timeline(
             &mut tx,
             incident,
             now,
@@ -180,7 +181,7 @@ impl Core {
             .await?;
         // An incident a human already resolved keeps its timeline as it is.
         if IncidentState::try_from(state)? != IncidentState::Resolved {
-            lifecycle::timeline(
+            timeline::timeline(
                 &mut tx,
                 incident,
                 now,

@@ -1,9 +1,9 @@
 //! What people do to incidents: acknowledge, snooze, assign, annotate, resolve, archive.
 //! Any member of the incident's team may do each of these.
 
-use super::lifecycle::timeline;
 use crate::db::Tx;
 use crate::paging::{all_clears, Cleared};
+use crate::timeline::timeline;
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::alerting::IncidentState;
 use klaxon_domain::incident::Incident;

@@ -1,9 +1,10 @@
 //! What happens to incidents inside another operation's transaction: opening or joining one
-//! for a firing alert (queueing its opening page), raising severity, the cascade resolve (queueing
-//! the all-clear), and timeline entries.
+//! for a firing alert (queueing its opening page), raising severity, and the cascade resolve
+//! (queueing the all-clear). Their timeline entries are written through `crate::timeline`.
 
-use crate::db::{insert_json, insert_rows, Col::*, Tx};
+use crate::db::Tx;
 use crate::paging::{all_clears, Cleared};
+use crate::timeline::{timeline, timelines, Entry};
 use crate::Result;
 use klaxon_domain::alerting::{signature, IncomingAlert, Severity};
 use klaxon_domain::incident::utc_date;
@@ -13,53 +14,6 @@ use std::collections::BTreeMap;
 pub struct Group<'a> {
     pub key: &'a str,
     pub labels: &'a BTreeMap<String, String>,
-}
-
-/// One timeline entry, for `timelines`.
-#[derive(serde::Serialize)]
-pub struct Entry<'a> {
-    pub incident_id: i64,
-    pub at: i64,
-    pub kind: &'a str,
-    pub actor_id: Option<i64>,
-    pub text: String,
-}
-
-pub async fn timeline(
-    tx: &mut Tx,
-    incident_id: i64,
-    at: i64,
-    kind: &str,
-    actor_id: Option<i64>,
-    text: &str,
-) -> Result<()> {
-    timelines(
-        tx,
-        &[Entry {
-            incident_id,
-            at,
-            kind,
-            actor_id,
-            text: text.to_string(),
-        }],
-    )
-    .await
-}
-
-/// Writes timeline entries in one insert, in order.
-pub async fn timelines(tx: &mut Tx, entries: &[Entry<'_>]) -> Result<()> {
-    let sql = insert_rows(
-        tx.backend,
-        "timeline",
-        &[
-            Int("incident_id"),
-            Int("at"),
-            Text("kind"),
-            Int("actor_id"),
-            Text("text"),
-        ],
-    );
-    insert_json(tx, &sql, entries).await
 }
 
 fn title(alert: &IncomingAlert) -> String {

@@ -6,7 +6,7 @@
 use super::escalation::{self, DueStep};
 use super::notifier::{Batch, BATCH};
 use super::{remind_many, resume_many, Paused, Reminder};
-use crate::incidents::lifecycle::{timelines, Entry};
+use crate::timeline::{timelines, Entry};
 use crate::{Core, Result};
 use klaxon_domain::Duration;
 

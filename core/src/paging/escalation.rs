@@ -3,7 +3,7 @@
 
 use super::{enqueue_many, oncall_today, policy, reach_user, NewPage, Reached};
 use crate::db::Tx;
-use crate::incidents::lifecycle::{timelines, Entry};
+use crate::timeline::{timelines, Entry};
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::paging::{EscalationPolicy, PageKind, Target};
 use sqlx::AnyConnection;

@@ -18,7 +18,7 @@ mod test_page;
 pub mod tokens;
 
 use crate::db::{insert_json, insert_rows, Col::*, Tx};
-use crate::incidents::lifecycle::{timeline, timelines, Entry};
+use crate::timeline::{timeline, timelines, Entry};
 use crate::Result;
 use klaxon_domain::alerting::IncidentState;
 use klaxon_domain::paging::{EscalationPolicy, PageKind};

@@ -4,7 +4,7 @@
 
 use super::log::{log_change, Change};
 use crate::authz;
-use crate::incidents::lifecycle::{timelines, Entry};
+use crate::timeline::{timelines, Entry};
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::incident::{parse_date, utc_date, ScheduleEntry};
 use klaxon_domain::rotation::{ChangeKind, OpenDate, OpenReason, TakeDate};

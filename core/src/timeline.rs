@@ -1,0 +1,53 @@
+//! An incident's timeline: entries written inside the transaction of whatever they record, one
+//! or many in one insert. Every module that changes an incident writes here; this module imports
+//! none of them.
+
+use crate::db::{insert_json, insert_rows, Col::*, Tx};
+use crate::Result;
+
+/// One timeline entry, for `timelines`.
+#[derive(serde::Serialize)]
+pub struct Entry<'a> {
+    pub incident_id: i64,
+    pub at: i64,
+    pub kind: &'a str,
+    pub actor_id: Option<i64>,
+    pub text: String,
+}
+
+pub async fn timeline(
+    tx: &mut Tx,
+    incident_id: i64,
+    at: i64,
+    kind: &str,
+    actor_id: Option<i64>,
+    text: &str,
+) -> Result<()> {
+    timelines(
+        tx,
+        &[Entry {
+            incident_id,
+            at,
+            kind,
+            actor_id,
+            text: text.to_string(),
+        }],
+    )
+    .await
+}
+
+/// Writes timeline entries in one insert, in order.
+pub async fn timelines(tx: &mut Tx, entries: &[Entry<'_>]) -> Result<()> {
+    let sql = insert_rows(
+        tx.backend,
+        "timeline",
+        &[
+            Int("incident_id"),
+            Int("at"),
+            Text("kind"),
+            Int("actor_id"),
+            Text("text"),
+        ],
+    );
+    insert_json(tx, &sql, entries).await
+}

@@ -1,0 +1,159 @@
+//! UTC date arithmetic of the schedule: dates are `YYYY-MM-DD` strings and months `YYYY-MM`, as
+//! on the wire. Pure, so the server functions and the month calendar share it.
+
+use crate::incident::{format_date, parse_date};
+use time::{Date, Month};
+
+/// The most dates one request may give (core's own limit).
+use crate::incident::MAX_SHIFT_DATES as MAX_SPAN;
+
+fn first_of(month: &str) -> Option<Date> {
+    if month.len() != 7 {
+        return None;
+    }
+    parse_date(&format!("{month}-01"))
+}
+
+/// `YYYY-MM` of a date.
+pub fn this_month(date: &str) -> String {
+    date.get(0..7).unwrap_or_default().to_string()
+}
+
+/// First and last date of a month, or `None` when `month` is not `YYYY-MM`.
+pub fn month_range(month: &str) -> Option<(String, String)> {
+    let first = first_of(month)?;
+    let last = next_month_first(first)?.previous_day()?;
+    Some((format_date(first), format_date(last)))
+}
+
+fn next_month_first(first: Date) -> Option<Date> {
+    let (y, m) = match first.month() {
+        Month::December => (first.year() + 1, Month::January),
+        m => (first.year(), m.next()),
+    };
+    Date::from_calendar_date(y, m, 1).ok()
+}
+
+/// The month `delta` months away (`-1` or `1`); the same month if that is out of range.
+pub fn add_months(month: &str, delta: i32) -> String {
+    let Some(first) = first_of(month) else {
+        return month.to_string();
+    };
+    let index = first.year() * 12 + (first.month() as i32 - 1) + delta;
+    let (y, m) = (index.div_euclid(12), index.rem_euclid(12) + 1);
+    format!("{y:04}-{m:02}")
+}
+
+/// "November 2026".
+pub fn month_title(month: &str) -> String {
+    match first_of(month) {
+        Some(d) => format!("{} {}", d.month(), d.year()),
+        None => month.to_string(),
+    }
+}
+
+/// "Sun 22 Nov".
+pub fn short_day(date: &str) -> String {
+    match parse_date(date) {
+        Some(d) => {
+            let wd = d.weekday().to_string();
+            let mon = d.month().to_string();
+            format!("{} {} {}", &wd[..3], d.day(), &mon[..3])
+        }
+        None => date.to_string(),
+    }
+}
+
+/// `count` consecutive dates starting at `first`.
+pub fn days_from(first: &str, count: usize) -> Vec<String> {
+    let mut out = Vec::with_capacity(count);
+    let mut d = parse_date(first);
+    while let (Some(day), true) = (d, out.len() < count) {
+        out.push(format_date(day));
+        d = day.next_day();
+    }
+    out
+}
+
+/// Every date from `first` through `last`, as a sentence when that is not a usable range.
+pub fn date_span(first: &str, last: &str) -> Result<Vec<String>, String> {
+    let start = parse_date(first).ok_or("Choose the first day.")?;
+    let end = parse_date(last).ok_or("The last day is not a date.")?;
+    if end < start {
+        return Err("The last day must not be before the first.".into());
+    }
+    let days = (end - start).whole_days() as usize + 1;
+    if days > MAX_SPAN {
+        return Err(format!("Give at most {MAX_SPAN} days at once."));
+    }
+    Ok(days_from(first, days))
+}
+
+/// The month as weeks from Monday to Sunday; `None` pads the days of other months.
+pub fn weeks(month: &str) -> Vec<[Option<String>; 7]> {
+    let Some(first) = first_of(month) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut week: [Option<String>; 7] = Default::default();
+    let mut col = first.weekday().number_days_from_monday() as usize;
+    let mut d = Some(first);
+    while let Some(day) = d.filter(|day| day.month() == first.month()) {
+        week[col] = Some(format_date(day));
+        col += 1;
+        if col == 7 {
+            out.push(std::mem::take(&mut week));
+            col = 0;
+        }
+        d = day.next_day();
+    }
+    if col > 0 {
+        out.push(week);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn months() {
+        assert_eq!(
+            month_range("2026-02"),
+            Some(("2026-02-01".into(), "2026-02-28".into()))
+        );
+        assert_eq!(
+            month_range("2024-12"),
+            Some(("2024-12-01".into(), "2024-12-31".into()))
+        );
+        assert_eq!(month_range("2026-13"), None);
+        assert_eq!(month_range("2026-1"), None);
+        assert_eq!(add_months("2026-01", -1), "2025-12");
+        assert_eq!(add_months("2026-12", 1), "2027-01");
+        assert_eq!(month_title("2026-11"), "November 2026");
+        assert_eq!(short_day("2026-11-22"), "Sun 22 Nov");
+    }
+
+    #[test]
+    fn weeks_start_on_monday() {
+        // 1 November 2026 is a Sunday.
+        let w = weeks("2026-11");
+        assert_eq!(w.len(), 6);
+        assert_eq!(w[0][6].as_deref(), Some("2026-11-01"));
+        assert!(w[0][0].is_none());
+        assert_eq!(w[5][0].as_deref(), Some("2026-11-30"));
+    }
+
+    #[test]
+    fn spans() {
+        assert_eq!(
+            date_span("2026-12-30", "2027-01-02").unwrap(),
+            vec!["2026-12-30", "2026-12-31", "2027-01-01", "2027-01-02"]
+        );
+        assert_eq!(date_span("2026-11-22", "2026-11-22").unwrap().len(), 1);
+        assert!(date_span("2026-11-22", "2026-11-21").is_err());
+        assert!(date_span("", "").is_err());
+        assert_eq!(days_from("2026-11-22", 14).len(), 14);
+    }
+}
