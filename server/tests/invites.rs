@@ -241,17 +241,10 @@ both!(
         let r = signup(&app, "  Erin ", Some(&token(&link))).await;
         let cookie = r.cookie().expect("the sign-up signs in");
         assert!(cookie.contains("HttpOnly"));
+        let session = r.session().unwrap();
         let body = r.expect(201);
         assert_eq!(body["user"]["username"], "erin");
         assert_eq!(body["user"]["kind"], "human");
-        let session = Auth::Cookie(
-            cookie
-                .trim_start_matches("klaxon_session=")
-                .split(';')
-                .next()
-                .unwrap()
-                .to_string(),
-        );
         let me = app.get("/api/me", &session).await.expect(200);
         assert_eq!(me["teams"][0]["name"], "payments");
         assert_eq!(me["teams"][0]["role"], "owner");
@@ -320,16 +313,8 @@ both!(without_a_link_only_an_open_install_takes_sign_ups, |app| {
     let check = app.get("/api/signup", &Auth::None).await.expect(200);
     assert_eq!(check["signup_mode"], "open");
     let r = signup(&app, "erin", None).await;
-    let cookie = r.cookie().unwrap();
+    let session = r.session().unwrap();
     r.expect(201);
-    let session = Auth::Cookie(
-        cookie
-            .trim_start_matches("klaxon_session=")
-            .split(';')
-            .next()
-            .unwrap()
-            .to_string(),
-    );
     let me = app.get("/api/me", &session).await.expect(200);
     assert_eq!(me["teams"], json!([]), "an open sign-up joins no team");
     // A usable link still joins its team in open mode.

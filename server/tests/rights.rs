@@ -231,16 +231,8 @@ both!(the_roster_shows_the_callers_teams_only, |app| {
             json!({"username": "mallory", "password": "a long password"}),
         )
         .await;
-    let cookie = stranger.cookie().unwrap();
+    let mallory = stranger.session().unwrap();
     stranger.expect(201);
-    let mallory = Auth::Cookie(
-        cookie
-            .trim_start_matches("klaxon_session=")
-            .split(';')
-            .next()
-            .unwrap()
-            .to_string(),
-    );
     let seen = names(app.get("/api/users", &mallory).await.expect(200));
     assert_eq!(seen, vec!["mallory"], "{seen:?}");
     app.get("/api/users/1", &mallory)

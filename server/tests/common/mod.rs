@@ -130,6 +130,16 @@ impl Res {
             .find(|c| c.starts_with("klaxon_session="))
             .map(str::to_string)
     }
+
+    /// The session the answer's `Set-Cookie` started, as the credential of later requests.
+    pub fn session(&self) -> Option<Auth> {
+        let cookie = self.cookie()?;
+        let token = cookie
+            .trim_start_matches("klaxon_session=")
+            .split(';')
+            .next()?;
+        Some(Auth::Cookie(token.to_string()))
+    }
 }
 
 /// How a request authenticates.
@@ -313,15 +323,9 @@ impl TestApp {
                 json!({"username": name, "password": password}),
             )
             .await;
-        let cookie = r.cookie().unwrap_or_default();
+        let session = r.session().expect("a sign-in starts a session");
         r.expect(200);
-        let token = cookie
-            .trim_start_matches("klaxon_session=")
-            .split(';')
-            .next()
-            .unwrap()
-            .to_string();
-        Auth::Cookie(token)
+        session
     }
 
     /// Lets anyone sign up without a link (`signup_mode` open), as `admin`.
