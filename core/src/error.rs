@@ -48,6 +48,12 @@ pub enum Error {
     Internal(String),
 }
 
+/// A form field's raw text parsed into its domain type (`klaxon_domain::text`); a refusal
+/// names the field. JSON bodies are parsed as they are read and never need this.
+pub fn field<T>(name: &str, parsed: std::result::Result<T, String>) -> Result<T> {
+    parsed.map_err(|e| Error::Invalid(format!("{name} {e}")))
+}
+
 impl Error {
     pub fn code(&self) -> ErrorCode {
         match self {

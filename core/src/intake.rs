@@ -10,6 +10,7 @@ use crate::{Core, Error, Result};
 use klaxon_domain::alerting::{
     ingest, AlertStatus, IncomingAlert, Ingest, PayloadGroup, Severity, StoredAlert, WebhookPayload,
 };
+use klaxon_domain::incident::TimelineKind;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -235,7 +236,7 @@ impl Applied<'_> {
                 tx,
                 incident,
                 self.now,
-                "alert_firing",
+                TimelineKind::AlertFiring,
                 None,
                 &summary("firing", &self.fired),
             )
@@ -246,7 +247,7 @@ impl Applied<'_> {
                 tx,
                 *incident,
                 self.now,
-                "alert_resolved",
+                TimelineKind::AlertResolved,
                 None,
                 &summary("resolved by Alertmanager", names),
             )

@@ -3,11 +3,13 @@
 
 use crate::secrets::{hash_token, looks_like_token, new_token};
 use crate::{Actor, Core, Error, Result};
+use klaxon_domain::ids::{IntegrationId, TeamId};
 use klaxon_domain::incident::{
     Integration, IntegrationChange, IntegrationKind, IntegrationStatus, NewIntegration,
 };
 use klaxon_domain::silence;
-use klaxon_domain::{validate, Timestamp};
+use klaxon_domain::text::Label;
+use klaxon_domain::Timestamp;
 
 #[derive(sqlx::FromRow)]
 struct Row {
@@ -54,11 +56,11 @@ impl Core {
         &self,
         actor: &Actor,
         team_id: i64,
-        name: &str,
+        name: &Label,
         kind: IntegrationKind,
     ) -> Result<NewIntegration> {
         self.require_team_owner(actor, team_id).await?;
-        let name = validate::label("name", name).map_err(Error::Invalid)?;
+        let name = name.as_str();
         let key = new_token();
         let (id,): (i64,) = sqlx::query_as(
             "INSERT INTO integrations (team_id, name, kind, key_hash, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id",
@@ -104,16 +106,13 @@ impl Core {
     pub async fn update_integration(
         &self,
         actor: &Actor,
-        team_id: i64,
-        id: i64,
+        team_id: TeamId,
+        id: IntegrationId,
         change: IntegrationChange,
     ) -> Result<Integration> {
+        let (TeamId(team_id), IntegrationId(id)) = (team_id, id);
         self.require_team_owner(actor, team_id).await?;
-        let name = change
-            .name
-            .map(|n| validate::label("name", &n))
-            .transpose()
-            .map_err(Error::Invalid)?;
+        let name = change.name.map(Label::into_string);
         let url = change
             .alertmanager_url
             .map(|u| u.map(|u| silence::alertmanager_url(&u)).transpose())
@@ -177,7 +176,13 @@ impl Core {
     }
 
     /// Revokes the key. Its alerts stay, unattributed (the foreign key sets them to null).
-    pub async fn revoke_integration(&self, actor: &Actor, team_id: i64, id: i64) -> Result<()> {
+    pub async fn revoke_integration(
+        &self,
+        actor: &Actor,
+        team_id: TeamId,
+        id: IntegrationId,
+    ) -> Result<()> {
+        let (TeamId(team_id), IntegrationId(id)) = (team_id, id);
         self.require_team_owner(actor, team_id).await?;
         let done = sqlx::query("DELETE FROM integrations WHERE id = $1 AND team_id = $2")
             .bind(id)

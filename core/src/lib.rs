@@ -36,7 +36,7 @@ use std::sync::Arc;
 pub use actor::{Actor, Via};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use db::{Backend, Db};
-pub use error::{Error, Result};
+pub use error::{field, Error, Result};
 
 /// Start-time configuration the operations need (the rest of the environment is the server's).
 #[derive(Debug, Clone)]

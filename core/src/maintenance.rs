@@ -3,6 +3,7 @@
 //! (`paging::delivery`). Ending a window early releases what it held at once.
 
 use crate::{Actor, Core, Error, Result};
+use klaxon_domain::ids::{MaintenanceId, TeamId};
 use klaxon_domain::maintenance::{Maintenance, NewMaintenance};
 use klaxon_domain::Timestamp;
 
@@ -101,7 +102,13 @@ impl Core {
     /// Ends a window now (owner); one that has not started is removed. What it held is
     /// released: its pages are due now and the timers it pushed back move back by what was
     /// left of it.
-    pub async fn end_maintenance(&self, actor: &Actor, team_id: i64, id: i64) -> Result<()> {
+    pub async fn end_maintenance(
+        &self,
+        actor: &Actor,
+        team_id: TeamId,
+        id: MaintenanceId,
+    ) -> Result<()> {
+        let (TeamId(team_id), MaintenanceId(id)) = (team_id, id);
         self.require_team_owner(actor, team_id).await?;
         let now = self.now();
         let mut tx = self.db.begin().await?;

@@ -6,6 +6,7 @@
 use crate::outbound::{upstream_error, upstream_status, Answer, Outbound};
 use crate::timeline::timeline;
 use crate::{Actor, Core, Error, Result};
+use klaxon_domain::incident::TimelineKind;
 use klaxon_domain::silence::{
     describe, shared_matchers, AlertmanagerAuth, Matcher, Silence, SilencePreview, SILENCE_MAX,
     SILENCE_MIN,
@@ -234,7 +235,7 @@ impl Core {
             &mut tx,
             incident_id,
             now,
-            "silenced",
+            TimelineKind::Silenced,
             Some(actor.user_id),
             &format!(
                 "alerts silenced in Alertmanager for {duration} until {}: {} (silence {})",
@@ -288,7 +289,7 @@ impl Core {
             &mut tx,
             incident_id,
             now,
-            "unsilenced",
+            TimelineKind::Unsilenced,
             Some(actor.user_id),
             &format!("silence {} expired early", active.silence_id),
         )

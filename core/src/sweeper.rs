@@ -5,6 +5,7 @@
 use crate::incidents::lifecycle;
 use crate::timeline::{self, Entry};
 use crate::{Core, Result};
+use klaxon_domain::incident::TimelineKind;
 use serde::Serialize;
 
 /// How often the sweeper runs.
@@ -88,7 +89,7 @@ impl Core {
                     Some(Entry {
                         incident_id: (*incident)?,
                         at: now,
-                        kind: "alert_resolved",
+                        kind: TimelineKind::AlertResolved,
                         actor_id: None,
                         text: format!("{alertname} expired: no longer reported"),
                     })

@@ -4,9 +4,11 @@ use crate::accounts::revoke_links_of;
 use crate::authz::{self, SignedIn};
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::account::AccountKind;
+use klaxon_domain::ids::{TeamId, UserId};
 use klaxon_domain::sso::GrantSource;
 use klaxon_domain::team::{Member, OidcMapping, Role, Team, TeamSummary, TeamView};
-use klaxon_domain::{validate, Timestamp};
+use klaxon_domain::text::{GroupName, Label, TeamName};
+use klaxon_domain::Timestamp;
 
 #[derive(sqlx::FromRow)]
 struct TeamRow {
@@ -69,15 +71,13 @@ impl Core {
     pub async fn create_team(
         &self,
         actor: &Actor,
-        name: &str,
-        display_name: Option<&str>,
+        name: &TeamName,
+        display_name: Option<&Label>,
     ) -> Result<Team> {
         authz::require_may_create_team(actor)?;
-        let name = validate::team_name(name).map_err(invalid)?;
-        // A blank display name is no display name: the team is shown by its name.
-        let display_name = display_name.filter(|d| !d.trim().is_empty());
-        let display =
-            validate::label("display_name", display_name.unwrap_or(&name)).map_err(invalid)?;
+        let name = name.as_str();
+        // Without a display name the team is shown by its name.
+        let display = display_name.map_or(name, |d| d.as_str());
         let now = self.now();
         let mut tx = self.db.begin().await?;
         let (id,): (i64,) = sqlx::query_as(
@@ -102,8 +102,8 @@ impl Core {
         tx.commit().await?;
         Ok(Team {
             id,
-            name,
-            display_name: display,
+            name: name.to_string(),
+            display_name: display.to_string(),
             oidc: OidcMapping::default(),
             created_at: Timestamp(now),
         })
@@ -165,13 +165,17 @@ impl Core {
         Ok(row.into())
     }
 
-    pub async fn rename_team(&self, actor: &Actor, id: i64, display_name: &str) -> Result<Team> {
+    /// Without a display name (`None`), the team is shown by its name, as at creation.
+    pub async fn rename_team(
+        &self,
+        actor: &Actor,
+        id: i64,
+        display_name: Option<&Label>,
+    ) -> Result<Team> {
         self.require_team_owner(actor, id).await?;
-        // As at creation, a blank display name shows the team by its name.
-        let display = if display_name.trim().is_empty() {
-            self.team_by_id(id).await?.name
-        } else {
-            validate::label("display_name", display_name).map_err(invalid)?
+        let display = match display_name {
+            Some(d) => d.to_string(),
+            None => self.team_by_id(id).await?.name,
         };
         sqlx::query("UPDATE teams SET display_name = $1 WHERE id = $2")
             .bind(display)
@@ -190,7 +194,7 @@ impl Core {
     ) -> Result<Team> {
         self.require_team_owner(actor, id).await?;
         let mapping = mapping.validate().map_err(invalid)?;
-        let json = |groups: &[String]| serde_json::to_string(groups).unwrap_or_default();
+        let json = |groups: &[GroupName]| serde_json::to_string(groups).unwrap_or_default();
         sqlx::query(
             "UPDATE teams SET oidc_member_groups = $1, oidc_owner_groups = $2 WHERE id = $3",
         )
@@ -274,10 +278,11 @@ impl Core {
     pub async fn add_member(
         &self,
         actor: &Actor,
-        team_id: i64,
-        user_id: i64,
+        team_id: TeamId,
+        user_id: UserId,
         role: Role,
     ) -> Result<Member> {
+        let (TeamId(team_id), UserId(user_id)) = (team_id, user_id);
         self.require_team_owner(actor, team_id).await?;
         let user = self
             .user_by_id(user_id)
@@ -314,10 +319,11 @@ impl Core {
     pub async fn set_member_role(
         &self,
         actor: &Actor,
-        team_id: i64,
-        user_id: i64,
+        team_id: TeamId,
+        user_id: UserId,
         role: Role,
     ) -> Result<Member> {
+        let (TeamId(team_id), UserId(user_id)) = (team_id, user_id);
         self.require_team_owner(actor, team_id).await?;
         self.refuse_if_provider_managed(team_id, user_id).await?;
         let guard = if role == Role::Owner {
@@ -350,7 +356,13 @@ impl Core {
     }
 
     /// Removes a member: the team's owner may remove anyone, a member may leave. The last owner stays.
-    pub async fn remove_member(&self, actor: &Actor, team_id: i64, user_id: i64) -> Result<()> {
+    pub async fn remove_member(
+        &self,
+        actor: &Actor,
+        team_id: TeamId,
+        user_id: UserId,
+    ) -> Result<()> {
+        let (TeamId(team_id), UserId(user_id)) = (team_id, user_id);
         let access = self.team_access(actor, team_id).await?;
         authz::require_may_remove_member(actor, access, user_id)?;
         self.refuse_if_provider_managed(team_id, user_id).await?;
@@ -374,9 +386,10 @@ impl Core {
     /// The username of `user_id` if they are a member of the team.
     pub(crate) async fn member_username(
         &self,
-        team_id: i64,
-        user_id: i64,
+        team_id: TeamId,
+        user_id: UserId,
     ) -> Result<Option<String>> {
+        let (TeamId(team_id), UserId(user_id)) = (team_id, user_id);
         let row: Option<(String,)> = sqlx::query_as(
             "SELECT u.username FROM team_members m JOIN users u ON u.id = m.user_id WHERE m.team_id = $1 AND m.user_id = $2",
         )

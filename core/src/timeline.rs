@@ -4,13 +4,14 @@
 
 use crate::db::{insert_json, insert_rows, Col::*, Tx};
 use crate::Result;
+use klaxon_domain::incident::TimelineKind;
 
 /// One timeline entry, for `timelines`.
 #[derive(serde::Serialize)]
-pub struct Entry<'a> {
+pub struct Entry {
     pub incident_id: i64,
     pub at: i64,
-    pub kind: &'a str,
+    pub kind: TimelineKind,
     pub actor_id: Option<i64>,
     pub text: String,
 }
@@ -19,7 +20,7 @@ pub async fn timeline(
     tx: &mut Tx,
     incident_id: i64,
     at: i64,
-    kind: &str,
+    kind: TimelineKind,
     actor_id: Option<i64>,
     text: &str,
 ) -> Result<()> {
@@ -37,7 +38,7 @@ pub async fn timeline(
 }
 
 /// Writes timeline entries in one insert, in order.
-pub async fn timelines(tx: &mut Tx, entries: &[Entry<'_>]) -> Result<()> {
+pub async fn timelines(tx: &mut Tx, entries: &[Entry]) -> Result<()> {
     let sql = insert_rows(
         tx.backend,
         "timeline",

@@ -4,8 +4,67 @@
 use crate::incident::{format_date, parse_date};
 use time::{Date, Month};
 
-/// The most dates one request may give (core's own limit).
-use crate::incident::MAX_SHIFT_DATES as MAX_SPAN;
+/// The most dates one call may give out: a year of shifts.
+pub const MAX_DATES: usize = 366;
+
+/// A calendar date, `YYYY-MM-DD` on the wire: it can hold only a real date, and reads itself
+/// from JSON through that check.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(try_from = "String", into = "String")]
+pub struct Day(Date);
+
+impl Day {
+    pub fn parse(raw: &str) -> Result<Day, String> {
+        parse_date(raw.trim())
+            .map(Day)
+            .ok_or_else(|| format!("{:?} is not a date YYYY-MM-DD", raw.trim()))
+    }
+    pub fn date(self) -> Date {
+        self.0
+    }
+}
+
+impl From<Date> for Day {
+    fn from(d: Date) -> Day {
+        Day(d)
+    }
+}
+
+impl TryFrom<String> for Day {
+    type Error = String;
+    fn try_from(s: String) -> Result<Day, String> {
+        Day::parse(&s)
+    }
+}
+
+impl From<Day> for String {
+    fn from(d: Day) -> String {
+        d.to_string()
+    }
+}
+
+impl std::fmt::Display for Day {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&format_date(self.0))
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::PartialSchema for Day {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, SchemaFormat, Type};
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .format(Some(SchemaFormat::KnownFormat(KnownFormat::Date)))
+            .description(Some("A calendar date, `YYYY-MM-DD`."))
+            .into()
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for Day {}
 
 fn first_of(month: &str) -> Option<Date> {
     if month.len() != 7 {
@@ -76,17 +135,20 @@ pub fn days_from(first: &str, count: usize) -> Vec<String> {
 }
 
 /// Every date from `first` through `last`, as a sentence when that is not a usable range.
-pub fn date_span(first: &str, last: &str) -> Result<Vec<String>, String> {
+pub fn date_span(first: &str, last: &str) -> Result<Vec<Day>, String> {
     let start = parse_date(first).ok_or("Choose the first day.")?;
     let end = parse_date(last).ok_or("The last day is not a date.")?;
     if end < start {
         return Err("The last day must not be before the first.".into());
     }
     let days = (end - start).whole_days() as usize + 1;
-    if days > MAX_SPAN {
-        return Err(format!("Give at most {MAX_SPAN} days at once."));
+    if days > MAX_DATES {
+        return Err(format!("Give at most {MAX_DATES} days at once."));
     }
-    Ok(days_from(first, days))
+    Ok(std::iter::successors(Some(start), |d| d.next_day())
+        .take(days)
+        .map(Day)
+        .collect())
 }
 
 /// The month as weeks from Monday to Sunday; `None` pads the days of other months.
@@ -148,12 +210,27 @@ mod tests {
     #[test]
     fn spans() {
         assert_eq!(
-            date_span("2026-12-30", "2027-01-02").unwrap(),
+            date_span("2026-12-30", "2027-01-02")
+                .unwrap()
+                .iter()
+                .map(Day::to_string)
+                .collect::<Vec<_>>(),
             vec!["2026-12-30", "2026-12-31", "2027-01-01", "2027-01-02"]
         );
         assert_eq!(date_span("2026-11-22", "2026-11-22").unwrap().len(), 1);
         assert!(date_span("2026-11-22", "2026-11-21").is_err());
         assert!(date_span("", "").is_err());
+        assert!(date_span("2026-01-01", "2027-01-01").is_ok());
+        assert!(date_span("2026-01-01", "2027-01-02").is_err());
+    }
+
+    #[test]
+    fn days_read_only_real_dates() {
+        let d: Day = serde_json::from_str("\"2028-02-29\"").unwrap();
+        assert_eq!(serde_json::to_string(&d).unwrap(), "\"2028-02-29\"");
+        for bad in ["\"2027-02-29\"", "\"2027-1-01\"", "\"\"", "7"] {
+            assert!(serde_json::from_str::<Day>(bad).is_err(), "{bad}");
+        }
         assert_eq!(days_from("2026-11-22", 14).len(), 14);
     }
 }

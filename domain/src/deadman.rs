@@ -2,7 +2,8 @@
 //! syntax itself is parsed in `matcher` (feature `matcher`, server only).
 
 use crate::alerting::{IncidentState, Severity};
-use crate::{validate, Duration, Timestamp};
+use crate::text::Label;
+use crate::{Duration, Timestamp};
 use serde::{Deserialize, Serialize};
 
 pub const TIMEOUT_MIN: Duration = Duration::minutes(1);
@@ -61,16 +62,7 @@ pub fn group_key(switch_id: i64, cluster: &str) -> String {
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SwitchSpec {
-    /// 1 to 100 characters, no control characters.
-    #[cfg_attr(
-        feature = "openapi",
-        schema(
-            min_length = 1,
-            max_length = 100,
-            pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f][^\\x00-\\x1f\\x7f-\\x9f]*$"
-        )
-    )]
-    pub name: String,
+    pub name: Label,
     /// Alertmanager matcher syntax, with an `alertname` matcher: `{alertname="Watchdog"}`.
     #[cfg_attr(
         feature = "openapi",
@@ -91,7 +83,6 @@ fn critical() -> Severity {
 impl SwitchSpec {
     /// The checks that need no parser; the matcher's syntax is checked by `matcher::Matcher`.
     pub fn validate(&self) -> Result<SwitchSpec, String> {
-        let name = validate::label("name", &self.name)?;
         let matcher = self.matcher.trim();
         if matcher.is_empty() {
             return Err("matcher is required, for example {alertname=\"Watchdog\"}".into());
@@ -105,7 +96,7 @@ impl SwitchSpec {
             ));
         }
         Ok(SwitchSpec {
-            name,
+            name: self.name.clone(),
             matcher: matcher.to_string(),
             timeout: self.timeout,
             severity: self.severity,
@@ -239,7 +230,7 @@ mod tests {
     #[test]
     fn spec_checks() {
         let spec = |name: &str, matcher: &str, timeout: Duration| SwitchSpec {
-            name: name.into(),
+            name: Label::parse(name).unwrap(),
             matcher: matcher.into(),
             timeout,
             severity: Severity::Critical,
@@ -250,12 +241,10 @@ mod tests {
             Duration::minutes(5),
         );
         let v = ok.validate().unwrap();
-        assert_eq!(v.name, "Watchdog");
+        assert_eq!(v.name.as_str(), "Watchdog");
         assert_eq!(v.matcher, "{alertname=\"Watchdog\"}");
-        assert!(spec("", "{alertname=\"x\"}", Duration::minutes(5))
-            .validate()
-            .unwrap_err()
-            .contains("name"));
+        let blank = r#"{"name": " ", "matcher": "{alertname=\"x\"}", "timeout": "5m"}"#;
+        assert!(serde_json::from_str::<SwitchSpec>(blank).is_err());
         assert!(spec("w", "  ", Duration::minutes(5))
             .validate()
             .unwrap_err()

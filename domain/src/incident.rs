@@ -1,6 +1,7 @@
 //! Wire shapes of integrations, alerts, incidents, notes, the timeline and the schedule.
 
 use crate::alerting::{AlertStatus, IncidentState, Severity};
+use crate::text::Label;
 use crate::Timestamp;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -76,17 +77,8 @@ pub struct Integration {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct IntegrationChange {
-    /// 1–100 characters after trimming, no control characters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(
-        feature = "openapi",
-        schema(
-            min_length = 1,
-            max_length = 100,
-            pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f][^\\x00-\\x1f\\x7f-\\x9f]*$"
-        )
-    )]
-    pub name: Option<String>,
+    pub name: Option<Label>,
     /// Base URL of the Alertmanager the alerts come from (http or https, at most 500
     /// characters, no credentials, query or fragment).
     #[serde(
@@ -173,13 +165,64 @@ pub struct Note {
     pub created_at: Timestamp,
 }
 
+/// What a timeline entry records. The database refuses any other word (migration 0020).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum TimelineKind {
+    Opened,
+    AlertFiring,
+    AlertResolved,
+    Assigned,
+    Paged,
+    Reminder,
+    Escalated,
+    NobodyReachable,
+    EscalationExhausted,
+    Held,
+    PushFailed,
+    PushDelivered,
+    Acknowledged,
+    Snoozed,
+    Unsnoozed,
+    Note,
+    Silenced,
+    Unsilenced,
+    Resolved,
+    Archived,
+    Unarchived,
+}
+
+crate::words!(TimelineKind, "timeline kind" {
+    Opened => "opened",
+    AlertFiring => "alert_firing",
+    AlertResolved => "alert_resolved",
+    Assigned => "assigned",
+    Paged => "paged",
+    Reminder => "reminder",
+    Escalated => "escalated",
+    NobodyReachable => "nobody_reachable",
+    EscalationExhausted => "escalation_exhausted",
+    Held => "held",
+    PushFailed => "push_failed",
+    PushDelivered => "push_delivered",
+    Acknowledged => "acknowledged",
+    Snoozed => "snoozed",
+    Unsnoozed => "unsnoozed",
+    Note => "note",
+    Silenced => "silenced",
+    Unsilenced => "unsilenced",
+    Resolved => "resolved",
+    Archived => "archived",
+    Unarchived => "unarchived",
+});
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TimelineEntry {
     pub id: i64,
     pub at: Timestamp,
-    /// One of the timeline kinds: opened, alert_firing, alert_resolved, assigned, acknowledged, …
-    pub kind: String,
+    pub kind: TimelineKind,
     pub actor: Option<String>,
     pub text: String,
 }
@@ -307,9 +350,6 @@ const FIRST_MONDAY: i64 = 4 * 86_400;
 pub fn week_start(unix: i64) -> i64 {
     FIRST_MONDAY + (unix - FIRST_MONDAY).div_euclid(WEEK) * WEEK
 }
-
-/// The most dates one call may give out: a year of shifts.
-pub const MAX_SHIFT_DATES: usize = 366;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -2,6 +2,7 @@
 //! checks, the kinds and states of pages, and the retry schedule of a failed send.
 
 use crate::alerting::IncidentState;
+use crate::text::Topic;
 use crate::{Duration, Timestamp};
 use serde::{Deserialize, Serialize};
 
@@ -50,11 +51,7 @@ pub struct EscalationPolicy {
     /// A shared ntfy topic paged once when the ladder is exhausted: up to 64 of
     /// `A-Z a-z 0-9 _ -`; empty is none.
     #[serde(default)]
-    #[cfg_attr(
-        feature = "openapi",
-        schema(max_length = 64, pattern = "^[A-Za-z0-9_-]*$")
-    )]
-    pub fallback_topic: Option<String>,
+    pub fallback_topic: Option<Topic>,
 }
 
 impl EscalationPolicy {
@@ -84,11 +81,8 @@ impl EscalationPolicy {
                 return Err(format!("level {n}: a target is listed twice"));
             }
         }
-        let fallback_topic = match &self.fallback_topic {
-            Some(t) => crate::validate::push_topic(t)
-                .map_err(|e| e.replace("push_topic", "fallback_topic"))?,
-            None => None,
-        };
+        // An empty topic is none.
+        let fallback_topic = self.fallback_topic.clone().filter(|t| t.get().is_some());
         Ok(EscalationPolicy {
             levels: self.levels.clone(),
             repeat: self.repeat,
@@ -299,12 +293,17 @@ mod tests {
         let ok = EscalationPolicy {
             levels: vec![level(5, vec![Target::Oncall])],
             repeat: 0,
-            fallback_topic: Some("  ops-fallback ".into()),
+            fallback_topic: Some(Topic::parse("  ops-fallback ").unwrap()),
         };
         assert_eq!(
             ok.validate().unwrap().fallback_topic.as_deref(),
             Some("ops-fallback")
         );
+        let empty = EscalationPolicy {
+            fallback_topic: Some(Topic::parse("").unwrap()),
+            ..ok.clone()
+        };
+        assert_eq!(empty.validate().unwrap().fallback_topic, None);
         let bad = |p: EscalationPolicy| p.validate().unwrap_err();
         assert!(bad(EscalationPolicy {
             levels: vec![level(0, vec![Target::Oncall])],
@@ -331,11 +330,12 @@ mod tests {
             ..ok.clone()
         })
         .contains("repeat"));
-        assert!(bad(EscalationPolicy {
-            fallback_topic: Some("no spaces".into()),
-            ..ok.clone()
-        })
-        .contains("fallback_topic"));
+        assert!(
+            serde_json::from_str::<EscalationPolicy>(r#"{"fallback_topic":"no spaces"}"#)
+                .unwrap_err()
+                .to_string()
+                .contains("letters, digits")
+        );
         assert!(bad(EscalationPolicy {
             levels: vec![level(5, vec![Target::Oncall]); 11],
             ..ok

@@ -1,5 +1,6 @@
 //! Teams and their members.
 
+use crate::text::GroupName;
 use crate::Timestamp;
 use serde::{Deserialize, Serialize};
 
@@ -33,52 +34,29 @@ pub struct Team {
 #[serde(deny_unknown_fields)]
 pub struct OidcMapping {
     #[serde(default)]
-    /// At most 50 groups, each 1 to 256 characters without control characters.
-    #[cfg_attr(
-        feature = "openapi",
-        schema(
-            max_items = 50,
-            min_length = 1,
-            max_length = 256,
-            pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f][^\\x00-\\x1f\\x7f-\\x9f]*$"
-        )
-    )]
-    pub member_groups: Vec<String>,
+    /// At most 50 groups.
+    #[cfg_attr(feature = "openapi", schema(max_items = 50))]
+    pub member_groups: Vec<GroupName>,
     #[serde(default)]
-    /// At most 50 groups, each 1 to 256 characters without control characters.
-    #[cfg_attr(
-        feature = "openapi",
-        schema(
-            max_items = 50,
-            min_length = 1,
-            max_length = 256,
-            pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f][^\\x00-\\x1f\\x7f-\\x9f]*$"
-        )
-    )]
-    pub owner_groups: Vec<String>,
+    /// At most 50 groups.
+    #[cfg_attr(feature = "openapi", schema(max_items = 50))]
+    pub owner_groups: Vec<GroupName>,
 }
 
 /// Groups per role in a mapping.
 pub const MAX_GROUPS: usize = 50;
 
 impl OidcMapping {
-    /// Each group 1–256 characters without control characters, at most `MAX_GROUPS` per role,
-    /// trimmed and without repeats.
+    /// At most `MAX_GROUPS` per role, without repeats (each group was checked as it was read).
     pub fn validate(&self) -> Result<OidcMapping, String> {
-        let clean = |field: &str, groups: &[String]| -> Result<Vec<String>, String> {
+        let clean = |field: &str, groups: &[GroupName]| -> Result<Vec<GroupName>, String> {
             if groups.len() > MAX_GROUPS {
                 return Err(format!("{field} holds at most {MAX_GROUPS} groups"));
             }
-            let mut out: Vec<String> = Vec::with_capacity(groups.len());
+            let mut out: Vec<GroupName> = Vec::with_capacity(groups.len());
             for g in groups {
-                let g = g.trim();
-                if g.is_empty() || g.chars().count() > 256 || g.chars().any(char::is_control) {
-                    return Err(format!(
-                        "{field}: each group is 1 to 256 characters without control characters"
-                    ));
-                }
-                if !out.iter().any(|o| o == g) {
-                    out.push(g.to_string());
+                if !out.contains(g) {
+                    out.push(g.clone());
                 }
             }
             Ok(out)

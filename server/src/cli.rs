@@ -316,7 +316,8 @@ impl ServeArgs {
         let severity = Severity::parse(&severity)
             .ok_or("KLAXON_DEADMAN_SEVERITY must be info, warning or critical")?;
         let spec = SwitchSpec {
-            name: or(&self.deadman_name, "Watchdog"),
+            name: klaxon_domain::text::Label::parse(&or(&self.deadman_name, "Watchdog"))
+                .map_err(|e| format!("KLAXON_DEADMAN_NAME {e}"))?,
             matcher: or(&self.deadman_matcher, r#"{alertname="Watchdog"}"#),
             timeout,
             severity,

@@ -543,7 +543,7 @@ both!(a_new_matcher_forgets_old_sources, |app| {
 fn seeded() -> Config {
     Config {
         deadman_seed: Some(SwitchSpec {
-            name: "Pipeline".into(),
+            name: klaxon_domain::text::Label::parse("Pipeline").unwrap(),
             matcher: WATCHDOG.into(),
             timeout: Duration::minutes(15),
             severity: Severity::Warning,

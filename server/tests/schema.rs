@@ -24,6 +24,8 @@ both!(columns_of_words_refuse_unknown_words, |app| {
         "UPDATE pages SET state = 'lost'",
         "UPDATE schedule SET offered = 2",
         "INSERT INTO schedule_log (team_id, date, kind, text, at) SELECT team_id, date, 'stolen', 'x', 0 FROM schedule",
+        "UPDATE timeline SET kind = 'exploded'",
+        "INSERT INTO timeline (incident_id, at, kind, text) SELECT id, 0, 'exploded', 'x' FROM incidents",
         "INSERT INTO incident_notes (incident_id, author_id, text, resolution, created_at) \
          SELECT id, NULL, 'x', 5, 0 FROM incidents",
     ];
@@ -46,5 +48,23 @@ both!(columns_of_words_refuse_unknown_words, |app| {
         "UPDATE integrations SET kind = 'grafana'",
     ] {
         sqlx::query(sql).execute(pool).await.expect(sql);
+    }
+    for kind in klaxon_domain::incident::TimelineKind::ALL {
+        sqlx::query("INSERT INTO timeline (incident_id, at, kind, text) SELECT id, 0, $1, 'x' FROM incidents")
+            .bind(kind.as_str())
+            .execute(pool)
+            .await
+            .expect(kind.as_str());
+    }
+    // Each word reads back as the kind it was written as.
+    let detail = app.detail(&world.admin, incident).await;
+    let kinds: Vec<&str> = detail["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    for kind in klaxon_domain::incident::TimelineKind::ALL {
+        assert!(kinds.contains(&kind.as_str()), "{kinds:?}");
     }
 });

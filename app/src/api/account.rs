@@ -1,11 +1,16 @@
 //! The signed-in user's own settings: push topic, API keys, password.
 
 use klaxon_domain::account::{ApiKeyInfo, NewApiKey, User};
+#[cfg(feature = "ssr")]
+use klaxon_domain::ids::{KeyId, UserId};
+#[cfg(feature = "ssr")]
+use klaxon_domain::text::{Label, Topic};
 use leptos::prelude::*;
 
 #[server(prefix = "/rpc")]
 pub async fn set_push_topic(topic: String) -> Result<User, ServerFnError> {
-    use crate::server::{fail, signed_in};
+    use crate::server::{fail, field, signed_in};
+    let topic = field("push_topic", Topic::parse(&topic))?;
     let (core, actor) = signed_in().await?;
     core.set_push_topic(&actor, actor.user_id, &topic)
         .await
@@ -24,7 +29,8 @@ pub async fn list_api_keys() -> Result<Vec<ApiKeyInfo>, ServerFnError> {
 /// Returns the raw key: the only time it is ever shown.
 #[server(prefix = "/rpc")]
 pub async fn create_api_key(name: String) -> Result<NewApiKey, ServerFnError> {
-    use crate::server::{fail, signed_in};
+    use crate::server::{fail, field, signed_in};
+    let name = field("name", Label::parse(&name))?;
     let (core, actor) = signed_in().await?;
     core.create_api_key(&actor, actor.user_id, &name)
         .await
@@ -35,7 +41,7 @@ pub async fn create_api_key(name: String) -> Result<NewApiKey, ServerFnError> {
 pub async fn delete_api_key(key_id: i64) -> Result<(), ServerFnError> {
     use crate::server::{fail, signed_in};
     let (core, actor) = signed_in().await?;
-    core.delete_api_key(&actor, actor.user_id, key_id)
+    core.delete_api_key(&actor, UserId(actor.user_id), KeyId(key_id))
         .await
         .map_err(fail)
 }

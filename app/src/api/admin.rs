@@ -36,8 +36,15 @@ pub async fn admin_create_user(
     email: Option<String>,
     is_admin: Option<String>,
 ) -> Result<User, ServerFnError> {
+    use crate::server::field;
     use crate::server::{fail, signed_in};
     use klaxon_core::accounts::NewUser;
+    use klaxon_domain::text::{Email, Username};
+    let username = field("username", Username::parse(&username))?;
+    let email = match email.filter(|e| !e.trim().is_empty()) {
+        Some(e) => Some(field("email", Email::parse(&e))?),
+        None => None,
+    };
     let (core, actor) = signed_in().await?;
     core.create_user(
         &actor,
@@ -46,7 +53,7 @@ pub async fn admin_create_user(
             password: Some(password),
             is_admin: is_admin.is_some(),
             push_topic: None,
-            email: email.filter(|e| !e.trim().is_empty()),
+            email,
         },
     )
     .await

@@ -1,6 +1,8 @@
 //! A team's dead man's switches.
 
 use klaxon_domain::deadman::DeadmanSwitch;
+#[cfg(feature = "ssr")]
+use klaxon_domain::ids::{SwitchId, TeamId};
 use leptos::prelude::*;
 
 #[server(prefix = "/rpc")]
@@ -21,7 +23,7 @@ fn spec(
     use klaxon_domain::alerting::Severity;
     let invalid = |m: String| crate::server::fail(klaxon_core::Error::Invalid(m));
     Ok(klaxon_domain::deadman::SwitchSpec {
-        name,
+        name: crate::server::field("name", klaxon_domain::text::Label::parse(&name))?,
         matcher,
         timeout: timeout
             .trim()
@@ -60,7 +62,7 @@ pub async fn update_switch(
     use crate::server::{fail, signed_in};
     let (core, actor) = signed_in().await?;
     let spec = spec(name, matcher, timeout, severity)?;
-    core.update_switch(&actor, team_id, id, &spec)
+    core.update_switch(&actor, TeamId(team_id), SwitchId(id), &spec)
         .await
         .map_err(fail)
 }
@@ -69,5 +71,7 @@ pub async fn update_switch(
 pub async fn delete_switch(team_id: i64, id: i64) -> Result<(), ServerFnError> {
     use crate::server::{fail, signed_in};
     let (core, actor) = signed_in().await?;
-    core.delete_switch(&actor, team_id, id).await.map_err(fail)
+    core.delete_switch(&actor, TeamId(team_id), SwitchId(id))
+        .await
+        .map_err(fail)
 }

@@ -1,6 +1,8 @@
 //! Incidents: the list, one incident with everything needed to work it, and the actions on it.
 
 use klaxon_domain::account::MyTeam;
+#[cfg(feature = "ssr")]
+use klaxon_domain::ids::{IncidentId, NoteId, UserId};
 use klaxon_domain::incident::{Incident, IncidentView};
 use klaxon_domain::Timestamp;
 use leptos::prelude::*;
@@ -118,7 +120,9 @@ pub async fn unsnooze(id: i64) -> Result<Incident, ServerFnError> {
 pub async fn assign(id: i64, user_id: i64) -> Result<Incident, ServerFnError> {
     use crate::server::{fail, signed_in};
     let (core, actor) = signed_in().await?;
-    core.assign(&actor, id, user_id).await.map_err(fail)
+    core.assign(&actor, IncidentId(id), UserId(user_id))
+        .await
+        .map_err(fail)
 }
 
 /// `resolution` is a checkbox: present (any value) when ticked.
@@ -139,7 +143,7 @@ pub async fn add_note(
 pub async fn pin_resolution_note(id: i64, note_id: i64) -> Result<Incident, ServerFnError> {
     use crate::server::{fail, signed_in};
     let (core, actor) = signed_in().await?;
-    core.pin_resolution_note(&actor, id, note_id)
+    core.pin_resolution_note(&actor, IncidentId(id), NoteId(note_id))
         .await
         .map_err(fail)
 }

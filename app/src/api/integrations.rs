@@ -1,5 +1,7 @@
 //! A team's integrations: the keys Alertmanager posts with.
 
+#[cfg(feature = "ssr")]
+use klaxon_domain::ids::{IntegrationId, TeamId};
 use klaxon_domain::incident::{Integration, IntegrationKind, NewIntegration};
 use leptos::prelude::*;
 
@@ -17,7 +19,8 @@ pub async fn create_integration(
     name: String,
     kind: IntegrationKind,
 ) -> Result<NewIntegration, ServerFnError> {
-    use crate::server::{fail, signed_in};
+    use crate::server::{fail, field, signed_in};
+    let name = field("name", klaxon_domain::text::Label::parse(&name))?;
     let (core, actor) = signed_in().await?;
     core.create_integration(&actor, team_id, &name, kind)
         .await
@@ -30,13 +33,14 @@ pub async fn rename_integration(
     id: i64,
     name: String,
 ) -> Result<Integration, ServerFnError> {
-    use crate::server::{fail, signed_in};
+    use crate::server::{fail, field, signed_in};
+    let name = field("name", klaxon_domain::text::Label::parse(&name))?;
     let (core, actor) = signed_in().await?;
     let change = klaxon_domain::incident::IntegrationChange {
         name: Some(name),
         ..Default::default()
     };
-    core.update_integration(&actor, team_id, id, change)
+    core.update_integration(&actor, TeamId(team_id), IntegrationId(id), change)
         .await
         .map_err(fail)
 }
@@ -54,25 +58,28 @@ pub async fn set_alertmanager(
     token: Option<String>,
     forget: Option<String>,
 ) -> Result<Integration, ServerFnError> {
-    use crate::server::{fail, signed_in};
+    use crate::server::{fail, field, signed_in};
     use klaxon_domain::silence::AlertmanagerAuth;
-    let (core, actor) = signed_in().await?;
+    use klaxon_domain::text::Secret;
     let given = |v: Option<String>| v.filter(|v| !v.trim().is_empty());
     let url = url.trim();
     let auth = match (given(token), given(username)) {
-        (Some(token), _) => Some(Some(AlertmanagerAuth::Bearer { token })),
+        (Some(token), _) => Some(Some(AlertmanagerAuth::Bearer {
+            token: field("token", Secret::parse(&token))?,
+        })),
         (None, Some(username)) => Some(Some(AlertmanagerAuth::Basic {
             username,
-            password: password.unwrap_or_default(),
+            password: field("password", Secret::parse(&password.unwrap_or_default()))?,
         })),
         (None, None) => forget.map(|_| None),
     };
+    let (core, actor) = signed_in().await?;
     let change = klaxon_domain::incident::IntegrationChange {
         name: None,
         alertmanager_url: Some((!url.is_empty()).then(|| url.to_string())),
         alertmanager_auth: auth,
     };
-    core.update_integration(&actor, team_id, id, change)
+    core.update_integration(&actor, TeamId(team_id), IntegrationId(id), change)
         .await
         .map_err(fail)
 }
@@ -81,7 +88,7 @@ pub async fn set_alertmanager(
 pub async fn revoke_integration(team_id: i64, id: i64) -> Result<(), ServerFnError> {
     use crate::server::{fail, signed_in};
     let (core, actor) = signed_in().await?;
-    core.revoke_integration(&actor, team_id, id)
+    core.revoke_integration(&actor, TeamId(team_id), IntegrationId(id))
         .await
         .map_err(fail)
 }

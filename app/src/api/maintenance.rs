@@ -1,5 +1,7 @@
 //! A team's maintenance windows.
 
+#[cfg(feature = "ssr")]
+use klaxon_domain::ids::{MaintenanceId, TeamId};
 use klaxon_domain::maintenance::Maintenance;
 use leptos::prelude::*;
 
@@ -54,7 +56,7 @@ pub async fn start_maintenance(
 pub async fn end_maintenance(team_id: i64, id: i64) -> Result<(), ServerFnError> {
     use crate::server::{fail, signed_in};
     let (core, actor) = signed_in().await?;
-    core.end_maintenance(&actor, team_id, id)
+    core.end_maintenance(&actor, TeamId(team_id), MaintenanceId(id))
         .await
         .map_err(fail)
 }

@@ -1,6 +1,8 @@
 //! A team's rota: rotations that fill the schedule, dates offered and taken, "take over now",
 //! and the log of those changes.
 
+#[cfg(feature = "ssr")]
+use klaxon_domain::ids::{RotationId, TeamId};
 use klaxon_domain::incident::ScheduleEntry;
 use klaxon_domain::rotation::{OpenDate, Rotation, ScheduleChange};
 use leptos::prelude::*;
@@ -71,7 +73,7 @@ pub async fn get_rota(team_id: i64) -> Result<Rota, ServerFnError> {
         })
         .collect();
     let changes = core
-        .schedule_changes(&actor, team_id, RECENT_CHANGES)
+        .schedule_changes(&actor, TeamId(team_id), RECENT_CHANGES)
         .await
         .map_err(fail)?;
     let handoff = core.handoff_settings(&actor, team_id).await.map_err(fail)?;
@@ -126,7 +128,8 @@ pub async fn take_over_now(team_id: i64) -> Result<ScheduleEntry, ServerFnError>
 pub async fn take_date(team_id: i64, date: String) -> Result<ScheduleEntry, ServerFnError> {
     use crate::server::{fail, signed_in};
     let (core, actor) = signed_in().await?;
-    core.take_date(&actor, team_id, date.trim(), &Default::default())
+    let date = crate::server::field("date", klaxon_domain::calendar::Day::parse(&date))?;
+    core.take_date(&actor, team_id, date, &Default::default())
         .await
         .map_err(fail)
 }
@@ -140,7 +143,8 @@ pub async fn set_offer(
 ) -> Result<ScheduleEntry, ServerFnError> {
     use crate::server::{fail, signed_in};
     let (core, actor) = signed_in().await?;
-    core.offer_date(&actor, team_id, date.trim(), offered)
+    let date = crate::server::field("date", klaxon_domain::calendar::Day::parse(&date))?;
+    core.offer_date(&actor, team_id, date, offered)
         .await
         .map_err(fail)
 }
@@ -188,7 +192,7 @@ pub async fn create_rotation(
 pub async fn delete_rotation(team_id: i64, id: i64) -> Result<(), ServerFnError> {
     use crate::server::{fail, signed_in};
     let (core, actor) = signed_in().await?;
-    core.delete_rotation(&actor, team_id, id)
+    core.delete_rotation(&actor, TeamId(team_id), RotationId(id))
         .await
         .map_err(fail)
 }
@@ -226,7 +230,7 @@ pub async fn apply_rotation(
         dry_run: preview,
     };
     let done = core
-        .apply_rotation(&actor, team_id, id, &req)
+        .apply_rotation(&actor, TeamId(team_id), RotationId(id), &req)
         .await
         .map_err(fail)?;
     let members = core.list_members(&actor, team_id).await.map_err(fail)?;

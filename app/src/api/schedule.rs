@@ -1,5 +1,7 @@
 //! Who is on call: a team's shifts by month, today's holders, the next two weeks.
 
+#[cfg(feature = "ssr")]
+use klaxon_domain::ids::{TeamId, UserId};
 use klaxon_domain::incident::ScheduleEntry;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -88,7 +90,7 @@ pub async fn give_shifts(
         last.as_deref().map(str::trim).unwrap_or(first.trim()),
     )
     .map_err(ServerFnError::new)?;
-    core.create_shifts(&actor, team_id, user_id, &dates)
+    core.create_shifts(&actor, TeamId(team_id), UserId(user_id), &dates)
         .await
         .map_err(fail)
 }
@@ -97,9 +99,8 @@ pub async fn give_shifts(
 pub async fn remove_shift(team_id: i64, date: String) -> Result<(), ServerFnError> {
     use crate::server::{fail, signed_in};
     let (core, actor) = signed_in().await?;
-    core.delete_shift(&actor, team_id, date.trim())
-        .await
-        .map_err(fail)
+    let date = crate::server::field("date", klaxon_domain::calendar::Day::parse(&date))?;
+    core.delete_shift(&actor, team_id, date).await.map_err(fail)
 }
 
 #[server(prefix = "/rpc")]

@@ -17,7 +17,8 @@ pub async fn sign_up(
     password: String,
     invite: Option<String>,
 ) -> Result<(), ServerFnError> {
-    use crate::server::{core, fail, presented, request_parts, set_cookie};
+    use crate::server::{core, fail, field, presented, request_parts, set_cookie};
+    let username = field("username", klaxon_domain::text::Username::parse(&username))?;
     let core = core()?;
     let parts = request_parts().await?;
     let started = core

@@ -1,6 +1,8 @@
 //! Who may get into a team: its invite links and its service accounts.
 
 use klaxon_domain::account::{ApiKeyInfo, NewApiKey, User};
+#[cfg(feature = "ssr")]
+use klaxon_domain::ids::{InviteId, KeyId, TeamId, UserId};
 use klaxon_domain::invite::{Invite, NewInvite};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -46,7 +48,9 @@ pub async fn create_invite(
 pub async fn revoke_invite(team_id: i64, id: i64) -> Result<Invite, ServerFnError> {
     use crate::server::{fail, signed_in};
     let (core, actor) = signed_in().await?;
-    core.revoke_invite(&actor, team_id, id).await.map_err(fail)
+    core.revoke_invite(&actor, TeamId(team_id), InviteId(id))
+        .await
+        .map_err(fail)
 }
 
 /// A service account with its keys.
@@ -77,7 +81,8 @@ pub async fn list_service_accounts(team_id: i64) -> Result<Vec<ServiceAccount>, 
 
 #[server(prefix = "/rpc")]
 pub async fn create_service_account(team_id: i64, name: String) -> Result<User, ServerFnError> {
-    use crate::server::{fail, signed_in};
+    use crate::server::{fail, field, signed_in};
+    let name = field("name", klaxon_domain::text::Username::parse(&name))?;
     let (core, actor) = signed_in().await?;
     core.create_team_service_account(&actor, team_id, &name)
         .await
@@ -87,10 +92,11 @@ pub async fn create_service_account(team_id: i64, name: String) -> Result<User, 
 /// Returns the raw key: the only time it is ever shown.
 #[server(prefix = "/rpc")]
 pub async fn create_service_key(user_id: i64, name: String) -> Result<NewApiKey, ServerFnError> {
-    use crate::server::{fail, signed_in};
+    use crate::server::{fail, field, signed_in};
+    use klaxon_domain::text::LabelOrBlank;
+    let name = field("name", LabelOrBlank::parse(&name))?.label();
     let (core, actor) = signed_in().await?;
-    let name = Some(name.trim()).filter(|n| !n.is_empty());
-    core.create_service_key(&actor, user_id, name)
+    core.create_service_key(&actor, user_id, name.as_ref())
         .await
         .map_err(fail)
 }
@@ -99,7 +105,7 @@ pub async fn create_service_key(user_id: i64, name: String) -> Result<NewApiKey,
 pub async fn revoke_service_key(user_id: i64, key_id: i64) -> Result<(), ServerFnError> {
     use crate::server::{fail, signed_in};
     let (core, actor) = signed_in().await?;
-    core.delete_service_key(&actor, user_id, key_id)
+    core.delete_service_key(&actor, UserId(user_id), KeyId(key_id))
         .await
         .map_err(fail)
 }

@@ -6,9 +6,12 @@ use leptos::prelude::*;
 /// Creates a team with the caller as owner.
 #[server(prefix = "/rpc")]
 pub async fn create_team(name: String, display_name: String) -> Result<Team, ServerFnError> {
-    use crate::server::{fail, signed_in};
+    use crate::server::{fail, field, signed_in};
+    use klaxon_domain::text::{LabelOrBlank, TeamName};
+    let name = field("name", TeamName::parse(&name))?;
+    let display_name = field("display_name", LabelOrBlank::parse(&display_name))?.label();
     let (core, actor) = signed_in().await?;
-    core.create_team(&actor, &name, Some(&display_name))
+    core.create_team(&actor, &name, display_name.as_ref())
         .await
         .map_err(fail)
 }

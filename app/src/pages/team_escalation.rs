@@ -11,6 +11,7 @@ use crate::components::team_page::TeamSubpageHeading;
 use crate::components::text::{sentence, span};
 use klaxon_domain::paging::{EscalationPolicy, Level, Target, MAX_LEVELS, MAX_REPEAT};
 use klaxon_domain::team::Member;
+use klaxon_domain::text::Topic;
 use klaxon_domain::Duration;
 use leptos::ev::SubmitEvent;
 use leptos::prelude::*;
@@ -173,11 +174,11 @@ fn draft_policy(
             })
         })
         .collect::<Result<Vec<_>, String>>()?;
-    let fallback = fallback.trim();
+    let fallback_topic = Topic::parse(fallback).map_err(|e| format!("Fallback topic {e}."))?;
     EscalationPolicy {
         levels,
         repeat,
-        fallback_topic: (!fallback.is_empty()).then(|| fallback.to_string()),
+        fallback_topic: Some(fallback_topic),
     }
     .validate()
 }
@@ -197,7 +198,13 @@ fn LadderEditor(team_id: i64, policy: EscalationPolicy, members: Vec<Member>) ->
     );
     let first_repeat = policy.repeat;
     let repeat = RwSignal::new(first_repeat);
-    let fallback = RwSignal::new(policy.fallback_topic.clone().unwrap_or_default());
+    let fallback = RwSignal::new(
+        policy
+            .fallback_topic
+            .as_deref()
+            .unwrap_or_default()
+            .to_string(),
+    );
     let save = ServerAction::<SetEscalationPolicy>::new();
     // The editor's own objection, found before asking the server.
     let invalid = RwSignal::new(None::<String>);

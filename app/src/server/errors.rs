@@ -20,6 +20,11 @@ pub fn fail(e: Error) -> ServerFnError {
     ServerFnError::new(message)
 }
 
+/// A form field's raw text parsed into its domain type; a refusal names the field.
+pub fn field<T>(name: &str, parsed: Result<T, String>) -> Result<T, ServerFnError> {
+    klaxon_core::field(name, parsed).map_err(fail)
+}
+
 /// Sign-in answers every credential failure alike, so the page says it plainly.
 pub fn sign_in_failure(e: Error) -> ServerFnError {
     match e {

@@ -8,5 +8,5 @@ mod qr;
 
 pub use auth::{core, presented, request_parts, set_cookie, signed_in, signed_in_or_none};
 pub use chunks::{announce_chunk, Chunks};
-pub use errors::{fail, sign_in_failure};
+pub use errors::{fail, field, sign_in_failure};
 pub use qr::qr_svg;

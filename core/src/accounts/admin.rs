@@ -5,23 +5,18 @@ use crate::authz::require_human_admin;
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::account::{AccountKind, User};
 use klaxon_domain::sso::GrantSource;
+use klaxon_domain::text::Topic;
 use klaxon_domain::validate;
 
 impl Core {
     pub async fn create_user(&self, actor: &Actor, new: NewUser) -> Result<User> {
         require_human_admin(actor)?;
-        let username = validate::username(&new.username).map_err(invalid)?;
+        let username = new.username.as_str();
         if let Some(p) = &new.password {
             validate::password(p).map_err(invalid)?;
         }
-        let email = match &new.email {
-            Some(e) => Some(validate::email(e).map_err(invalid)?),
-            None => None,
-        };
-        let topic = match &new.push_topic {
-            Some(t) => validate::push_topic(t).map_err(invalid)?,
-            None => None,
-        };
+        let email = new.email.map(String::from);
+        let topic = new.push_topic.and_then(Topic::into_option);
         let hash = match new.password {
             Some(p) => Some(self.hasher.hash(p).await?),
             None => None,
@@ -29,7 +24,7 @@ impl Core {
         let (id,): (i64,) = sqlx::query_as(
             "INSERT INTO users (username, password_hash, is_admin, push_topic, email, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
         )
-        .bind(&username)
+        .bind(username)
         .bind(hash)
         .bind(new.is_admin as i64)
         .bind(topic)

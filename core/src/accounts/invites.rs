@@ -3,6 +3,7 @@
 
 use crate::secrets::{hash_token, new_token};
 use crate::{Actor, Core, Error, Result};
+use klaxon_domain::ids::{InviteId, TeamId};
 use klaxon_domain::invite::{
     Invite, InviteState, NewInvite, INVITE_TTL, MAX_USES_MAX, MAX_USES_MIN,
 };
@@ -110,7 +111,13 @@ impl Core {
     }
 
     /// Revokes a link (owner); a link revoked already is a 409, another team's a 404.
-    pub async fn revoke_invite(&self, actor: &Actor, team_id: i64, id: i64) -> Result<Invite> {
+    pub async fn revoke_invite(
+        &self,
+        actor: &Actor,
+        team_id: TeamId,
+        id: InviteId,
+    ) -> Result<Invite> {
+        let (TeamId(team_id), InviteId(id)) = (team_id, id);
         self.require_team_owner(actor, team_id).await?;
         let done = sqlx::query(
             "UPDATE invites SET revoked_at = $1 WHERE id = $2 AND team_id = $3 AND revoked_at IS NULL",

@@ -20,6 +20,7 @@ use crate::{Actor, Core, Error, Result};
 use klaxon_domain::account::{AccountKind, Me, MyTeam, Scope, User};
 use klaxon_domain::sso::GrantSource;
 use klaxon_domain::team::Role;
+use klaxon_domain::text::{Email, Topic, Username};
 use klaxon_domain::Timestamp;
 use serde::Deserialize;
 
@@ -67,23 +68,15 @@ impl From<UserRow> for User {
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewUser {
-    /// 1 to 64 of `A-Z a-z 0-9 . _ @ -` (kept lower-case).
-    #[schema(min_length = 1, max_length = 64, pattern = "^[A-Za-z0-9._@-]+$")]
-    pub username: String,
+    pub username: Username,
     /// At least 8 characters, at most 1024 bytes.
     #[schema(min_length = 8, max_length = 1024)]
     pub password: Option<String>,
     #[serde(default)]
     pub is_admin: bool,
-    /// ntfy topic: up to 64 of `A-Z a-z 0-9 _ -`; empty is none.
-    #[schema(max_length = 64, pattern = "^[A-Za-z0-9_-]*$")]
-    pub push_topic: Option<String>,
+    pub push_topic: Option<Topic>,
     /// Lets the person's first single sign-on link to this account (see `KLAXON_OIDC_TRUST_EMAIL`).
-    #[schema(
-        max_length = 254,
-        pattern = "^[^@\\s\\x00-\\x1f\\x7f-\\x9f]+@[^@\\s\\x00-\\x1f\\x7f-\\x9f]+$"
-    )]
-    pub email: Option<String>,
+    pub email: Option<Email>,
 }
 
 /// Which accounts the caller sees (see `list_users`). Parameters: $1 the exact username asked

@@ -6,6 +6,8 @@ use crate::authz::require_self_or_admin;
 use crate::secrets::{hash_token, new_token};
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::account::{ApiKeyInfo, NewApiKey, User};
+use klaxon_domain::ids::{KeyId, UserId};
+use klaxon_domain::text::{Label, Topic};
 use klaxon_domain::{validate, Timestamp};
 
 impl Core {
@@ -68,9 +70,9 @@ impl Core {
         Ok(())
     }
 
-    pub async fn set_push_topic(&self, actor: &Actor, id: i64, topic: &str) -> Result<User> {
+    pub async fn set_push_topic(&self, actor: &Actor, id: i64, topic: &Topic) -> Result<User> {
         require_self_or_admin(actor, id)?;
-        let topic = validate::push_topic(topic).map_err(invalid)?;
+        let topic = topic.get();
         self.person(id).await?;
         let done = sqlx::query("UPDATE users SET push_topic = $1 WHERE id = $2")
             .bind(topic)
@@ -133,22 +135,28 @@ impl Core {
         &self,
         actor: &Actor,
         user_id: i64,
-        name: &str,
+        name: &Label,
     ) -> Result<NewApiKey> {
         require_self_or_admin(actor, user_id)?;
         self.person(user_id).await?;
         self.mint_key(user_id, name).await
     }
 
-    pub async fn delete_api_key(&self, actor: &Actor, user_id: i64, key_id: i64) -> Result<()> {
+    pub async fn delete_api_key(
+        &self,
+        actor: &Actor,
+        user_id: UserId,
+        key_id: KeyId,
+    ) -> Result<()> {
+        let (UserId(user_id), KeyId(key_id)) = (user_id, key_id);
         require_self_or_admin(actor, user_id)?;
         self.person(user_id).await?;
-        self.revoke_key(user_id, key_id).await
+        self.revoke_key(UserId(user_id), KeyId(key_id)).await
     }
 
     /// A new key for `user_id`; the caller has checked the right to mint it.
-    pub(super) async fn mint_key(&self, user_id: i64, name: &str) -> Result<NewApiKey> {
-        let name = validate::label("name", name).map_err(invalid)?;
+    pub(super) async fn mint_key(&self, user_id: i64, name: &Label) -> Result<NewApiKey> {
+        let name = name.to_string();
         let key = new_token();
         let mut tx = self.db.begin().await?;
         let id = insert_api_key(&mut tx, user_id, &name, &key, self.now()).await?;
@@ -158,7 +166,8 @@ impl Core {
 
     /// Deletes one of `user_id`'s keys (404 when it has no such key); the caller has checked
     /// the right.
-    pub(super) async fn revoke_key(&self, user_id: i64, key_id: i64) -> Result<()> {
+    pub(super) async fn revoke_key(&self, user_id: UserId, key_id: KeyId) -> Result<()> {
+        let (UserId(user_id), KeyId(key_id)) = (user_id, key_id);
         let done = sqlx::query("DELETE FROM api_keys WHERE id = $1 AND user_id = $2")
             .bind(key_id)
             .bind(user_id)

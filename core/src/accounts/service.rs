@@ -6,7 +6,8 @@ use super::USER_COLUMNS;
 use crate::authz::{require_human_admin, SignedIn};
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::account::{AccountKind, ApiKeyInfo, NewApiKey, User};
-use klaxon_domain::validate;
+use klaxon_domain::ids::{KeyId, UserId};
+use klaxon_domain::text::{Label, Username};
 
 impl Core {
     /// A service account bound to `team_id`: owner-equivalent in that team, nothing elsewhere.
@@ -14,7 +15,7 @@ impl Core {
         &self,
         actor: &Actor,
         team_id: i64,
-        name: &str,
+        name: &Username,
     ) -> Result<User> {
         self.require_may_manage_service_accounts(actor, team_id)
             .await?;
@@ -39,7 +40,11 @@ impl Core {
     }
 
     /// An instance-scoped service account (administrators, in person).
-    pub async fn create_instance_service_account(&self, actor: &Actor, name: &str) -> Result<User> {
+    pub async fn create_instance_service_account(
+        &self,
+        actor: &Actor,
+        name: &Username,
+    ) -> Result<User> {
         require_human_admin(actor)?;
         self.insert_service_account(name, None).await
     }
@@ -55,16 +60,23 @@ impl Core {
         &self,
         actor: &Actor,
         user_id: i64,
-        name: Option<&str>,
+        name: Option<&Label>,
     ) -> Result<NewApiKey> {
         self.service_account_for(actor, user_id).await?;
-        self.mint_key(user_id, name.unwrap_or("default")).await
+        let default = Label::parse("default").expect("a valid label");
+        self.mint_key(user_id, name.unwrap_or(&default)).await
     }
 
     /// Revokes one of a service account's keys.
-    pub async fn delete_service_key(&self, actor: &Actor, user_id: i64, key_id: i64) -> Result<()> {
+    pub async fn delete_service_key(
+        &self,
+        actor: &Actor,
+        user_id: UserId,
+        key_id: KeyId,
+    ) -> Result<()> {
+        let (UserId(user_id), KeyId(key_id)) = (user_id, key_id);
         self.service_account_for(actor, user_id).await?;
-        self.revoke_key(user_id, key_id).await
+        self.revoke_key(UserId(user_id), KeyId(key_id)).await
     }
 
     /// The service account `user_id`, after checking the caller may manage its keys: for a
@@ -86,13 +98,11 @@ impl Core {
         Ok(user)
     }
 
-    async fn insert_service_account(&self, name: &str, team_id: Option<i64>) -> Result<User> {
-        let name =
-            validate::username(name).map_err(|e| Error::Invalid(e.replace("username", "name")))?;
+    async fn insert_service_account(&self, name: &Username, team_id: Option<i64>) -> Result<User> {
         let (id,): (i64,) = sqlx::query_as(
             "INSERT INTO users (username, kind, team_id, created_at) VALUES ($1, 'service', $2, $3) RETURNING id",
         )
-        .bind(&name)
+        .bind(name.as_str())
         .bind(team_id)
         .bind(self.now())
         .fetch_one(&self.db.pool)

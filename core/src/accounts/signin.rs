@@ -5,6 +5,7 @@ use crate::credentials::{Presented, SESSION_COOKIE};
 use crate::secrets::{hash_token, looks_like_token, new_token};
 use crate::{Actor, Core, Error, Result, Via};
 use klaxon_domain::account::{AccountKind, AuthConfig, Bootstrapped, User};
+use klaxon_domain::text::Username;
 use klaxon_domain::validate;
 
 /// Sessions live 30 days and slide forward while in use.
@@ -60,8 +61,11 @@ impl Core {
 
     /// Creates the first user, an administrator, with an API key shown once. Refused with 409
     /// once any user exists; a marker row makes two racing calls produce exactly one user.
-    pub async fn bootstrap(&self, username: &str, password: Option<&str>) -> Result<Bootstrapped> {
-        let username = validate::username(username).map_err(invalid)?;
+    pub async fn bootstrap(
+        &self,
+        username: &Username,
+        password: Option<&str>,
+    ) -> Result<Bootstrapped> {
         if let Some(p) = password {
             validate::password(p).map_err(invalid)?;
         }
@@ -87,7 +91,7 @@ impl Core {
         let (id,): (i64,) = sqlx::query_as(
             "INSERT INTO users (username, password_hash, is_admin, created_at) VALUES ($1, $2, 1, $3) RETURNING id",
         )
-        .bind(&username)
+        .bind(username.as_str())
         .bind(hash)
         .bind(now)
         .fetch_one(&mut *tx)

@@ -10,6 +10,7 @@ use crate::{Core, Error, Result};
 use klaxon_domain::invite::{InviteTeam, SignupCheck};
 use klaxon_domain::settings::SignupMode;
 use klaxon_domain::team::Role;
+use klaxon_domain::text::Username;
 use klaxon_domain::validate;
 
 /// An `invites` row (no alias) that can still be used at `$2`: the SQL side of
@@ -71,7 +72,7 @@ impl Core {
     pub async fn signup(
         &self,
         request: &Presented<'_>,
-        username: &str,
+        username: &Username,
         password: &str,
         invite: Option<&str>,
     ) -> Result<StartedSession> {
@@ -83,7 +84,6 @@ impl Core {
         self.check_same_origin(request)?;
         self.reserve(Attempt::Signup, &self.client_address(request))
             .await?;
-        let username = validate::username(username).map_err(invalid)?;
         validate::password(password).map_err(invalid)?;
         let invite = token(invite).ok_or_else(unusable)?;
         if invite.is_none() && self.settings().await?.signup_mode != SignupMode::Open {
@@ -112,7 +112,7 @@ impl Core {
         let (id,): (i64,) = sqlx::query_as(
             "INSERT INTO users (username, password_hash, created_at) VALUES ($1, $2, $3) RETURNING id",
         )
-        .bind(&username)
+        .bind(username.as_str())
         .bind(hash)
         .bind(now)
         .fetch_one(&mut *tx)

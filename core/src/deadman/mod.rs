@@ -15,6 +15,7 @@ use klaxon_domain::deadman::{
     self, matcher::Matcher, ClusterHeartbeat, DeadmanSwitch, SwitchIncident, SwitchSpec,
     MAX_SWITCHES,
 };
+use klaxon_domain::ids::{SwitchId, TeamId};
 use klaxon_domain::{Duration, Timestamp};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -177,7 +178,7 @@ impl Core {
              VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
         )
         .bind(team_id)
-        .bind(&spec.name)
+        .bind(spec.name.as_str())
         .bind(&spec.matcher)
         .bind(spec.timeout.as_secs())
         .bind(spec.severity.as_str())
@@ -195,10 +196,11 @@ impl Core {
     pub async fn update_switch(
         &self,
         actor: &Actor,
-        team_id: i64,
-        id: i64,
+        team_id: TeamId,
+        id: SwitchId,
         spec: &SwitchSpec,
     ) -> Result<DeadmanSwitch> {
+        let (TeamId(team_id), SwitchId(id)) = (team_id, id);
         self.require_team_owner(actor, team_id).await?;
         let spec = checked(spec)?;
         let mut tx = self.db.begin().await?;
@@ -212,7 +214,7 @@ impl Core {
         sqlx::query(
             "UPDATE deadman_switches SET name = $1, matcher = $2, timeout = $3, severity = $4 WHERE id = $5",
         )
-        .bind(&spec.name)
+        .bind(spec.name.as_str())
         .bind(&spec.matcher)
         .bind(spec.timeout.as_secs())
         .bind(spec.severity.as_str())
@@ -231,7 +233,8 @@ impl Core {
     }
 
     /// Stops the watching. An incident the switch opened stays open for a human to resolve.
-    pub async fn delete_switch(&self, actor: &Actor, team_id: i64, id: i64) -> Result<()> {
+    pub async fn delete_switch(&self, actor: &Actor, team_id: TeamId, id: SwitchId) -> Result<()> {
+        let (TeamId(team_id), SwitchId(id)) = (team_id, id);
         self.require_team_owner(actor, team_id).await?;
         let mut tx = self.db.begin().await?;
         let done = sqlx::query("DELETE FROM deadman_switches WHERE id = $1 AND team_id = $2")
@@ -274,7 +277,7 @@ impl Core {
              SELECT t.id, $1, $2, $3, $4, $5 FROM teams t \
              WHERE NOT EXISTS (SELECT 1 FROM deadman_switches d WHERE d.team_id = t.id)",
         )
-        .bind(&spec.name)
+        .bind(spec.name.as_str())
         .bind(&spec.matcher)
         .bind(spec.timeout.as_secs())
         .bind(spec.severity.as_str())

@@ -6,6 +6,7 @@ use crate::timeline;
 use crate::{Core, Result};
 use klaxon_domain::alerting::{AlertStatus, IncidentState, IncomingAlert, Severity};
 use klaxon_domain::deadman::{self, SwitchStatus, CLUSTER_LABEL};
+use klaxon_domain::incident::TimelineKind;
 use klaxon_domain::{Duration, Timestamp};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -132,7 +133,7 @@ impl Core {
             &mut tx,
             incident,
             now,
-            "alert_firing",
+            TimelineKind::AlertFiring,
             None,
             &format!(
                 "dead man's switch {name}: last heartbeat{from} at {}",
@@ -185,7 +186,7 @@ impl Core {
                 &mut tx,
                 incident,
                 now,
-                "alert_resolved",
+                TimelineKind::AlertResolved,
                 None,
                 &format!(
                     "heartbeats of {name}{from} returned at {}",

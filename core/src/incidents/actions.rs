@@ -6,7 +6,9 @@ use crate::paging::{all_clears, Cleared};
 use crate::timeline::timeline;
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::alerting::IncidentState;
+use klaxon_domain::ids::{IncidentId, NoteId, TeamId, UserId};
 use klaxon_domain::incident::Incident;
+use klaxon_domain::incident::TimelineKind;
 use klaxon_domain::Duration;
 
 /// Snoozes last between one minute and one week.
@@ -50,12 +52,19 @@ impl Core {
     /// Acknowledging an acknowledged incident changes nothing; a resolved one is a 409.
     pub async fn acknowledge(&self, actor: &Actor, id: i64) -> Result<Incident> {
         let (_, mut tx) = self.act(actor, id).await?;
-        self.acknowledge_in(&mut tx, id, actor.user_id).await?;
+        self.acknowledge_in(&mut tx, IncidentId(id), UserId(actor.user_id))
+            .await?;
         self.finish(tx, id).await
     }
 
     /// The acknowledge shared by the API and push tokens: triggered → acknowledged, once.
-    pub(crate) async fn acknowledge_in(&self, tx: &mut Tx, id: i64, user_id: i64) -> Result<()> {
+    pub(crate) async fn acknowledge_in(
+        &self,
+        tx: &mut Tx,
+        id: IncidentId,
+        user_id: UserId,
+    ) -> Result<()> {
+        let (IncidentId(id), UserId(user_id)) = (id, user_id);
         let now = self.now();
         let done = sqlx::query("UPDATE incidents SET state = 'acknowledged', acknowledged_by = $1, acknowledged_at = $2 WHERE id = $3 AND state = 'triggered'")
             .bind(user_id)
@@ -64,7 +73,15 @@ impl Core {
             .execute(&mut **tx)
             .await?;
         if done.rows_affected() == 1 {
-            timeline(tx, id, now, "acknowledged", Some(user_id), "acknowledged").await?;
+            timeline(
+                tx,
+                id,
+                now,
+                TimelineKind::Acknowledged,
+                Some(user_id),
+                "acknowledged",
+            )
+            .await?;
             return Ok(());
         }
         let (state,): (String,) = sqlx::query_as("SELECT state FROM incidents WHERE id = $1")
@@ -103,7 +120,7 @@ impl Core {
             &mut tx,
             id,
             now,
-            "resolved",
+            TimelineKind::Resolved,
             Some(actor.user_id),
             "resolved by hand",
         )
@@ -136,7 +153,7 @@ impl Core {
             &mut tx,
             id,
             now,
-            "snoozed",
+            TimelineKind::Snoozed,
             Some(actor.user_id),
             &format!("snoozed for {duration}"),
         )
@@ -157,7 +174,7 @@ impl Core {
                 &mut tx,
                 id,
                 self.now(),
-                "unsnoozed",
+                TimelineKind::Unsnoozed,
                 Some(actor.user_id),
                 "snooze ended",
             )
@@ -168,10 +185,11 @@ impl Core {
     }
 
     /// Assigns to a member of the incident's team.
-    pub async fn assign(&self, actor: &Actor, id: i64, user_id: i64) -> Result<Incident> {
+    pub async fn assign(&self, actor: &Actor, id: IncidentId, user_id: UserId) -> Result<Incident> {
+        let (IncidentId(id), UserId(user_id)) = (id, user_id);
         let (incident, mut tx) = self.act(actor, id).await?;
         let name = self
-            .member_username(incident.team_id, user_id)
+            .member_username(TeamId(incident.team_id), UserId(user_id))
             .await?
             .ok_or_else(|| Error::Invalid("user_id: not a member of the incident's team".into()))?;
         sqlx::query("UPDATE incidents SET assignee_id = $1 WHERE id = $2")
@@ -183,7 +201,7 @@ impl Core {
             &mut tx,
             id,
             self.now(),
-            "assigned",
+            TimelineKind::Assigned,
             Some(actor.user_id),
             &format!("assigned to {name}"),
         )
@@ -240,7 +258,7 @@ impl Core {
             tx,
             id,
             now,
-            "note",
+            TimelineKind::Note,
             Some(author),
             &format!("{what}: {preview}"),
         )
@@ -252,9 +270,10 @@ impl Core {
     pub async fn pin_resolution_note(
         &self,
         actor: &Actor,
-        id: i64,
-        note_id: i64,
+        id: IncidentId,
+        note_id: NoteId,
     ) -> Result<Incident> {
+        let (IncidentId(id), NoteId(note_id)) = (id, note_id);
         let (_, mut tx) = self.act(actor, id).await?;
         let exists: Option<(i64,)> =
             sqlx::query_as("SELECT id FROM incident_notes WHERE id = $1 AND incident_id = $2")
@@ -272,7 +291,7 @@ impl Core {
             &mut tx,
             id,
             self.now(),
-            "note",
+            TimelineKind::Note,
             Some(actor.user_id),
             "pinned the resolution note",
         )
@@ -300,8 +319,12 @@ impl Core {
             .await?
         };
         if done.rows_affected() == 1 {
-            let kind = if archived { "archived" } else { "unarchived" };
-            timeline(&mut tx, id, now, kind, Some(actor.user_id), kind).await?;
+            let kind = if archived {
+                TimelineKind::Archived
+            } else {
+                TimelineKind::Unarchived
+            };
+            timeline(&mut tx, id, now, kind, Some(actor.user_id), kind.as_str()).await?;
         }
         self.finish(tx, id).await
     }

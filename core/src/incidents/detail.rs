@@ -5,7 +5,7 @@ use super::reads::{AlertRow, IncidentRow, ALERT_COLUMNS, INCIDENT_COLUMNS};
 use crate::{Actor, Core, Result};
 use klaxon_domain::incident::{
     Alert, Incident, IncidentDetail, IncidentRights, IncidentView, Note, SimilarIncident,
-    TimelineEntry,
+    TimelineEntry, TimelineKind,
 };
 use klaxon_domain::paging::{Page, PageKind, PageStatus};
 use klaxon_domain::Timestamp;
@@ -23,7 +23,8 @@ struct NoteRow {
 struct TimelineRow {
     id: i64,
     at: i64,
-    kind: String,
+    #[sqlx(try_from = "String")]
+    kind: TimelineKind,
     actor: Option<String>,
     text: String,
 }

@@ -8,6 +8,7 @@ use crate::timeline::{timeline, timelines, Entry};
 use crate::Result;
 use klaxon_domain::alerting::{signature, IncomingAlert, Severity};
 use klaxon_domain::incident::utc_date;
+use klaxon_domain::incident::TimelineKind;
 use std::collections::BTreeMap;
 
 /// The sender's grouping of a payload: its group key and group labels.
@@ -88,7 +89,7 @@ pub async fn open_or_join(
         .fetch_optional(&mut **tx)
         .await?;
         if let Some((id,)) = created {
-            timeline(tx, id, now, "opened", None, &title(alert)).await?;
+            timeline(tx, id, now, TimelineKind::Opened, None, &title(alert)).await?;
             if let Some((user_id,)) = holder {
                 let (name,): (String,) = sqlx::query_as("SELECT username FROM users WHERE id = $1")
                     .bind(user_id)
@@ -98,7 +99,7 @@ pub async fn open_or_join(
                     tx,
                     id,
                     now,
-                    "assigned",
+                    TimelineKind::Assigned,
                     None,
                     &format!("assigned to {name}, on call today"),
                 )
@@ -165,7 +166,7 @@ pub async fn cascade_many(
         .map(|r| Entry {
             incident_id: r.id,
             at: now,
-            kind: "resolved",
+            kind: TimelineKind::Resolved,
             actor_id: None,
             text: why.to_string(),
         })

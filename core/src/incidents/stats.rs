@@ -2,6 +2,7 @@
 //! charts and `GET /api/stats/…`. Always the caller's teams.
 
 use crate::{Actor, Core, Error, Result};
+use klaxon_domain::ids::{IntegrationId, TeamId};
 use klaxon_domain::incident::{
     utc_date, week_start, HourVolume, IncidentStats, WeeklyStats, DEFAULT_HOURS, DEFAULT_WEEKS,
     MAX_HOURS, MAX_WEEKS,
@@ -139,7 +140,8 @@ impl Core {
         for i in self.list_integrations(actor, team_id).await? {
             out.push((
                 i.id,
-                self.integration_volume(actor, team_id, i.id, None).await?,
+                self.integration_volume(actor, TeamId(team_id), IntegrationId(i.id), None)
+                    .await?,
             ));
         }
         Ok(out)
@@ -150,10 +152,11 @@ impl Core {
     pub async fn integration_volume(
         &self,
         actor: &Actor,
-        team_id: i64,
-        integration_id: i64,
+        team_id: TeamId,
+        integration_id: IntegrationId,
         hours: Option<i64>,
     ) -> Result<Vec<HourVolume>> {
+        let (TeamId(team_id), IntegrationId(integration_id)) = (team_id, integration_id);
         let hours = bounded("hours", hours, DEFAULT_HOURS, MAX_HOURS)?;
         self.team_access(actor, team_id).await?;
         let known: Option<(i64,)> =

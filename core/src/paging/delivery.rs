@@ -15,6 +15,7 @@ use crate::timeline::timeline;
 use crate::{Core, Result};
 use futures::StreamExt;
 use klaxon_domain::alerting::IncidentState;
+use klaxon_domain::incident::TimelineKind;
 use klaxon_domain::paging::{retry_delay, PageKind, GIVE_UP_AFTER};
 use std::collections::{BTreeMap, HashSet};
 
@@ -298,7 +299,7 @@ async fn record_held(tx: &mut Tx, holder: &str, plans: &[Plan], now: i64) -> Res
                 "{} page to {who} held: the team is in maintenance until {end}",
                 page.kind.as_str().replace('_', "-")
             );
-            timeline(tx, incident_id, now, "held", None, &text).await?;
+            timeline(tx, incident_id, now, TimelineKind::Held, None, &text).await?;
         }
     }
     Ok(held)
@@ -359,7 +360,15 @@ async fn record_recovered(tx: &mut Tx, pages: &[&Claimed], now: i64) -> Result<(
             "page to {who} delivered after {} attempts, {late} s after it was queued",
             page.attempts + 1
         );
-        timeline(tx, incident_id, now, "push_delivered", None, &text).await?;
+        timeline(
+            tx,
+            incident_id,
+            now,
+            TimelineKind::PushDelivered,
+            None,
+            &text,
+        )
+        .await?;
     }
     Ok(())
 }
@@ -410,7 +419,7 @@ async fn record_failure(
         } else {
             format!("page to {who} failed, retrying: {}", e.reason)
         };
-        timeline(tx, incident_id, now, "push_failed", None, &text).await?;
+        timeline(tx, incident_id, now, TimelineKind::PushFailed, None, &text).await?;
     }
     Ok((done.rows_affected() == 1).then_some(give_up))
 }

@@ -8,6 +8,7 @@ use super::notifier::{Batch, BATCH};
 use super::{remind_many, resume_many, Paused, Reminder};
 use crate::timeline::{timelines, Entry};
 use crate::{Core, Result};
+use klaxon_domain::incident::TimelineKind;
 use klaxon_domain::Duration;
 
 /// An incident whose reminder is due.
@@ -50,7 +51,7 @@ impl Core {
             .map(|r| Entry {
                 incident_id: r.id,
                 at: now,
-                kind: "unsnoozed",
+                kind: TimelineKind::Unsnoozed,
                 actor_id: None,
                 text: "snooze ended".into(),
             })

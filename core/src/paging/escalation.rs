@@ -5,6 +5,7 @@ use super::{enqueue_many, oncall_today, policy, reach_user, NewPage, Reached};
 use crate::db::Tx;
 use crate::timeline::{timelines, Entry};
 use crate::{Actor, Core, Error, Result};
+use klaxon_domain::incident::TimelineKind;
 use klaxon_domain::paging::{EscalationPolicy, PageKind, Target};
 use sqlx::AnyConnection;
 use std::collections::{hash_map, BTreeMap, HashMap};
@@ -189,7 +190,7 @@ pub(crate) async fn enter_many(tx: &mut Tx, due: &[DueStep], now: i64) -> Result
                     pages.push(NewPage {
                         incident_id,
                         kind: PageKind::Fallback,
-                        topic: topic.clone(),
+                        topic: topic.to_string(),
                         user_id: None,
                         detail: String::new(),
                     });
@@ -204,7 +205,7 @@ pub(crate) async fn enter_many(tx: &mut Tx, due: &[DueStep], now: i64) -> Result
                 passed.push(Entry {
                     incident_id,
                     at: now,
-                    kind: "nobody_reachable",
+                    kind: TimelineKind::NobodyReachable,
                     actor_id: None,
                     text: format!(
                         "level {}{}: nobody reachable ({})",
@@ -282,7 +283,7 @@ pub(crate) async fn enter_many(tx: &mut Tx, due: &[DueStep], now: i64) -> Result
                 entries.push(Entry {
                     incident_id,
                     at: now,
-                    kind: "escalated",
+                    kind: TimelineKind::Escalated,
                     actor_id: None,
                     text,
                 });
@@ -301,7 +302,7 @@ pub(crate) async fn enter_many(tx: &mut Tx, due: &[DueStep], now: i64) -> Result
                 entries.push(Entry {
                     incident_id,
                     at: now,
-                    kind: "escalation_exhausted",
+                    kind: TimelineKind::EscalationExhausted,
                     actor_id: None,
                     text,
                 });

@@ -21,6 +21,7 @@ use crate::db::{insert_json, insert_rows, Col::*, Tx};
 use crate::timeline::{timeline, timelines, Entry};
 use crate::Result;
 use klaxon_domain::alerting::IncidentState;
+use klaxon_domain::incident::TimelineKind;
 use klaxon_domain::paging::{EscalationPolicy, PageKind};
 use sqlx::AnyConnection;
 use std::collections::{HashMap, HashSet};
@@ -237,7 +238,7 @@ pub(crate) async fn opened(
     let chosen = match (assignee, &policy.fallback_topic) {
         (Ok(r), _) => Some((r.topic, Some(r.user_id), format!("paging {}", r.username))),
         (Err(why), Some(topic)) => Some((
-            topic.clone(),
+            topic.to_string(),
             None,
             format!("{why}: paging the fallback topic {topic}"),
         )),
@@ -246,7 +247,7 @@ pub(crate) async fn opened(
                 tx,
                 incident_id,
                 now,
-                "nobody_reachable",
+                TimelineKind::NobodyReachable,
                 None,
                 &format!("nobody paged: {why} and the team has no fallback topic"),
             )
@@ -265,7 +266,7 @@ pub(crate) async fn opened(
         .execute(&mut **tx)
         .await?;
         enqueue(tx, incident_id, PageKind::Opening, &topic, user, "", now).await?;
-        timeline(tx, incident_id, now, "paged", None, &text).await?;
+        timeline(tx, incident_id, now, TimelineKind::Paged, None, &text).await?;
     }
     if ladder {
         sqlx::query("UPDATE incidents SET esc_step = 0, esc_due_at = $1 WHERE id = $2")
@@ -367,7 +368,7 @@ pub(crate) async fn remind_many(tx: &mut Tx, reminders: &[Reminder], now: i64) -
             Entry {
                 incident_id: r.incident_id,
                 at: now,
-                kind: "reminder",
+                kind: TimelineKind::Reminder,
                 actor_id: None,
                 text: format!("reminded {who}: {}", r.why),
             }

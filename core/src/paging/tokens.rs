@@ -5,6 +5,7 @@
 use crate::secrets::{hash_token, looks_like_token};
 use crate::{Core, Error, Result};
 use klaxon_domain::alerting::IncidentState;
+use klaxon_domain::ids::{IncidentId, UserId};
 use klaxon_domain::paging::AckOutcome;
 
 pub const TOKEN_TTL: i64 = 86_400;
@@ -27,7 +28,8 @@ impl Core {
         .fetch_optional(&mut *tx)
         .await?;
         let (incident_id, user_id) = used.ok_or(Error::NotFound)?;
-        self.acknowledge_in(&mut tx, incident_id, user_id).await?;
+        self.acknowledge_in(&mut tx, IncidentId(incident_id), UserId(user_id))
+            .await?;
         tx.commit().await?;
         let incident = self.incident_row(incident_id).await?;
         debug_assert!(incident.state != IncidentState::Triggered);

@@ -3,6 +3,7 @@
 
 use crate::db::Tx;
 use crate::{Actor, Core, Result};
+use klaxon_domain::ids::TeamId;
 use klaxon_domain::rotation::{ChangeKind, ScheduleChange};
 use klaxon_domain::Timestamp;
 
@@ -56,9 +57,10 @@ impl Core {
     pub async fn schedule_changes(
         &self,
         actor: &Actor,
-        team_id: i64,
+        team_id: TeamId,
         limit: i64,
     ) -> Result<Vec<ScheduleChange>> {
+        let TeamId(team_id) = team_id;
         self.team_access(actor, team_id).await?;
         if !(1..=MAX_CHANGES).contains(&limit) {
             return Err(crate::Error::Invalid(format!(

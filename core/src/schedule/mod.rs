@@ -9,13 +9,15 @@ pub use log::MAX_CHANGES;
 
 use crate::authz;
 use crate::{Actor, Core, Error, Result};
+use klaxon_domain::ids::{TeamId, UserId};
 use klaxon_domain::incident::{parse_date, utc_date, ScheduleEntry};
 use klaxon_domain::rotation::ChangeKind;
 use log::{log_change, Change};
 use serde::Serialize;
 
+use klaxon_domain::calendar::Day;
 /// At most a year of dates in one request.
-pub use klaxon_domain::incident::MAX_SHIFT_DATES as MAX_DATES;
+pub use klaxon_domain::calendar::MAX_DATES;
 
 /// `GET /api/schedule/current`: who holds each of the caller's teams today.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -44,10 +46,11 @@ impl Core {
     pub async fn create_shifts(
         &self,
         actor: &Actor,
-        team_id: i64,
-        user_id: i64,
-        dates: &[String],
+        team_id: TeamId,
+        user_id: UserId,
+        dates: &[Day],
     ) -> Result<Vec<ScheduleEntry>> {
+        let (TeamId(team_id), UserId(user_id)) = (team_id, user_id);
         let access = self.team_access(actor, team_id).await?;
         authz::require_own_date_or_owner(actor, access, user_id)?;
         if dates.is_empty() || dates.len() > MAX_DATES {
@@ -55,20 +58,14 @@ impl Core {
                 "dates must hold 1 to {MAX_DATES} dates"
             )));
         }
-        let mut sorted = Vec::with_capacity(dates.len());
-        for d in dates {
-            parse_date(d).ok_or_else(|| {
-                Error::Invalid(format!("dates: \"{d}\" is not a date YYYY-MM-DD"))
-            })?;
-            sorted.push(d.clone());
-        }
+        let mut sorted: Vec<String> = dates.iter().map(Day::to_string).collect();
         sorted.sort();
         sorted.dedup();
         if sorted.len() != dates.len() {
             return Err(Error::Invalid("dates: a date appears twice".into()));
         }
         let username = self
-            .member_username(team_id, user_id)
+            .member_username(TeamId(team_id), UserId(user_id))
             .await?
             .ok_or_else(|| {
                 Error::Invalid("user_id: a shift can only be given to a member of the team".into())
@@ -151,9 +148,9 @@ impl Core {
     }
 
     /// Removes a date: the holder's own, or anyone's for the team's owner; logged.
-    pub async fn delete_shift(&self, actor: &Actor, team_id: i64, date: &str) -> Result<()> {
+    pub async fn delete_shift(&self, actor: &Actor, team_id: i64, date: Day) -> Result<()> {
         let access = self.team_access(actor, team_id).await?;
-        parse_date(date).ok_or_else(|| Error::Invalid("date must be YYYY-MM-DD".into()))?;
+        let date = &date.to_string();
         let mut tx = self.db.begin().await?;
         let held: (i64, String) = sqlx::query_as(
             "SELECT s.user_id, u.username FROM schedule s JOIN users u ON u.id = s.user_id \

@@ -3,6 +3,7 @@
 use super::log::{log_change, Change};
 use crate::db::Tx;
 use crate::{Actor, Core, Error, Result};
+use klaxon_domain::ids::{RotationId, TeamId, UserId};
 use klaxon_domain::incident::{format_date, parse_date};
 use klaxon_domain::rotation::{
     apply_range, turn_on, AppliedRotation, ApplyRotation, ChangeKind, NewRotation, Rotation,
@@ -93,7 +94,11 @@ impl Core {
         self.require_team_owner(actor, team_id).await?;
         let new = new.check().map_err(Error::Invalid)?;
         for user in &new.user_ids {
-            if self.member_username(team_id, *user).await?.is_none() {
+            if self
+                .member_username(TeamId(team_id), UserId(*user))
+                .await?
+                .is_none()
+            {
                 return Err(Error::Invalid(format!(
                     "user_ids: {user} is not a member of the team"
                 )));
@@ -136,7 +141,13 @@ impl Core {
     }
 
     /// Removing a rotation keeps the dates it filled, as if given by hand.
-    pub async fn delete_rotation(&self, actor: &Actor, team_id: i64, id: i64) -> Result<()> {
+    pub async fn delete_rotation(
+        &self,
+        actor: &Actor,
+        team_id: TeamId,
+        id: RotationId,
+    ) -> Result<()> {
+        let (TeamId(team_id), RotationId(id)) = (team_id, id);
         self.require_team_owner(actor, team_id).await?;
         let done = sqlx::query("DELETE FROM rotations WHERE team_id = $1 AND id = $2")
             .bind(team_id)
@@ -156,10 +167,11 @@ impl Core {
     pub async fn apply_rotation(
         &self,
         actor: &Actor,
-        team_id: i64,
-        id: i64,
+        team_id: TeamId,
+        id: RotationId,
         req: &ApplyRotation,
     ) -> Result<AppliedRotation> {
+        let (TeamId(team_id), RotationId(id)) = (team_id, id);
         self.require_team_owner(actor, team_id).await?;
         let range = apply_range(&req.from, &req.to).map_err(Error::Invalid)?;
         let rotation = self.rotation(team_id, id).await?;

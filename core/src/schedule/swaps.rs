@@ -6,7 +6,10 @@ use super::log::{log_change, Change};
 use crate::authz;
 use crate::timeline::{timelines, Entry};
 use crate::{Actor, Core, Error, Result};
-use klaxon_domain::incident::{parse_date, utc_date, ScheduleEntry};
+use klaxon_domain::calendar::Day;
+use klaxon_domain::ids::{TeamId, UserId};
+use klaxon_domain::incident::TimelineKind;
+use klaxon_domain::incident::{utc_date, ScheduleEntry};
 use klaxon_domain::rotation::{ChangeKind, OpenDate, OpenReason, TakeDate};
 
 #[derive(sqlx::FromRow)]
@@ -31,9 +34,8 @@ impl Core {
         .await?)
     }
 
-    /// A date from today on, or a 400.
+    /// A date (already parsed) from today on, or a 400.
     fn changeable_date(&self, date: &str) -> Result<()> {
-        parse_date(date).ok_or_else(|| Error::Invalid("date must be YYYY-MM-DD".into()))?;
         if date < utc_date(self.now()).as_str() {
             return Err(Error::Invalid(
                 "that date has passed; only today and later dates change hands".into(),
@@ -47,9 +49,10 @@ impl Core {
         &self,
         actor: &Actor,
         team_id: i64,
-        date: &str,
+        date: Day,
         offered: bool,
     ) -> Result<ScheduleEntry> {
+        let date = &date.to_string();
         let access = self.team_access(actor, team_id).await?;
         self.changeable_date(date)?;
         let held = self.held(team_id, date).await?.ok_or(Error::NotFound)?;
@@ -109,9 +112,10 @@ impl Core {
         &self,
         actor: &Actor,
         team_id: i64,
-        date: &str,
+        date: Day,
         req: &TakeDate,
     ) -> Result<ScheduleEntry> {
+        let date = &date.to_string();
         let access = self.team_access(actor, team_id).await?;
         self.changeable_date(date)?;
         let (target, target_name) = self.taker(actor, access, team_id, req).await?;
@@ -181,7 +185,7 @@ impl Core {
             authz::require_may_hand_out(access)?;
         }
         let name = self
-            .member_username(team_id, target)
+            .member_username(TeamId(team_id), UserId(target))
             .await?
             .ok_or_else(|| {
                 Error::Invalid("user_id: a date can only go to a member of the team".into())
@@ -260,7 +264,7 @@ impl Core {
             .map(|(id,)| Entry {
                 incident_id: *id,
                 at: now,
-                kind: "assigned",
+                kind: TimelineKind::Assigned,
                 actor_id: Some(actor.user_id),
                 text: format!("assigned to {target_name}, who took over on call"),
             })

@@ -9,7 +9,7 @@ use crate::accounts::lock_admins;
 use crate::{Core, Error, Result};
 use klaxon_domain::sso::{username_base, GrantSource, SsoRefusal};
 use klaxon_domain::team::Role;
-use klaxon_domain::validate;
+use klaxon_domain::text::Username;
 
 /// The person as the verified ID token describes them.
 pub(crate) struct Identity {
@@ -145,7 +145,7 @@ async fn create_user(tx: &mut crate::db::Tx, id: &Identity, email: &str, now: i6
         } else {
             format!("{base}-{n}")
         };
-        let Ok(username) = validate::username(&candidate) else {
+        let Ok(username) = Username::parse(&candidate).map(Username::into_string) else {
             break;
         };
         let taken: Option<(i64,)> = sqlx::query_as("SELECT id FROM users WHERE username = $1")

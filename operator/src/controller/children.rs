@@ -12,6 +12,7 @@ use crate::crd::{
 use crate::klaxon::Klaxon;
 use klaxon_domain::deadman::SwitchSpec;
 use klaxon_domain::paging::{EscalationPolicy, Level, Target};
+use klaxon_domain::text::Topic;
 use kube::api::{Patch, PatchParams};
 use kube::runtime::controller::Action;
 use kube::runtime::events::{Event as Note, EventType, Recorder};
@@ -312,7 +313,13 @@ async fn apply_rule(rule: &KlaxonEscalationRule, ctx: &Context) -> Result<Action
         let policy = EscalationPolicy {
             levels,
             repeat: rule.spec.repeat,
-            fallback_topic: rule.spec.fallback_topic.clone(),
+            fallback_topic: rule
+                .spec
+                .fallback_topic
+                .as_deref()
+                .map(Topic::parse)
+                .transpose()
+                .map_err(|e| Error::Other(format!("fallbackTopic {e}")))?,
         };
         team.client.put_escalation(team.id, &policy).await?;
         Ok::<_, Error>(Ok(()))
@@ -374,7 +381,7 @@ async fn apply_switch(switch: &KlaxonDeadmanSwitch, ctx: &Context) -> Result<Act
                 .switches(team.id)
                 .await?
                 .into_iter()
-                .find(|s| s.name == spec.name)
+                .find(|s| s.name == spec.name.as_str())
             {
                 Some(found) => found.id,
                 None => team.client.create_switch(team.id, &spec).await?.id,

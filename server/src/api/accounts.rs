@@ -8,6 +8,7 @@ use axum::http::{header, StatusCode};
 use axum::response::{AppendHeaders, IntoResponse};
 use axum::Json;
 use klaxon_domain::account::{AuthConfig, Bootstrapped, Me, User};
+use klaxon_domain::text::Username;
 use klaxon_domain::ErrorBody;
 use serde::{Deserialize, Serialize};
 
@@ -18,9 +19,7 @@ pub async fn auth_config(State(s): State<AppState>) -> ApiResult<Json<AuthConfig
 
 #[derive(Deserialize, utoipa::ToSchema)]
 pub struct BootstrapRequest {
-    /// 1 to 64 of `A-Z a-z 0-9 . _ @ -` (kept lower-case).
-    #[schema(min_length = 1, max_length = 64, pattern = "^[A-Za-z0-9._@-]+$")]
-    username: String,
+    username: Username,
     /// At least 8 characters, at most 1024 bytes.
     #[schema(min_length = 8, max_length = 1024)]
     password: Option<String>,

@@ -7,6 +7,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
 use klaxon_domain::deadman::{DeadmanSwitch, SwitchSpec};
+use klaxon_domain::ids::{SwitchId, TeamId};
 use klaxon_domain::ErrorBody;
 
 /// The team's switches with their status (member).
@@ -44,7 +45,11 @@ pub async fn update(
     Path((team_id, id)): Path<(i64, i64)>,
     Body(b): Body<SwitchSpec>,
 ) -> ApiResult<Json<DeadmanSwitch>> {
-    Ok(Json(s.core.update_switch(&a, team_id, id, &b).await?))
+    Ok(Json(
+        s.core
+            .update_switch(&a, TeamId(team_id), SwitchId(id), &b)
+            .await?,
+    ))
 }
 
 /// Removes a switch (owner). An incident it opened stays open.
@@ -55,6 +60,8 @@ pub async fn remove(
     Caller(a): Caller,
     Path((team_id, id)): Path<(i64, i64)>,
 ) -> ApiResult<StatusCode> {
-    s.core.delete_switch(&a, team_id, id).await?;
+    s.core
+        .delete_switch(&a, TeamId(team_id), SwitchId(id))
+        .await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -6,6 +6,7 @@ use crate::AppState;
 use axum::extract::State;
 use axum::Json;
 use klaxon_core::incidents::reads::{AlertFilter, IncidentFilter};
+use klaxon_domain::ids::{IncidentId, NoteId, UserId};
 use klaxon_domain::incident::{
     Alert, Incident, IncidentDetail, IncidentStats, SimilarIncident, WeeklyStats,
 };
@@ -115,7 +116,9 @@ pub async fn assign(
     Path(id): Path<i64>,
     Body(b): Body<AssignRequest>,
 ) -> ApiResult<Json<Incident>> {
-    Ok(Json(s.core.assign(&a, id, b.user_id).await?))
+    Ok(Json(
+        s.core.assign(&a, IncidentId(id), UserId(b.user_id)).await?,
+    ))
 }
 
 #[utoipa::path(post, path = "/api/incidents/{id}/archive", tag = "incidents", responses((status = 200, body = Incident)))]
@@ -172,7 +175,11 @@ pub async fn pin_note(
     Path(id): Path<i64>,
     Body(b): Body<PinRequest>,
 ) -> ApiResult<Json<Incident>> {
-    Ok(Json(s.core.pin_resolution_note(&a, id, b.note_id).await?))
+    Ok(Json(
+        s.core
+            .pin_resolution_note(&a, IncidentId(id), NoteId(b.note_id))
+            .await?,
+    ))
 }
 
 #[derive(Deserialize, utoipa::IntoParams)]

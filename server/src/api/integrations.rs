@@ -6,21 +6,17 @@ use crate::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
+use klaxon_domain::ids::{IntegrationId, TeamId};
 use klaxon_domain::incident::{
     HourVolume, Integration, IntegrationChange, IntegrationKind, NewIntegration,
 };
+use klaxon_domain::text::Label;
 use klaxon_domain::ErrorBody;
 use serde::Deserialize;
 
 #[derive(Deserialize, utoipa::ToSchema)]
 pub struct IntegrationRequest {
-    /// 1–100 characters after trimming, no control characters.
-    #[schema(
-        min_length = 1,
-        max_length = 100,
-        pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f][^\\x00-\\x1f\\x7f-\\x9f]*$"
-    )]
-    name: String,
+    name: Label,
     /// What posts to it; `alertmanager` when absent. Fixed at creation.
     kind: Option<IntegrationKind>,
 }
@@ -64,7 +60,11 @@ pub async fn update(
     Path((team_id, id)): Path<(i64, i64)>,
     Body(b): Body<IntegrationChange>,
 ) -> ApiResult<Json<Integration>> {
-    Ok(Json(s.core.update_integration(&a, team_id, id, b).await?))
+    Ok(Json(
+        s.core
+            .update_integration(&a, TeamId(team_id), IntegrationId(id), b)
+            .await?,
+    ))
 }
 
 /// Revokes an integration's key (team owner). Its alerts are kept, unattributed.
@@ -74,7 +74,9 @@ pub async fn revoke(
     Caller(a): Caller,
     Path((team_id, id)): Path<(i64, i64)>,
 ) -> ApiResult<StatusCode> {
-    s.core.revoke_integration(&a, team_id, id).await?;
+    s.core
+        .revoke_integration(&a, TeamId(team_id), IntegrationId(id))
+        .await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -95,6 +97,8 @@ pub async fn volume(
     Query(q): Query<VolumeQuery>,
 ) -> ApiResult<Json<Vec<HourVolume>>> {
     Ok(Json(
-        s.core.integration_volume(&a, team_id, id, q.hours).await?,
+        s.core
+            .integration_volume(&a, TeamId(team_id), IntegrationId(id), q.hours)
+            .await?,
     ))
 }

@@ -8,8 +8,10 @@ use axum::http::{header, StatusCode};
 use axum::response::{AppendHeaders, IntoResponse};
 use axum::Json;
 use klaxon_domain::account::User;
+use klaxon_domain::ids::{InviteId, TeamId};
 use klaxon_domain::invite::{Invite, NewInvite, SignupCheck};
 use klaxon_domain::team::Role;
+use klaxon_domain::text::Username;
 use klaxon_domain::ErrorBody;
 use serde::{Deserialize, Serialize};
 
@@ -65,7 +67,9 @@ pub async fn revoke(
     Caller(a): Caller,
     Path((team_id, invite_id)): Path<(i64, i64)>,
 ) -> ApiResult<StatusCode> {
-    s.core.revoke_invite(&a, team_id, invite_id).await?;
+    s.core
+        .revoke_invite(&a, TeamId(team_id), InviteId(invite_id))
+        .await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -88,9 +92,7 @@ pub async fn check(
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SignupRequest {
-    /// 1 to 64 of `a-z 0-9 . _ @ -`, case-insensitive.
-    #[schema(min_length = 1, max_length = 64, pattern = "^[A-Za-z0-9._@-]+$")]
-    username: String,
+    username: Username,
     /// At least 8 characters, at most 1024 bytes.
     #[schema(min_length = 8, max_length = 1024)]
     password: String,

@@ -6,6 +6,7 @@ use crate::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
+use klaxon_domain::ids::{MaintenanceId, TeamId};
 use klaxon_domain::maintenance::{Maintenance, NewMaintenance};
 use klaxon_domain::ErrorBody;
 
@@ -46,6 +47,8 @@ pub async fn end(
     Caller(a): Caller,
     Path((team_id, id)): Path<(i64, i64)>,
 ) -> ApiResult<StatusCode> {
-    s.core.end_maintenance(&a, team_id, id).await?;
+    s.core
+        .end_maintenance(&a, TeamId(team_id), MaintenanceId(id))
+        .await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -6,6 +6,7 @@ use crate::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
+use klaxon_domain::ids::{RotationId, TeamId};
 use klaxon_domain::rotation::{AppliedRotation, ApplyRotation, NewRotation, Rotation};
 use klaxon_domain::ErrorBody;
 
@@ -43,7 +44,9 @@ pub async fn delete(
     Caller(a): Caller,
     Path((team_id, id)): Path<(i64, i64)>,
 ) -> ApiResult<StatusCode> {
-    s.core.delete_rotation(&a, team_id, id).await?;
+    s.core
+        .delete_rotation(&a, TeamId(team_id), RotationId(id))
+        .await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -59,5 +62,9 @@ pub async fn apply(
     Path((team_id, id)): Path<(i64, i64)>,
     Body(b): Body<ApplyRotation>,
 ) -> ApiResult<Json<AppliedRotation>> {
-    Ok(Json(s.core.apply_rotation(&a, team_id, id, &b).await?))
+    Ok(Json(
+        s.core
+            .apply_rotation(&a, TeamId(team_id), RotationId(id), &b)
+            .await?,
+    ))
 }

@@ -8,6 +8,8 @@ use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
 use axum::Json;
 use klaxon_core::schedule::CurrentHolder;
+use klaxon_domain::calendar::Day;
+use klaxon_domain::ids::{TeamId, UserId};
 use klaxon_domain::incident::ScheduleEntry;
 use klaxon_domain::rotation::{OpenDate, ScheduleChange, TakeDate};
 use klaxon_domain::ErrorBody;
@@ -16,9 +18,14 @@ use serde::Deserialize;
 #[derive(Deserialize, utoipa::ToSchema)]
 pub struct ShiftRequest {
     user_id: i64,
-    /// UTC dates, `YYYY-MM-DD`: 1 to 366 of them.
-    #[schema(min_items = 1, max_items = 366, value_type = Vec<String>, format = Date)]
-    dates: Vec<String>,
+    /// UTC dates: 1 to 366 of them.
+    #[schema(min_items = 1, max_items = 366)]
+    dates: Vec<Day>,
+}
+
+/// A date in the path.
+fn day(raw: &str) -> klaxon_core::Result<Day> {
+    klaxon_core::field("date", Day::parse(raw))
 }
 
 /// Gives a member the shifts on the dates, all or nothing (409 if any date is taken).
@@ -35,7 +42,7 @@ pub async fn create(
         StatusCode::CREATED,
         Json(
             s.core
-                .create_shifts(&a, team_id, b.user_id, &b.dates)
+                .create_shifts(&a, TeamId(team_id), UserId(b.user_id), &b.dates)
                 .await?,
         ),
     ))
@@ -73,7 +80,7 @@ pub async fn delete(
     Caller(a): Caller,
     Path((team_id, date)): Path<(i64, String)>,
 ) -> ApiResult<StatusCode> {
-    s.core.delete_shift(&a, team_id, &date).await?;
+    s.core.delete_shift(&a, team_id, day(&date)?).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -110,7 +117,9 @@ pub async fn offer(
     Caller(a): Caller,
     Path((team_id, date)): Path<(i64, String)>,
 ) -> ApiResult<Json<ScheduleEntry>> {
-    Ok(Json(s.core.offer_date(&a, team_id, &date, true).await?))
+    Ok(Json(
+        s.core.offer_date(&a, team_id, day(&date)?, true).await?,
+    ))
 }
 
 /// Withdraws an offer (its holder, or an owner).
@@ -122,7 +131,9 @@ pub async fn withdraw(
     Caller(a): Caller,
     Path((team_id, date)): Path<(i64, String)>,
 ) -> ApiResult<Json<ScheduleEntry>> {
-    Ok(Json(s.core.offer_date(&a, team_id, &date, false).await?))
+    Ok(Json(
+        s.core.offer_date(&a, team_id, day(&date)?, false).await?,
+    ))
 }
 
 /// Takes a date: the entry moves to the caller, or (owners only) to `user_id`. A member takes
@@ -138,7 +149,7 @@ pub async fn take(
     Path((team_id, date)): Path<(i64, String)>,
     OptionalBody(b): OptionalBody<TakeDate>,
 ) -> ApiResult<Json<ScheduleEntry>> {
-    Ok(Json(s.core.take_date(&a, team_id, &date, &b).await?))
+    Ok(Json(s.core.take_date(&a, team_id, day(&date)?, &b).await?))
 }
 
 /// Takes over today now: today's entry moves to the caller (or an owner's `user_id`), and the
@@ -185,7 +196,7 @@ pub async fn changes(
 ) -> ApiResult<Json<Vec<ScheduleChange>>> {
     Ok(Json(
         s.core
-            .schedule_changes(&a, team_id, q.limit.unwrap_or(50))
+            .schedule_changes(&a, TeamId(team_id), q.limit.unwrap_or(50))
             .await?,
     ))
 }

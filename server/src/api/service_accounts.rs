@@ -7,15 +7,16 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
 use klaxon_domain::account::{ApiKeyInfo, NewApiKey, User};
+use klaxon_domain::ids::{KeyId, UserId};
+use klaxon_domain::text::{Label, Username};
 use klaxon_domain::ErrorBody;
 use serde::Deserialize;
 
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ServiceAccountRequest {
-    /// The account's name, its username: 1 to 64 of `a-z 0-9 . _ @ -`, unique among users.
-    #[schema(min_length = 1, max_length = 64, pattern = "^[A-Za-z0-9._@-]+$")]
-    name: String,
+    /// The account's name, its username, unique among users.
+    name: Username,
 }
 
 /// Creates a service account bound to the team: owner-equivalent there, blind elsewhere. Team
@@ -67,13 +68,8 @@ pub async fn create_instance(
 #[derive(Deserialize, utoipa::ToSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub struct ServiceKeyRequest {
-    /// A label for the key (default `default`): 1 to 100 characters, no control characters.
-    #[schema(
-        min_length = 1,
-        max_length = 100,
-        pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f][^\\x00-\\x1f\\x7f-\\x9f]*$"
-    )]
-    name: Option<String>,
+    /// A label for the key (default `default`).
+    name: Option<Label>,
 }
 
 /// Mints a key for a service account; the raw key is in this answer only. A team-scoped
@@ -91,7 +87,7 @@ pub async fn create_key(
 ) -> ApiResult<(StatusCode, Json<NewApiKey>)> {
     let key = s
         .core
-        .create_service_key(&a, user_id, b.name.as_deref())
+        .create_service_key(&a, user_id, b.name.as_ref())
         .await?;
     Ok((StatusCode::CREATED, Json(key)))
 }
@@ -118,6 +114,8 @@ pub async fn delete_key(
     Caller(a): Caller,
     Path((user_id, key_id)): Path<(i64, i64)>,
 ) -> ApiResult<StatusCode> {
-    s.core.delete_service_key(&a, user_id, key_id).await?;
+    s.core
+        .delete_service_key(&a, UserId(user_id), KeyId(key_id))
+        .await?;
     Ok(StatusCode::NO_CONTENT)
 }

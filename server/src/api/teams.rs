@@ -6,7 +6,9 @@ use crate::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
+use klaxon_domain::ids::{TeamId, UserId};
 use klaxon_domain::team::{Member, OidcMapping, Role, Team};
+use klaxon_domain::text::{LabelOrBlank, TeamName};
 use klaxon_domain::ErrorBody;
 use serde::Deserialize;
 
@@ -28,12 +30,9 @@ pub async fn list_teams(
 
 #[derive(Deserialize, utoipa::ToSchema)]
 pub struct NewTeam {
-    /// 1 to 64 of `a-z 0-9 - _` (kept lower-case).
-    #[schema(min_length = 1, max_length = 64, pattern = "^[A-Za-z0-9_-]+$")]
-    name: String,
-    /// Up to 100 characters, no control characters; the name when left out or blank.
-    #[schema(max_length = 100, pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*$")]
-    display_name: Option<String>,
+    name: TeamName,
+    /// The name when left out or blank.
+    display_name: Option<LabelOrBlank>,
 }
 
 /// Creates a team; a human creator becomes its owner.
@@ -48,7 +47,7 @@ pub async fn create_team(
         StatusCode::CREATED,
         Json(
             s.core
-                .create_team(&a, &b.name, b.display_name.as_deref())
+                .create_team(&a, &b.name, b.display_name.and_then(|d| d.label()).as_ref())
                 .await?,
         ),
     ))
@@ -83,9 +82,8 @@ pub async fn get_team(
 #[derive(Deserialize, utoipa::ToSchema)]
 #[schema(as = TeamRename)]
 pub struct Rename {
-    /// Up to 100 characters, no control characters; blank shows the team by its name.
-    #[schema(max_length = 100, pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*$")]
-    display_name: String,
+    /// Blank shows the team by its name.
+    display_name: LabelOrBlank,
 }
 
 #[utoipa::path(put, path = "/api/teams/{team_id}", tag = "teams", request_body = Rename, responses((status = 200, body = Team)))]
@@ -96,7 +94,9 @@ pub async fn rename_team(
     Body(b): Body<Rename>,
 ) -> ApiResult<Json<Team>> {
     Ok(Json(
-        s.core.rename_team(&a, team_id, &b.display_name).await?,
+        s.core
+            .rename_team(&a, team_id, b.display_name.label().as_ref())
+            .await?,
     ))
 }
 
@@ -137,7 +137,12 @@ pub async fn add_member(
 ) -> ApiResult<(StatusCode, Json<Member>)> {
     let m = s
         .core
-        .add_member(&a, team_id, b.user_id, b.role.unwrap_or(Role::Member))
+        .add_member(
+            &a,
+            TeamId(team_id),
+            UserId(b.user_id),
+            b.role.unwrap_or(Role::Member),
+        )
         .await?;
     Ok((StatusCode::CREATED, Json(m)))
 }
@@ -157,7 +162,9 @@ pub async fn set_member_role(
     Body(b): Body<RoleChange>,
 ) -> ApiResult<Json<Member>> {
     Ok(Json(
-        s.core.set_member_role(&a, team_id, user_id, b.role).await?,
+        s.core
+            .set_member_role(&a, TeamId(team_id), UserId(user_id), b.role)
+            .await?,
     ))
 }
 
@@ -168,6 +175,8 @@ pub async fn remove_member(
     Caller(a): Caller,
     Path((team_id, user_id)): Path<(i64, i64)>,
 ) -> ApiResult<StatusCode> {
-    s.core.remove_member(&a, team_id, user_id).await?;
+    s.core
+        .remove_member(&a, TeamId(team_id), UserId(user_id))
+        .await?;
     Ok(StatusCode::NO_CONTENT)
 }

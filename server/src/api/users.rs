@@ -8,6 +8,8 @@ use axum::http::StatusCode;
 use axum::Json;
 use klaxon_core::accounts::NewUser;
 use klaxon_domain::account::{ApiKeyInfo, NewApiKey, User};
+use klaxon_domain::ids::{KeyId, UserId};
+use klaxon_domain::text::{Label, Topic};
 use klaxon_domain::ErrorBody;
 use serde::Deserialize;
 
@@ -97,9 +99,8 @@ pub async fn change_password(
 
 #[derive(Deserialize, utoipa::ToSchema)]
 pub struct PushTopic {
-    /// ntfy topic: 1 to 64 of `A-Z a-z 0-9 _ -`; empty clears it.
-    #[schema(max_length = 64, pattern = "^[A-Za-z0-9_-]*$")]
-    push_topic: String,
+    /// Empty clears it.
+    push_topic: Topic,
 }
 
 #[utoipa::path(put, path = "/api/users/{id}/push-topic", tag = "users", request_body = PushTopic,
@@ -157,13 +158,7 @@ pub async fn list_api_keys(
 
 #[derive(Deserialize, utoipa::ToSchema)]
 pub struct KeyName {
-    /// 1 to 100 characters, no control characters.
-    #[schema(
-        min_length = 1,
-        max_length = 100,
-        pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f][^\\x00-\\x1f\\x7f-\\x9f]*$"
-    )]
-    name: String,
+    name: Label,
 }
 
 /// Mints an API key (self or administrator); the raw key is in this answer only.
@@ -188,6 +183,6 @@ pub async fn delete_api_key(
     Caller(a): Caller,
     Path((id, key_id)): Path<(i64, i64)>,
 ) -> ApiResult<StatusCode> {
-    s.core.delete_api_key(&a, id, key_id).await?;
+    s.core.delete_api_key(&a, UserId(id), KeyId(key_id)).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -186,7 +186,7 @@ fn Timeline(entries: Vec<TimelineEntry>) -> impl IntoView {
                 .map(|e| {
                     let who = e.actor.clone().map(|a| format!("{a}: ")).unwrap_or_default();
                     view! {
-                        <li class=format!("tl tl-{}", e.kind)>
+                        <li class=format!("tl tl-{}", e.kind.as_str())>
                             <time datetime=e.at.to_rfc3339()>{when(e.at)}</time>
                             <span>{who}{e.text.clone()}</span>
                         </li>

@@ -1,0 +1,309 @@
+//! Text a person gives Klaxon, parsed once. Each type can hold only a valid value, reads itself
+//! from JSON through its check (so a bad body is refused before any handler runs), and states
+//! its OpenAPI schema here, once. Errors are sentences without the field's name: JSON errors
+//! get the field's path in front, and forms show the sentence beside the field.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Not blank and no control characters: the one statement of that rule as a pattern.
+#[cfg_attr(not(feature = "openapi"), allow(dead_code))]
+const NOT_BLANK_NO_CONTROL: &str =
+    "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f][^\\x00-\\x1f\\x7f-\\x9f]*$";
+
+macro_rules! text_type {
+    ($(#[$doc:meta])* $ty:ident, $parse:path, schema($min:expr, $max:expr, $pattern:expr, $desc:literal)) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[serde(try_from = "String", into = "String")]
+        pub struct $ty(String);
+
+        impl $ty {
+            pub fn parse(raw: &str) -> Result<$ty, String> {
+                $parse(raw).map($ty)
+            }
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+            pub fn into_string(self) -> String {
+                self.0
+            }
+        }
+        impl TryFrom<String> for $ty {
+            type Error = String;
+            fn try_from(s: String) -> Result<$ty, String> {
+                $ty::parse(&s)
+            }
+        }
+        impl From<$ty> for String {
+            fn from(v: $ty) -> String {
+                v.0
+            }
+        }
+        impl std::ops::Deref for $ty {
+            type Target = str;
+            fn deref(&self) -> &str {
+                &self.0
+            }
+        }
+        impl PartialEq<str> for $ty {
+            fn eq(&self, other: &str) -> bool {
+                self.0 == other
+            }
+        }
+        impl PartialEq<&str> for $ty {
+            fn eq(&self, other: &&str) -> bool {
+                self.0 == *other
+            }
+        }
+        impl PartialEq<String> for $ty {
+            fn eq(&self, other: &String) -> bool {
+                &self.0 == other
+            }
+        }
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+        #[cfg(feature = "openapi")]
+        impl utoipa::PartialSchema for $ty {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                string_schema($min, $max, $pattern, $desc)
+            }
+        }
+        #[cfg(feature = "openapi")]
+        impl utoipa::ToSchema for $ty {}
+    };
+}
+
+#[cfg(feature = "openapi")]
+fn string_schema(
+    min: usize,
+    max: usize,
+    pattern: &str,
+    description: &str,
+) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .min_length((min > 0).then_some(min))
+        .max_length(Some(max))
+        .pattern(Some(pattern))
+        .description(Some(description))
+        .into()
+}
+
+text_type!(
+    /// A username: case-insensitive, kept lower-case, 1–64 of `a-z 0-9 . _ @ -`.
+    Username, username, schema(1, 64, "^[A-Za-z0-9._@-]+$",
+        "1 to 64 of `A-Z a-z 0-9 . _ @ -`, case-insensitive (kept lower-case).")
+);
+text_type!(
+    /// A team's name, its identifier: kept lower-case, 1–64 of `a-z 0-9 - _`.
+    TeamName, team_name, schema(1, 64, "^[A-Za-z0-9_-]+$",
+        "1 to 64 of `A-Z a-z 0-9 - _` (kept lower-case).")
+);
+text_type!(
+    /// A human-readable label (display name, key name, integration or switch name): trimmed,
+    /// 1–100 characters, not blank, no control characters.
+    Label, label, schema(1, 100, NOT_BLANK_NO_CONTROL,
+        "1 to 100 characters after trimming, no control characters.")
+);
+text_type!(
+    /// A label that may be left blank, where blank means "use the default" (a team's display
+    /// name, which falls back to its name).
+    LabelOrBlank, label_or_blank, schema(0, 100, "^[^\\x00-\\x1f\\x7f-\\x9f]*$",
+        "Up to 100 characters, no control characters; blank is none.")
+);
+text_type!(
+    /// A single sign-on group's name: trimmed, 1–256 characters, no control characters.
+    GroupName, group_name, schema(1, 256, NOT_BLANK_NO_CONTROL,
+        "1 to 256 characters after trimming, no control characters.")
+);
+text_type!(
+    /// A password or token Klaxon signs in with elsewhere: kept exactly as given, 1–1000
+    /// characters, no control characters.
+    Secret, secret, schema(1, 1000, "^[^\\x00-\\x1f\\x7f-\\x9f]+$",
+        "1 to 1000 characters, no control characters.")
+);
+text_type!(
+    /// An ntfy topic, or the empty string for none: up to 64 of `A-Z a-z 0-9 _ -`.
+    Topic, topic, schema(0, 64, "^[A-Za-z0-9_-]*$",
+        "An ntfy topic: up to 64 of `A-Z a-z 0-9 _ -`; empty is none.")
+);
+text_type!(
+    /// An email address as Klaxon keeps it: trimmed, lower-case, one `@` with text on both
+    /// sides, at most 254 bytes, no spaces or control characters.
+    Email, email, schema(3, 254, "^[^@\\s\\x00-\\x1f\\x7f-\\x9f]+@[^@\\s\\x00-\\x1f\\x7f-\\x9f]+$",
+        "An email address, at most 254 characters.")
+);
+
+impl LabelOrBlank {
+    /// The label, or `None` when blank.
+    pub fn label(&self) -> Option<Label> {
+        (!self.0.is_empty()).then(|| Label(self.0.clone()))
+    }
+}
+
+impl Topic {
+    /// The topic, or `None` for the empty string.
+    pub fn get(&self) -> Option<&str> {
+        (!self.0.is_empty()).then_some(self.0.as_str())
+    }
+    pub fn into_option(self) -> Option<String> {
+        (!self.0.is_empty()).then_some(self.0)
+    }
+}
+
+fn username(raw: &str) -> Result<String, String> {
+    let u = raw.trim().to_lowercase();
+    if u.is_empty() || u.len() > 64 {
+        return Err("must be 1 to 64 characters".into());
+    }
+    if !u
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "._@-".contains(c))
+    {
+        return Err("may contain only letters, digits and . _ @ -".into());
+    }
+    Ok(u)
+}
+
+fn team_name(raw: &str) -> Result<String, String> {
+    let n = raw.trim().to_lowercase();
+    if n.is_empty() || n.len() > 64 {
+        return Err("must be 1 to 64 characters".into());
+    }
+    if !n
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err("may contain only letters, digits, - and _".into());
+    }
+    Ok(n)
+}
+
+fn label(raw: &str) -> Result<String, String> {
+    free_text(raw, 100)
+}
+
+fn label_or_blank(raw: &str) -> Result<String, String> {
+    match raw.trim() {
+        "" => Ok(String::new()),
+        s => free_text(s, 100),
+    }
+}
+
+fn group_name(raw: &str) -> Result<String, String> {
+    free_text(raw, 256)
+}
+
+fn free_text(raw: &str, max: usize) -> Result<String, String> {
+    let s = raw.trim();
+    if s.is_empty() || s.chars().count() > max {
+        return Err(format!("must be 1 to {max} characters"));
+    }
+    if s.chars().any(char::is_control) {
+        return Err("must not contain control characters".into());
+    }
+    Ok(s.to_string())
+}
+
+fn secret(raw: &str) -> Result<String, String> {
+    if raw.is_empty() || raw.chars().count() > 1000 || raw.chars().any(char::is_control) {
+        return Err("must be 1 to 1000 characters without control characters".into());
+    }
+    Ok(raw.to_string())
+}
+
+fn topic(raw: &str) -> Result<String, String> {
+    let t = raw.trim();
+    if t.len() > 64
+        || !t
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return Err("must be up to 64 letters, digits, _ or -".into());
+    }
+    Ok(t.to_string())
+}
+
+fn email(raw: &str) -> Result<String, String> {
+    let e = raw.trim().to_lowercase();
+    let ok = e.len() <= 254
+        && !e.chars().any(|c| c.is_whitespace() || c.is_control())
+        && matches!(e.split_once('@'), Some((local, domain)) if !local.is_empty() && !domain.is_empty() && !domain.contains('@'));
+    if ok {
+        Ok(e)
+    } else {
+        Err("must look like name@example.com (at most 254 characters)".into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usernames_are_lowercased_and_checked() {
+        assert_eq!(
+            Username::parse(" Alice@Example.com ").unwrap().as_str(),
+            "alice@example.com"
+        );
+        for bad in ["", "a b", &"x".repeat(65), "ünïcode"] {
+            assert!(Username::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn topics_labels_and_team_names() {
+        assert_eq!(Topic::parse("").unwrap().get(), None);
+        assert_eq!(
+            Topic::parse("alice-pager").unwrap().get(),
+            Some("alice-pager")
+        );
+        assert!(Topic::parse("a/b").is_err());
+        assert!(Label::parse("  ").is_err());
+        assert!(Label::parse("bell\u{7}").is_err());
+        assert_eq!(Label::parse(" Payments ").unwrap().as_str(), "Payments");
+        assert!(Label::parse(&"é".repeat(101)).is_err());
+        assert!(GroupName::parse(&"é".repeat(256)).is_ok());
+        assert_eq!(
+            TeamName::parse("Payments-EU").unwrap().as_str(),
+            "payments-eu"
+        );
+        assert!(TeamName::parse("pay ments").is_err());
+        assert_eq!(LabelOrBlank::parse("  ").unwrap().label(), None);
+        assert_eq!(
+            LabelOrBlank::parse(" Ops ").unwrap().label(),
+            Label::parse("Ops").ok()
+        );
+        assert!(LabelOrBlank::parse("a\u{7}").is_err());
+        assert_eq!(
+            Email::parse(" A@B.example ").unwrap().as_str(),
+            "a@b.example"
+        );
+        assert!(Email::parse("a@b@c").is_err());
+    }
+
+    #[test]
+    fn json_reads_through_the_check() {
+        let name: Label = serde_json::from_str("\" Payments \"").unwrap();
+        assert_eq!(name.as_str(), "Payments");
+        let e = serde_json::from_str::<Label>("\"\\u0007\"").unwrap_err();
+        assert!(e.to_string().contains("control characters"), "{e}");
+        assert_eq!(serde_json::to_string(&name).unwrap(), "\"Payments\"");
+    }
+
+    /// The schema's pattern agrees with the parser on what it refuses and accepts.
+    #[cfg(feature = "openapi")]
+    #[test]
+    fn label_schema_states_the_rule() {
+        use utoipa::PartialSchema;
+        let schema = serde_json::to_value(Label::schema()).unwrap();
+        assert_eq!(schema["pattern"], NOT_BLANK_NO_CONTROL);
+        assert_eq!(schema["maxLength"], 100);
+        assert_eq!(schema["minLength"], 1);
+    }
+}
