@@ -24,7 +24,18 @@ pub struct Presented<'a> {
     pub forwarded_for: Vec<&'a str>,
 }
 
+/// The connecting peer's address: the server's accept loop puts it in each request's
+/// extensions, where `Presented::from_parts` finds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Peer(pub IpAddr);
+
 impl<'a> Presented<'a> {
+    /// What a request presents, for the REST extractors and the server functions alike.
+    pub fn from_parts(parts: &'a http::request::Parts) -> Presented<'a> {
+        let peer = parts.extensions.get::<Peer>().map(|p| p.0);
+        Presented::from_request(&parts.method, &parts.headers, peer)
+    }
+
     /// Reads the credential-bearing headers of a request that arrived from `peer`.
     pub fn from_request(
         method: &http::Method,

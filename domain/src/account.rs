@@ -135,3 +135,31 @@ pub struct AuthConfig {
     /// True while no user exists, so the page can explain bootstrapping.
     pub needs_bootstrap: bool,
 }
+
+/// A person or service account as the administrator's console lists it, with what the console
+/// may offer to change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConsoleUser {
+    pub user: User,
+    /// The administrator looking at the console.
+    pub you: bool,
+    /// Whether the administrator flag can be granted or revoked here (not one's own, not one
+    /// the identity provider grants, only humans hold it).
+    pub may_change_admin: bool,
+}
+
+/// The administrator's console: users, teams and settings, read in one core call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AdminView {
+    pub users: Vec<ConsoleUser>,
+    pub teams: Vec<crate::team::TeamSummary>,
+    pub settings: crate::settings::AdminSettings,
+}
+
+/// A team's service account with its keys (never their secrets), as the team's access page
+/// lists them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServiceAccount {
+    pub user: User,
+    pub keys: Vec<ApiKeyInfo>,
+}

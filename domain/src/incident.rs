@@ -227,6 +227,24 @@ pub struct TimelineEntry {
     pub text: String,
 }
 
+/// The incident list as the home page shows it, read in one core call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IncidentBoard {
+    /// The server's clock when the list was read: ages are measured from it.
+    pub now: Timestamp,
+    pub me: i64,
+    pub teams: Vec<crate::account::MyTeam>,
+    /// Triggered first, then acknowledged; the most severe and then the newest first in each.
+    pub open: Vec<Incident>,
+    /// The most recently resolved, newest first.
+    pub resolved: Vec<Incident>,
+    /// The caller's teams in maintenance now, with the window's end.
+    pub maintenance: Vec<(i64, Timestamp)>,
+}
+
+/// How many resolved incidents the home page lists under the open ones.
+pub const RECENTLY_RESOLVED: i64 = 10;
+
 /// `GET /api/incidents/{id}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -16,6 +16,7 @@ pub mod live;
 pub mod maintenance;
 pub mod paging;
 pub mod rotation;
+pub mod schedule;
 pub mod settings;
 pub mod silence;
 pub mod sso;

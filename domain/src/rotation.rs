@@ -271,3 +271,52 @@ mod tests {
         }
     }
 }
+
+/// How many days ahead the rota's "your dates" lists, today included.
+pub const MY_DAYS: usize = 60;
+/// How many changes the rota page shows.
+pub const RECENT_CHANGES: i64 = 10;
+
+/// A rotation with its members' names in turn order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NamedRotation {
+    pub rotation: Rotation,
+    pub names: Vec<String>,
+}
+
+/// One of the caller's coming dates.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MyDate {
+    pub date: String,
+    pub offered: bool,
+}
+
+/// A team's rota page, read in one core call, with what the caller may do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rota {
+    pub today: String,
+    pub me: i64,
+    /// Whether the caller may manage the team: rotations, hand-off notices, anyone's dates.
+    pub may_manage: bool,
+    /// Today's holder, if anyone.
+    pub holder: Option<crate::incident::ScheduleEntry>,
+    /// Dates anyone may take, the caller's own offers included.
+    pub open: Vec<OpenDate>,
+    pub mine: Vec<MyDate>,
+    pub rotations: Vec<NamedRotation>,
+    pub changes: Vec<ScheduleChange>,
+    pub handoff: crate::handoff::HandoffSettings,
+}
+
+/// A rotation's filling as the rota page shows it: each date with its holder's name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Filling {
+    pub rotation_id: i64,
+    pub from: String,
+    pub to: String,
+    pub preview: bool,
+    /// Date and holder, in date order.
+    pub dates: Vec<(String, String)>,
+    /// Dates kept as they were (given by hand or by another rotation).
+    pub skipped: Vec<String>,
+}

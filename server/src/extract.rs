@@ -5,7 +5,6 @@ use crate::error::ApiError;
 use crate::AppState;
 use axum::extract::{FromRequest, FromRequestParts};
 use axum::http::request::Parts;
-use klaxon_app::server::presented;
 use klaxon_core::credentials::Presented;
 use klaxon_core::Actor;
 
@@ -16,19 +15,19 @@ impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let presented = presented(parts);
+        let presented = Presented::from_parts(parts);
         Ok(Caller(state.core.authenticate(&presented).await?))
     }
 }
 
 /// What a request presents to core (credentials, origin headers, peer address), for the
-/// operations that read it themselves, such as sign-in. Read by the one function the server
-/// functions use too (`klaxon_app::server::presented`).
+/// operations that read it themselves, such as sign-in. Read by `Presented::from_parts`, which
+/// the server functions use too.
 pub struct Request(Parts);
 
 impl Request {
     pub fn presented(&self) -> Presented<'_> {
-        presented(&self.0)
+        Presented::from_parts(&self.0)
     }
 }
 

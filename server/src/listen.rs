@@ -8,7 +8,6 @@
 //! outbound calls always have descriptors left.
 
 use axum::body::Body;
-use axum::extract::ConnectInfo;
 use axum::http::{header, HeaderValue, Request, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Json, Router};
@@ -16,6 +15,7 @@ use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
+use klaxon_core::credentials::Peer;
 use klaxon_domain::{ErrorBody, ErrorCode};
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -171,7 +171,7 @@ pub async fn serve(
         let io = TokioIo::new(stream);
         let router = router.clone();
         let with_peer = move |mut req: Request<hyper::body::Incoming>| {
-            req.extensions_mut().insert(ConnectInfo(peer));
+            req.extensions_mut().insert(Peer(peer.ip()));
             req.map(Body::new)
         };
         if let Some(place) = main.enter() {

@@ -1,31 +1,15 @@
 //! The administrator's console: users, teams and settings. Every call checks the right again
 //! in core; the page only decides what to offer.
 
-use klaxon_domain::account::User;
+use klaxon_domain::account::{AdminView, User};
 use klaxon_domain::settings::AdminSettings;
-use klaxon_domain::team::TeamSummary;
 use leptos::prelude::*;
-use serde::{Deserialize, Serialize};
-
-/// Everything the console shows, read at once.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Console {
-    pub me: i64,
-    pub users: Vec<User>,
-    pub teams: Vec<TeamSummary>,
-    pub settings: AdminSettings,
-}
 
 #[server(prefix = "/rpc")]
-pub async fn admin_console() -> Result<Console, ServerFnError> {
+pub async fn admin_console() -> Result<AdminView, ServerFnError> {
     use crate::server::{fail, signed_in};
     let (core, actor) = signed_in().await?;
-    Ok(Console {
-        me: actor.user_id,
-        users: core.admin_list_users(&actor).await.map_err(fail)?,
-        teams: core.admin_list_teams(&actor).await.map_err(fail)?,
-        settings: core.admin_settings(&actor).await.map_err(fail)?,
-    })
+    core.admin_console(&actor).await.map_err(fail)
 }
 
 /// A new person with a first password (given to them by hand), optionally an administrator.

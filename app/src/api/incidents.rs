@@ -1,75 +1,15 @@
 //! Incidents: the list, one incident with everything needed to work it, and the actions on it.
 
-use klaxon_domain::account::MyTeam;
 #[cfg(feature = "ssr")]
 use klaxon_domain::ids::{IncidentId, NoteId, UserId};
-use klaxon_domain::incident::{Incident, IncidentView};
-use klaxon_domain::Timestamp;
+use klaxon_domain::incident::{Incident, IncidentBoard, IncidentView};
 use leptos::prelude::*;
-use serde::{Deserialize, Serialize};
-
-/// The incident list as the home page shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct IncidentBoard {
-    /// The server's clock when the list was read: ages are measured from it.
-    pub now: Timestamp,
-    pub me: i64,
-    pub teams: Vec<MyTeam>,
-    /// Triggered first, then acknowledged; the most severe and then the newest first in each.
-    pub open: Vec<Incident>,
-    /// The most recently resolved, newest first.
-    pub resolved: Vec<Incident>,
-    /// The caller's teams in maintenance now, with the window's end.
-    pub maintenance: Vec<(i64, Timestamp)>,
-}
-
-/// How many resolved incidents the home page lists under the open ones.
-pub const RECENTLY_RESOLVED: i64 = 10;
 
 #[server(prefix = "/rpc")]
 pub async fn get_incident_board() -> Result<IncidentBoard, ServerFnError> {
     use crate::server::{fail, signed_in};
-    use klaxon_core::incidents::reads::IncidentFilter;
     let (core, actor) = signed_in().await?;
-    let me = core.me(&actor).await.map_err(fail)?;
-    let mut open = core
-        .list_incidents(
-            &actor,
-            &IncidentFilter {
-                state: Some("open".into()),
-                ..Default::default()
-            },
-        )
-        .await
-        .map_err(fail)?;
-    open.sort_by_key(|i| {
-        (
-            i.state != klaxon_domain::alerting::IncidentState::Triggered,
-            std::cmp::Reverse(i.severity),
-            std::cmp::Reverse(i.id),
-        )
-    });
-    let resolved = core
-        .list_incidents(
-            &actor,
-            &IncidentFilter {
-                state: Some("resolved".into()),
-                limit: Some(RECENTLY_RESOLVED),
-                ..Default::default()
-            },
-        )
-        .await
-        .map_err(fail)?;
-    let team_ids: Vec<i64> = me.teams.iter().map(|t| t.id).collect();
-    let maintenance = core.maintenance_now(&team_ids).await.map_err(fail)?;
-    Ok(IncidentBoard {
-        maintenance,
-        now: Timestamp(core.now()),
-        me: me.user.id,
-        teams: me.teams,
-        open,
-        resolved,
-    })
+    core.incident_board(&actor).await.map_err(fail)
 }
 
 /// One incident with everything the incident page needs, including what the caller may do.

@@ -4,97 +4,14 @@
 #[cfg(feature = "ssr")]
 use klaxon_domain::ids::{RotationId, TeamId};
 use klaxon_domain::incident::ScheduleEntry;
-use klaxon_domain::rotation::{OpenDate, Rotation, ScheduleChange};
+use klaxon_domain::rotation::{Filling, Rota, Rotation};
 use leptos::prelude::*;
-use serde::{Deserialize, Serialize};
-
-/// How many days ahead "your dates" lists, today included.
-pub const MY_DAYS: usize = 60;
-/// How many changes the page shows.
-pub const RECENT_CHANGES: i64 = 10;
-
-/// A rotation with its members' names in turn order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NamedRotation {
-    pub rotation: Rotation,
-    pub names: Vec<String>,
-}
-
-/// One of the caller's coming dates.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MyDate {
-    pub date: String,
-    pub offered: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Rota {
-    pub today: String,
-    pub me: i64,
-    /// Today's holder, if anyone.
-    pub holder: Option<ScheduleEntry>,
-    /// Dates anyone may take, the caller's own offers included.
-    pub open: Vec<OpenDate>,
-    pub mine: Vec<MyDate>,
-    pub rotations: Vec<NamedRotation>,
-    pub changes: Vec<ScheduleChange>,
-    pub handoff: klaxon_domain::handoff::HandoffSettings,
-}
 
 #[server(prefix = "/rpc")]
 pub async fn get_rota(team_id: i64) -> Result<Rota, ServerFnError> {
     use crate::server::{fail, signed_in};
-    use klaxon_domain::calendar::days_from;
-    use klaxon_domain::incident::utc_date;
     let (core, actor) = signed_in().await?;
-    let today = utc_date(core.now());
-    let days = days_from(&today, MY_DAYS);
-    let shifts = core
-        .list_shifts(&actor, team_id, Some(&days[0]), Some(&days[days.len() - 1]))
-        .await
-        .map_err(fail)?;
-    let open = core.open_dates(&actor, team_id).await.map_err(fail)?;
-    let members = core.list_members(&actor, team_id).await.map_err(fail)?;
-    let name_of = |id: i64| {
-        members
-            .iter()
-            .find(|m| m.user_id == id)
-            .map(|m| m.username.clone())
-            .unwrap_or_else(|| format!("user {id}"))
-    };
-    let rotations = core
-        .list_rotations(&actor, team_id)
-        .await
-        .map_err(fail)?
-        .into_iter()
-        .map(|rotation| NamedRotation {
-            names: rotation.user_ids.iter().map(|id| name_of(*id)).collect(),
-            rotation,
-        })
-        .collect();
-    let changes = core
-        .schedule_changes(&actor, TeamId(team_id), RECENT_CHANGES)
-        .await
-        .map_err(fail)?;
-    let handoff = core.handoff_settings(&actor, team_id).await.map_err(fail)?;
-    let me = actor.user_id;
-    Ok(Rota {
-        handoff,
-        holder: shifts.iter().find(|s| s.date == today).cloned(),
-        mine: shifts
-            .iter()
-            .filter(|s| s.user_id == me)
-            .map(|s| MyDate {
-                date: s.date.clone(),
-                offered: open.iter().any(|o| o.date == s.date && o.user_id == me),
-            })
-            .collect(),
-        today,
-        me,
-        open,
-        rotations,
-        changes,
-    })
+    core.rota(&actor, team_id).await.map_err(fail)
 }
 
 /// Turns hand-off notices on (`enabled` is a checkbox: present when ticked) or off, at `at`.
@@ -159,31 +76,13 @@ pub async fn create_rotation(
     start_date: String,
 ) -> Result<Rotation, ServerFnError> {
     use crate::server::{fail, signed_in};
-    use klaxon_core::Error;
-    use klaxon_domain::rotation::NewRotation;
     let (core, actor) = signed_in().await?;
-    let team = core.list_members(&actor, team_id).await.map_err(fail)?;
-    let user_ids = members
+    let members: Vec<&str> = members
         .split(|c: char| c == ',' || c.is_whitespace())
         .filter(|n| !n.is_empty())
-        .map(|n| {
-            team.iter()
-                .find(|m| m.username.eq_ignore_ascii_case(n))
-                .map(|m| m.user_id)
-                .ok_or_else(|| {
-                    fail(Error::Invalid(format!(
-                        "no member of the team is called \"{n}\""
-                    )))
-                })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let new = NewRotation {
-        name,
-        user_ids,
-        shift_days,
-        start_date: start_date.trim().to_string(),
-    };
-    core.create_rotation(&actor, team_id, &new)
+        .collect();
+    let start_date = start_date.trim().to_string();
+    core.create_rotation_by_names(&actor, team_id, name, &members, shift_days, start_date)
         .await
         .map_err(fail)
 }
@@ -198,18 +97,6 @@ pub async fn delete_rotation(team_id: i64, id: i64) -> Result<(), ServerFnError>
 }
 
 /// What applying a rotation did, or would do for a preview, with the request that asked.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Filling {
-    pub rotation_id: i64,
-    pub from: String,
-    pub to: String,
-    pub preview: bool,
-    /// Date and holder, in date order.
-    pub dates: Vec<(String, String)>,
-    /// Dates kept as they were (given by hand or by another rotation).
-    pub skipped: Vec<String>,
-}
-
 /// Applies a rotation from `from` through `to`, keeping dates given by hand; `preview` stores
 /// nothing and answers what applying would do.
 #[server(prefix = "/rpc")]
@@ -229,27 +116,7 @@ pub async fn apply_rotation(
         replace: true,
         dry_run: preview,
     };
-    let done = core
-        .apply_rotation(&actor, TeamId(team_id), RotationId(id), &req)
+    core.fill_rotation(&actor, TeamId(team_id), RotationId(id), &req)
         .await
-        .map_err(fail)?;
-    let members = core.list_members(&actor, team_id).await.map_err(fail)?;
-    Ok(Filling {
-        rotation_id: id,
-        from: req.from,
-        to: req.to,
-        preview,
-        dates: done
-            .dates
-            .into_iter()
-            .map(|d| {
-                let name = members
-                    .iter()
-                    .find(|m| m.user_id == d.user_id)
-                    .map_or_else(|| format!("user {}", d.user_id), |m| m.username.clone());
-                (d.date, name)
-            })
-            .collect(),
-        skipped: done.skipped,
-    })
+        .map_err(fail)
 }

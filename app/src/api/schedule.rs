@@ -3,6 +3,7 @@
 #[cfg(feature = "ssr")]
 use klaxon_domain::ids::{TeamId, UserId};
 use klaxon_domain::incident::ScheduleEntry;
+use klaxon_domain::schedule::ScheduleOverview;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -15,36 +16,6 @@ pub struct MonthSchedule {
     pub today: String,
     pub shifts: Vec<ScheduleEntry>,
 }
-
-/// Today's holder of one team.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Holder {
-    pub team_id: i64,
-    pub team_name: String,
-    pub user_id: i64,
-    pub username: String,
-}
-
-/// One of the caller's teams with its shifts over the coming days.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TeamDays {
-    pub team_id: i64,
-    pub display_name: String,
-    pub shifts: Vec<ScheduleEntry>,
-}
-
-/// The schedule page: today's holders and the next days of every team.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ScheduleOverview {
-    pub me: i64,
-    /// The dates shown, today first.
-    pub days: Vec<String>,
-    pub holders: Vec<Holder>,
-    pub teams: Vec<TeamDays>,
-}
-
-/// How many days, today included, the schedule page looks ahead.
-pub const LOOK_AHEAD_DAYS: usize = 14;
 
 /// The shifts of `month` (`YYYY-MM`; empty means this month).
 #[server(prefix = "/rpc")]
@@ -106,45 +77,6 @@ pub async fn remove_shift(team_id: i64, date: String) -> Result<(), ServerFnErro
 #[server(prefix = "/rpc")]
 pub async fn get_schedule_overview() -> Result<ScheduleOverview, ServerFnError> {
     use crate::server::{fail, signed_in};
-    use klaxon_domain::calendar::days_from;
-    use klaxon_domain::incident::utc_date;
     let (core, actor) = signed_in().await?;
-    let me = core.me(&actor).await.map_err(fail)?;
-    let days = days_from(&utc_date(core.now()), LOOK_AHEAD_DAYS);
-    let (first, last) = (days[0].clone(), days[days.len() - 1].clone());
-    let holders = core
-        .current_holders(&actor)
-        .await
-        .map_err(fail)?
-        .into_iter()
-        .map(|h| Holder {
-            team_id: h.team_id,
-            team_name: me
-                .teams
-                .iter()
-                .find(|t| t.id == h.team_id)
-                .map(|t| t.display_name.clone())
-                .unwrap_or(h.team_name),
-            user_id: h.user_id,
-            username: h.username,
-        })
-        .collect();
-    let mut teams = Vec::with_capacity(me.teams.len());
-    for t in &me.teams {
-        let shifts = core
-            .list_shifts(&actor, t.id, Some(&first), Some(&last))
-            .await
-            .map_err(fail)?;
-        teams.push(TeamDays {
-            team_id: t.id,
-            display_name: t.display_name.clone(),
-            shifts,
-        });
-    }
-    Ok(ScheduleOverview {
-        me: me.user.id,
-        days,
-        holders,
-        teams,
-    })
+    core.schedule_overview(&actor).await.map_err(fail)
 }

@@ -1,6 +1,6 @@
 //! Who may get into a team: its invite links and its service accounts.
 
-use klaxon_domain::account::{ApiKeyInfo, NewApiKey, User};
+use klaxon_domain::account::{NewApiKey, ServiceAccount, User};
 #[cfg(feature = "ssr")]
 use klaxon_domain::ids::{InviteId, KeyId, TeamId, UserId};
 use klaxon_domain::invite::{Invite, NewInvite};
@@ -53,30 +53,13 @@ pub async fn revoke_invite(team_id: i64, id: i64) -> Result<Invite, ServerFnErro
         .map_err(fail)
 }
 
-/// A service account with its keys.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ServiceAccount {
-    pub user: User,
-    pub keys: Vec<ApiKeyInfo>,
-}
-
 #[server(prefix = "/rpc")]
 pub async fn list_service_accounts(team_id: i64) -> Result<Vec<ServiceAccount>, ServerFnError> {
     use crate::server::{fail, signed_in};
     let (core, actor) = signed_in().await?;
-    let mut out = Vec::new();
-    for user in core
-        .list_team_service_accounts(&actor, team_id)
+    core.team_service_accounts_with_keys(&actor, team_id)
         .await
-        .map_err(fail)?
-    {
-        let keys = core
-            .list_service_keys(&actor, user.id)
-            .await
-            .map_err(fail)?;
-        out.push(ServiceAccount { user, keys });
-    }
-    Ok(out)
+        .map_err(fail)
 }
 
 #[server(prefix = "/rpc")]

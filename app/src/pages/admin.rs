@@ -6,7 +6,7 @@
 
 use crate::api::admin::{
     admin_console, AdminCreateUser, AdminDeleteTeam, AdminDeleteUser, AdminSaveSettings,
-    AdminSetAdmin, AdminSetDisabled, Console,
+    AdminSetAdmin, AdminSetDisabled,
 };
 use crate::api::error_text;
 use crate::api::teams::CreateTeam;
@@ -14,7 +14,7 @@ use crate::api::{load, Loaded};
 use crate::components::form::{failed, ActionDone, ActionError};
 use crate::components::layout::use_session_user;
 use crate::pages::home::CreateTeamForm;
-use klaxon_domain::account::{AccountKind, User};
+use klaxon_domain::account::{AccountKind, AdminView, ConsoleUser, User};
 use klaxon_domain::settings::{AdminSettings, SignupMode, DURATION_SETTINGS};
 use klaxon_domain::sso::GrantSource;
 use klaxon_domain::team::TeamSummary;
@@ -80,7 +80,7 @@ impl Actions {
 }
 
 #[component]
-fn ConsolePage(console: Loaded<Console>, actions: Actions) -> impl IntoView {
+fn ConsolePage(console: Loaded<AdminView>, actions: Actions) -> impl IntoView {
     view! {
         <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
             {move || Suspend::new(async move {
@@ -94,22 +94,21 @@ fn ConsolePage(console: Loaded<Console>, actions: Actions) -> impl IntoView {
 }
 
 #[component]
-fn Sections(console: Console, actions: Actions) -> impl IntoView {
-    let Console {
-        me,
+fn Sections(console: AdminView, actions: Actions) -> impl IntoView {
+    let AdminView {
         users,
         teams,
         settings,
     } = console;
     view! {
-        <Users users me actions />
+        <Users users actions />
         <Teams teams actions />
         <Settings settings action=actions.settings />
     }
 }
 
 #[component]
-fn Users(users: Vec<User>, me: i64, actions: Actions) -> impl IntoView {
+fn Users(users: Vec<ConsoleUser>, actions: Actions) -> impl IntoView {
     let create = actions.create_user;
     view! {
         <section class="card" aria-labelledby="users-title">
@@ -135,16 +134,20 @@ fn Users(users: Vec<User>, me: i64, actions: Actions) -> impl IntoView {
             <ActionError action=actions.delete_user />
             <ActionDone action=actions.delete_user text="Deleted." />
             <ul class="list">
-                {users.into_iter().map(|u| view! { <UserRow user=u me actions /> }).collect_view()}
+                {users.into_iter().map(|u| view! { <UserRow row=u actions /> }).collect_view()}
             </ul>
         </section>
     }
 }
 
 #[component]
-fn UserRow(user: User, me: i64, actions: Actions) -> impl IntoView {
+fn UserRow(row: ConsoleUser, actions: Actions) -> impl IntoView {
+    let ConsoleUser {
+        user,
+        you,
+        may_change_admin,
+    } = row;
     let name = user.username.clone();
-    let you = user.id == me;
     let mut chips = Vec::new();
     if user.is_admin {
         chips.push("admin");
@@ -155,7 +158,6 @@ fn UserRow(user: User, me: i64, actions: Actions) -> impl IntoView {
     if user.kind == AccountKind::Service {
         chips.push("service");
     }
-    let human = user.kind == AccountKind::Human;
     let (disable_label, admin_label, delete_text) = (
         format!(
             "{} {name}",
@@ -189,7 +191,7 @@ fn UserRow(user: User, me: i64, actions: Actions) -> impl IntoView {
                     </button>
                 </ActionForm>
                 // The provider's groups grant this flag; only they change it.
-                {(human && user.source != GrantSource::Oidc).then(|| view! {
+                {may_change_admin.then(|| view! {
                     <ActionForm action=actions.admin>
                         <input type="hidden" name="user_id" value=user.id />
                         <input type="hidden" name="is_admin" value=(!user.is_admin).to_string() />

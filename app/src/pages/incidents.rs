@@ -2,12 +2,13 @@
 //! resolved. Reloads itself when an incident of the caller's teams changes.
 
 use crate::api::error_text;
-use crate::api::incidents::{get_incident_board, IncidentBoard};
+use crate::api::incidents::get_incident_board;
 use crate::api::load;
 use crate::components::live::{use_page_live, Freshness};
 use crate::components::severity::IncidentBadges;
 use crate::components::text::{ago, when};
 use klaxon_domain::incident::Incident;
+use klaxon_domain::incident::IncidentBoard;
 use klaxon_domain::live::EventKind;
 use klaxon_domain::Timestamp;
 use leptos::prelude::*;

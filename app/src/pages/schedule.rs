@@ -2,11 +2,12 @@
 
 use crate::api::error_text;
 use crate::api::load;
-use crate::api::schedule::{get_schedule_overview, ScheduleOverview, TeamDays};
+use crate::api::schedule::get_schedule_overview;
 use crate::components::calendar::person_class;
 use crate::components::live::use_page_live;
 use klaxon_domain::calendar::short_day;
 use klaxon_domain::live::EventKind;
+use klaxon_domain::schedule::{ScheduleOverview, TeamDays};
 use leptos::prelude::*;
 use leptos_meta::Title;
 

@@ -6,12 +6,13 @@ use crate::api::error_text;
 use crate::api::load;
 use crate::api::team_access::{
     list_invites, list_service_accounts, CreateInvite, CreateServiceAccount, CreateServiceKey,
-    CreatedInvite, RevokeInvite, RevokeServiceKey, ServiceAccount,
+    CreatedInvite, RevokeInvite, RevokeServiceKey,
 };
 use crate::components::form::{failed, ActionError};
 use crate::components::hydration::use_hydrated;
 use crate::components::secret::ShownOnce;
 use crate::components::text::when;
+use klaxon_domain::account::ServiceAccount;
 use klaxon_domain::invite::{Invite, InviteState};
 use leptos::prelude::*;
 

@@ -3,18 +3,19 @@
 
 use crate::api::error_text;
 use crate::api::rota::{
-    get_rota, ApplyRotation, CreateRotation, DeleteRotation, Filling, NamedRotation, Rota,
-    SetHandoff, SetOffer, TakeDate, TakeOverNow,
+    get_rota, ApplyRotation, CreateRotation, DeleteRotation, SetHandoff, SetOffer, TakeDate,
+    TakeOverNow,
 };
 use crate::api::teams::{get_team, list_members};
 use crate::api::{load, Loaded};
 use crate::components::form::{failed, ActionDone, ActionError};
 use crate::components::live::{use_page_live, TeamUpdates};
-use crate::components::team_page::{use_may_manage, TeamSubpageHeading};
+use crate::components::team_page::TeamSubpageHeading;
 use crate::components::text::when;
 use klaxon_domain::calendar::{days_from, short_day};
 use klaxon_domain::live::EventKind;
 use klaxon_domain::rotation::OpenReason;
+use klaxon_domain::rotation::{Filling, NamedRotation, Rota};
 use klaxon_domain::team::Member;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
@@ -72,7 +73,6 @@ pub fn TeamRotaPage() -> impl IntoView {
     // The new rotation's default turns. Made here, not in the form under the rota's Suspend, so
     // the browser finds the server's answer when it takes the page over.
     let members = load(id, list_members);
-    let is_owner = use_may_manage(team);
 
     view! {
         <TeamSubpageHeading team team_id=Signal::derive(id) title="Rota" />
@@ -81,6 +81,8 @@ pub fn TeamRotaPage() -> impl IntoView {
                 match rota.await {
                     Ok(r) => {
                         let team_id = id();
+                        let may_manage = r.may_manage;
+                        let is_owner = Signal::derive(move || may_manage);
                         view! {
                             <Today team_id rota=r.clone() actions />
                             <OpenDates team_id rota=r.clone() actions />

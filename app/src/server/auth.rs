@@ -23,11 +23,7 @@ pub async fn request_parts() -> Result<Parts, ServerFnError> {
 
 /// What the request presents to core: credentials, origin headers, the peer address.
 pub fn presented(parts: &Parts) -> Presented<'_> {
-    let peer = parts
-        .extensions
-        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-        .map(|info| info.0.ip());
-    Presented::from_request(&parts.method, &parts.headers, peer)
+    Presented::from_parts(parts)
 }
 
 /// The caller, by API key or session cookie (with core's cross-origin guard).

@@ -3,7 +3,7 @@
 use super::{invalid, NewUser};
 use crate::authz::require_human_admin;
 use crate::{Actor, Core, Error, Result};
-use klaxon_domain::account::{AccountKind, User};
+use klaxon_domain::account::{AccountKind, AdminView, ConsoleUser, User};
 use klaxon_domain::sso::GrantSource;
 use klaxon_domain::text::Topic;
 use klaxon_domain::validate;
@@ -101,18 +101,31 @@ impl Core {
         self.user_by_id(id).await
     }
 
+    /// The administrator's console in one read, with what it may offer for each account.
+    pub async fn admin_console(&self, actor: &Actor) -> Result<AdminView> {
+        let users = self
+            .admin_list_users(actor)
+            .await?
+            .into_iter()
+            .map(|user| ConsoleUser {
+                you: user.id == actor.user_id,
+                may_change_admin: admin_flag_refusal(actor, &user).is_none()
+                    && user.kind == AccountKind::Human,
+                user,
+            })
+            .collect();
+        Ok(AdminView {
+            users,
+            teams: self.admin_list_teams(actor).await?,
+            settings: self.admin_settings(actor).await?,
+        })
+    }
+
     pub async fn set_admin(&self, actor: &Actor, id: i64, is_admin: bool) -> Result<User> {
         require_human_admin(actor)?;
-        if id == actor.user_id {
-            return Err(Error::Conflict(
-                "you cannot change your own administrator flag".into(),
-            ));
-        }
         let target = self.user_by_id(id).await?;
-        if target.source == GrantSource::Oidc {
-            return Err(Error::Conflict(
-                "the identity provider grants this administrator flag; change the person's groups there".into(),
-            ));
+        if let Some(why) = admin_flag_refusal(actor, &target) {
+            return Err(Error::Conflict(why.into()));
         }
         if is_admin && target.kind != AccountKind::Human {
             return Err(Error::Conflict(
@@ -134,6 +147,17 @@ impl Core {
         }
         tx.commit().await?;
         self.user_by_id(id).await
+    }
+}
+
+/// Why `actor` may not change `target`'s administrator flag at all, if so.
+fn admin_flag_refusal(actor: &Actor, target: &User) -> Option<&'static str> {
+    if target.id == actor.user_id {
+        Some("you cannot change your own administrator flag")
+    } else if target.source == GrantSource::Oidc {
+        Some("the identity provider grants this administrator flag; change the person's groups there")
+    } else {
+        None
     }
 }
 

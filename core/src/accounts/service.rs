@@ -5,7 +5,7 @@
 use super::USER_COLUMNS;
 use crate::authz::{require_human_admin, SignedIn};
 use crate::{Actor, Core, Error, Result};
-use klaxon_domain::account::{AccountKind, ApiKeyInfo, NewApiKey, User};
+use klaxon_domain::account::{AccountKind, ApiKeyInfo, NewApiKey, ServiceAccount, User};
 use klaxon_domain::ids::{KeyId, UserId};
 use klaxon_domain::text::{Label, Username};
 
@@ -37,6 +37,20 @@ impl Core {
         .fetch_all(&self.db.pool)
         .await?;
         Ok(rows.into_iter().map(User::from).collect())
+    }
+
+    /// The team's service accounts, each with its keys.
+    pub async fn team_service_accounts_with_keys(
+        &self,
+        actor: &Actor,
+        team_id: i64,
+    ) -> Result<Vec<ServiceAccount>> {
+        let mut out = Vec::new();
+        for user in self.list_team_service_accounts(actor, team_id).await? {
+            let keys = self.list_service_keys(actor, user.id).await?;
+            out.push(ServiceAccount { user, keys });
+        }
+        Ok(out)
     }
 
     /// An instance-scoped service account (administrators, in person).

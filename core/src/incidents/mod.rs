@@ -1,6 +1,7 @@
 //! Incidents: the unit of human work.
 
 pub mod actions;
+pub mod board;
 pub mod detail;
 pub mod lifecycle;
 pub mod reads;

@@ -2,6 +2,8 @@
 
 mod handoff;
 mod log;
+mod overview;
+mod rota;
 mod rotations;
 mod swaps;
 

@@ -6,8 +6,8 @@ use crate::{Actor, Core, Error, Result};
 use klaxon_domain::ids::{RotationId, TeamId, UserId};
 use klaxon_domain::incident::{format_date, parse_date};
 use klaxon_domain::rotation::{
-    apply_range, turn_on, AppliedRotation, ApplyRotation, ChangeKind, NewRotation, Rotation,
-    RotationDate,
+    apply_range, turn_on, AppliedRotation, ApplyRotation, ChangeKind, Filling, NewRotation,
+    Rotation, RotationDate,
 };
 use std::collections::HashMap;
 
@@ -274,4 +274,70 @@ async fn taken_dates(
     .fetch_all(&mut **tx)
     .await?;
     Ok(rows.into_iter().collect())
+}
+
+impl Core {
+    /// A rotation whose turns are named by username, as the rota page's form gives them.
+    pub async fn create_rotation_by_names(
+        &self,
+        actor: &Actor,
+        team_id: i64,
+        name: String,
+        members: &[&str],
+        shift_days: i64,
+        start_date: String,
+    ) -> Result<Rotation> {
+        let team = self.list_members(actor, team_id).await?;
+        let user_ids = members
+            .iter()
+            .map(|n| {
+                team.iter()
+                    .find(|m| m.username.eq_ignore_ascii_case(n))
+                    .map(|m| m.user_id)
+                    .ok_or_else(|| {
+                        Error::Invalid(format!("no member of the team is called \"{n}\""))
+                    })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let new = NewRotation {
+            name,
+            user_ids,
+            shift_days,
+            start_date,
+        };
+        self.create_rotation(actor, team_id, &new).await
+    }
+
+    /// Applies (or, with `dry_run`, previews) a rotation and names each date's holder.
+    pub async fn fill_rotation(
+        &self,
+        actor: &Actor,
+        team_id: TeamId,
+        id: RotationId,
+        req: &ApplyRotation,
+    ) -> Result<Filling> {
+        let done = self.apply_rotation(actor, team_id, id, req).await?;
+        let members = self.list_members(actor, team_id.0).await?;
+        let name_of = |user_id: i64| {
+            members
+                .iter()
+                .find(|m| m.user_id == user_id)
+                .map_or_else(|| format!("user {user_id}"), |m| m.username.clone())
+        };
+        Ok(Filling {
+            rotation_id: id.0,
+            from: req.from.clone(),
+            to: req.to.clone(),
+            preview: req.dry_run,
+            dates: done
+                .dates
+                .into_iter()
+                .map(|d| {
+                    let name = name_of(d.user_id);
+                    (d.date, name)
+                })
+                .collect(),
+            skipped: done.skipped,
+        })
+    }
 }
