@@ -305,7 +305,7 @@ async fn a_refused_kind_changed_event_never_costs_a_second_integration() {
         .await;
         (written, status)
     });
-    children::reconcile_source(Arc::new(source), ctx)
+    children::reconcile(Arc::new(source), ctx)
         .await
         .expect("a refused event is no failed reconcile");
     let (written, status) = mock.await.unwrap();

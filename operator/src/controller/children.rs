@@ -90,6 +90,7 @@ where
         Err(Waiting(why, message)) => (false, *why, message.clone()),
     };
     status["conditions"] = json!([condition(
+        (ctx.now)(),
         previous,
         reason::READY,
         ready,
@@ -111,6 +112,43 @@ where
     Ok(Action::requeue(if ready { RESYNC } else { RETRY }))
 }
 
+/// What differs between the team's children; `reconcile` does the rest (the finalizer, and on
+/// deletion resolving the team and undoing the child there).
+pub trait Child:
+    Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
+    + Clone
+    + DeserializeOwned
+    + Serialize
+    + Debug
+    + Send
+    + Sync
+    + 'static
+{
+    fn team_ref(&self) -> &ObjectRef;
+    /// Makes the server match the spec and writes the status.
+    fn apply(&self, ctx: &Context) -> impl std::future::Future<Output = Result<Action>> + Send;
+    /// Undoes the child on the server; one already gone there is fine.
+    fn remove(&self, team: &Team) -> impl std::future::Future<Output = Result<()>> + Send;
+}
+
+pub async fn reconcile<K: Child>(child: Arc<K>, ctx: Arc<Context>) -> Result<Action> {
+    let api = Api::<K>::namespaced(ctx.client.clone(), &child.namespace().unwrap_or_default());
+    finalizer(&api, FINALIZER, child, |event| async {
+        match event {
+            Event::Apply(c) => c.apply(&ctx).await,
+            Event::Cleanup(c) => {
+                let ns = c.namespace().unwrap_or_default();
+                if let Ok(team) = resolve_team(&ctx, &ns, c.team_ref()).await? {
+                    c.remove(&team).await?;
+                }
+                Ok(Action::await_change())
+            }
+        }
+    })
+    .await
+    .map_err(Error::from)
+}
+
 fn gone_is_fine(r: crate::klaxon::Result<()>) -> Result<()> {
     match r {
         Err(e) if e.status() == Some(404) => Ok(()),
@@ -125,28 +163,19 @@ pub fn webhook_secret(name: &str) -> String {
     format!("{name}-webhook")
 }
 
-pub async fn reconcile_source(source: Arc<KlaxonAlertSource>, ctx: Arc<Context>) -> Result<Action> {
-    let api = Api::<KlaxonAlertSource>::namespaced(
-        ctx.client.clone(),
-        &source.namespace().unwrap_or_default(),
-    );
-    finalizer(&api, FINALIZER, source, |event| async {
-        match event {
-            Event::Apply(s) => apply_source(&s, &ctx).await,
-            Event::Cleanup(s) => {
-                let ns = s.namespace().unwrap_or_default();
-                if let (Ok(team), Some(id)) = (
-                    resolve_team(&ctx, &ns, &s.spec.team_ref).await?,
-                    s.status.as_ref().and_then(|st| st.integration_id),
-                ) {
-                    gone_is_fine(team.client.delete_integration(team.id, id).await)?;
-                }
-                Ok(Action::await_change())
-            }
+impl Child for KlaxonAlertSource {
+    fn team_ref(&self) -> &ObjectRef {
+        &self.spec.team_ref
+    }
+    async fn apply(&self, ctx: &Context) -> Result<Action> {
+        apply_source(self, ctx).await
+    }
+    async fn remove(&self, team: &Team) -> Result<()> {
+        match self.status.as_ref().and_then(|st| st.integration_id) {
+            Some(id) => gone_is_fine(team.client.delete_integration(team.id, id).await),
+            None => Ok(()),
         }
-    })
-    .await
-    .map_err(|e| Error::Other(e.to_string()))
+    }
 }
 
 async fn apply_source(source: &KlaxonAlertSource, ctx: &Context) -> Result<Action> {
@@ -248,29 +277,20 @@ pub fn error_policy<K>(_: Arc<K>, error: &Error, _: Arc<Context>) -> Action {
 
 // ---- KlaxonEscalationRule ---------------------------------------------------------------
 
-pub async fn reconcile_rule(rule: Arc<KlaxonEscalationRule>, ctx: Arc<Context>) -> Result<Action> {
-    let api = Api::<KlaxonEscalationRule>::namespaced(
-        ctx.client.clone(),
-        &rule.namespace().unwrap_or_default(),
-    );
-    finalizer(&api, FINALIZER, rule, |event| async {
-        match event {
-            Event::Apply(r) => apply_rule(&r, &ctx).await,
-            // No delete exists: an empty ladder is written.
-            Event::Cleanup(r) => {
-                if let Ok(team) =
-                    resolve_team(&ctx, &r.namespace().unwrap_or_default(), &r.spec.team_ref).await?
-                {
-                    team.client
-                        .put_escalation(team.id, &EscalationPolicy::default())
-                        .await?;
-                }
-                Ok(Action::await_change())
-            }
-        }
-    })
-    .await
-    .map_err(|e| Error::Other(e.to_string()))
+impl Child for KlaxonEscalationRule {
+    fn team_ref(&self) -> &ObjectRef {
+        &self.spec.team_ref
+    }
+    async fn apply(&self, ctx: &Context) -> Result<Action> {
+        apply_rule(self, ctx).await
+    }
+    /// No delete exists: an empty ladder is written.
+    async fn remove(&self, team: &Team) -> Result<()> {
+        team.client
+            .put_escalation(team.id, &EscalationPolicy::default())
+            .await?;
+        Ok(())
+    }
 }
 
 async fn apply_rule(rule: &KlaxonEscalationRule, ctx: &Context) -> Result<Action> {
@@ -330,31 +350,19 @@ async fn apply_rule(rule: &KlaxonEscalationRule, ctx: &Context) -> Result<Action
 
 // ---- KlaxonDeadmanSwitch ----------------------------------------------------------------
 
-pub async fn reconcile_switch(
-    switch: Arc<KlaxonDeadmanSwitch>,
-    ctx: Arc<Context>,
-) -> Result<Action> {
-    let api = Api::<KlaxonDeadmanSwitch>::namespaced(
-        ctx.client.clone(),
-        &switch.namespace().unwrap_or_default(),
-    );
-    finalizer(&api, FINALIZER, switch, |event| async {
-        match event {
-            Event::Apply(s) => apply_switch(&s, &ctx).await,
-            Event::Cleanup(s) => {
-                let ns = s.namespace().unwrap_or_default();
-                if let (Ok(team), Some(id)) = (
-                    resolve_team(&ctx, &ns, &s.spec.team_ref).await?,
-                    s.status.as_ref().and_then(|st| st.switch_id),
-                ) {
-                    gone_is_fine(team.client.delete_switch(team.id, id).await)?;
-                }
-                Ok(Action::await_change())
-            }
+impl Child for KlaxonDeadmanSwitch {
+    fn team_ref(&self) -> &ObjectRef {
+        &self.spec.team_ref
+    }
+    async fn apply(&self, ctx: &Context) -> Result<Action> {
+        apply_switch(self, ctx).await
+    }
+    async fn remove(&self, team: &Team) -> Result<()> {
+        match self.status.as_ref().and_then(|st| st.switch_id) {
+            Some(id) => gone_is_fine(team.client.delete_switch(team.id, id).await),
+            None => Ok(()),
         }
-    })
-    .await
-    .map_err(|e| Error::Other(e.to_string()))
+    }
 }
 
 async fn apply_switch(switch: &KlaxonDeadmanSwitch, ctx: &Context) -> Result<Action> {

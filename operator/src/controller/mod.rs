@@ -66,14 +66,25 @@ pub enum Error {
     Kube(#[from] kube::Error),
     #[error(transparent)]
     Klaxon(#[from] ApiError),
+    /// The finalizer's own failure (adding or removing it), or the reconcile's inside it.
+    #[error("finalizer: {0}")]
+    Finalizer(#[source] Box<kube::runtime::finalizer::Error<Error>>),
     #[error("{0}")]
     Other(String),
 }
 
+impl From<kube::runtime::finalizer::Error<Error>> for Error {
+    fn from(e: kube::runtime::finalizer::Error<Error>) -> Error {
+        Error::Finalizer(Box::new(e))
+    }
+}
+
 pub type Result<T> = std::result::Result<T, Error>;
 
-/// A condition as Kubernetes wants it; `lastTransitionTime` moves only when the status changes.
+/// A condition as Kubernetes wants it; `lastTransitionTime` moves only when the status changes,
+/// and is then `now` (Unix seconds, the controller's clock).
 pub fn condition(
+    now: i64,
     previous: &[Condition],
     type_: &str,
     ready: bool,
@@ -86,7 +97,7 @@ pub fn condition(
         .iter()
         .find(|c| c.type_ == type_ && c.status == status)
         .map(|c| c.last_transition_time.clone())
-        .unwrap_or_else(|| Time(chrono::Utc::now()));
+        .unwrap_or_else(|| Time(chrono::DateTime::from_timestamp(now, 0).unwrap_or_default()));
     Condition {
         type_: type_.into(),
         status: status.into(),
@@ -203,13 +214,7 @@ pub async fn run(ctx: Context) {
     let sources = Controller::new(Api::<KlaxonAlertSource>::all(client.clone()), all())
         .shutdown_on_signal()
         .run(
-            |o, c| {
-                measured(
-                    c.clone(),
-                    "KlaxonAlertSource",
-                    children::reconcile_source(o, c),
-                )
-            },
+            |o, c| measured(c.clone(), "KlaxonAlertSource", children::reconcile(o, c)),
             children::error_policy,
             ctx.clone(),
         )
@@ -217,13 +222,7 @@ pub async fn run(ctx: Context) {
     let rules = Controller::new(Api::<KlaxonEscalationRule>::all(client.clone()), all())
         .shutdown_on_signal()
         .run(
-            |o, c| {
-                measured(
-                    c.clone(),
-                    "KlaxonEscalationRule",
-                    children::reconcile_rule(o, c),
-                )
-            },
+            |o, c| measured(c.clone(), "KlaxonEscalationRule", children::reconcile(o, c)),
             children::error_policy,
             ctx.clone(),
         )
@@ -231,16 +230,51 @@ pub async fn run(ctx: Context) {
     let switches = Controller::new(Api::<KlaxonDeadmanSwitch>::all(client.clone()), all())
         .shutdown_on_signal()
         .run(
-            |o, c| {
-                measured(
-                    c.clone(),
-                    "KlaxonDeadmanSwitch",
-                    children::reconcile_switch(o, c),
-                )
-            },
+            |o, c| measured(c.clone(), "KlaxonDeadmanSwitch", children::reconcile(o, c)),
             children::error_policy,
             ctx,
         )
         .for_each(|_| async {});
     tokio::join!(servers, teams, sources, rules, switches);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crd::reason;
+
+    /// A condition's transition time is the controller's clock, and stays while the status does.
+    #[test]
+    fn conditions_take_the_controllers_clock() {
+        let first = condition(
+            1_000_000,
+            &[],
+            reason::READY,
+            false,
+            "Waiting",
+            "x",
+            Some(1),
+        );
+        assert_eq!(first.last_transition_time.0.timestamp(), 1_000_000);
+        let same = condition(
+            2_000_000,
+            &[first.clone()],
+            reason::READY,
+            false,
+            "Waiting",
+            "y",
+            Some(2),
+        );
+        assert_eq!(same.last_transition_time.0.timestamp(), 1_000_000);
+        let flipped = condition(
+            3_000_000,
+            &[same],
+            reason::READY,
+            true,
+            "Reconciled",
+            "z",
+            Some(2),
+        );
+        assert_eq!(flipped.last_transition_time.0.timestamp(), 3_000_000);
+    }
 }

@@ -52,6 +52,7 @@ pub async fn reconcile(server: Arc<KlaxonServer>, ctx: Arc<Context>) -> Result<A
     let bootstrapped = credential.is_some();
     let conditions = vec![
         condition(
+            (ctx.now)(),
             &previous.conditions,
             reason::BOOTSTRAPPED,
             bootstrapped,
@@ -64,6 +65,7 @@ pub async fn reconcile(server: Arc<KlaxonServer>, ctx: Arc<Context>) -> Result<A
             generation,
         ),
         condition(
+            (ctx.now)(),
             &previous.conditions,
             reason::READY,
             bootstrapped && answers.is_none(),

@@ -43,7 +43,7 @@ pub async fn reconcile(team: Arc<KlaxonTeam>, ctx: Arc<Context>) -> Result<Actio
         }
     })
     .await
-    .map_err(|e| Error::Other(e.to_string()))
+    .map_err(Error::from)
 }
 
 /// Why the team cannot be reconciled yet, as a `Ready` reason and message.
@@ -58,6 +58,7 @@ async fn apply(team: &KlaxonTeam, ctx: &Context) -> Result<Action> {
         Err(Waiting(why, message)) => (false, why, message),
     };
     status.conditions = vec![condition(
+        (ctx.now)(),
         &status.conditions,
         reason::READY,
         ready,
