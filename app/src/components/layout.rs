@@ -1,10 +1,10 @@
 //! The frame of every signed-in page: top bar, content, bottom navigation. Pages below it
 //! render only for a signed-in user; anyone else is sent to sign in and brought back.
 
-use crate::api::error_text;
 use crate::api::session::current_user;
 use crate::api::{load, Loaded};
 use crate::components::live::provide_live;
+use crate::components::loaded::{Failed, Loading};
 use crate::components::nav::BottomNav;
 use crate::paths::sign_in_url;
 use klaxon_domain::account::Me;
@@ -28,7 +28,7 @@ pub fn SignedInShell() -> impl IntoView {
     provide_context(SessionUser(me));
 
     view! {
-        <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+        <Suspense fallback=Loading>
             {move || Suspend::new(async move {
                 match me.await {
                     Ok(Some(me)) => view! { <Frame me><Outlet /></Frame> }.into_any(),
@@ -41,8 +41,7 @@ pub fn SignedInShell() -> impl IntoView {
                     Err(e) => view! {
                         <main class="content">
                             <h1>"Klaxon is not answering"</h1>
-                            <p class="error" role="alert">{error_text(&e)}</p>
-                            <p><a href=location.pathname.get_untracked()>"Try again"</a></p>
+                            <Failed error=e />
                         </main>
                     }
                     .into_any(),

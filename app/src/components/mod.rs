@@ -8,6 +8,7 @@ pub mod hydration;
 pub mod icons;
 pub mod layout;
 pub mod live;
+pub mod loaded;
 pub mod nav;
 pub mod secret;
 pub mod severity;

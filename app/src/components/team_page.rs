@@ -2,6 +2,7 @@
 //! to the team, and whether the caller may manage it.
 
 use crate::api::Loaded;
+use crate::components::loaded::Loading;
 use klaxon_domain::team::TeamView;
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -30,7 +31,7 @@ pub fn TeamSubpageHeading(
     title: &'static str,
 ) -> impl IntoView {
     view! {
-        <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+        <Suspense fallback=Loading>
             {move || Suspend::new(async move {
                 let team_id = team_id.get_untracked();
                 let name = match team.await {

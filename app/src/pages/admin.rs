@@ -8,11 +8,11 @@ use crate::api::admin::{
     admin_console, AdminCreateUser, AdminDeleteTeam, AdminDeleteUser, AdminSaveSettings,
     AdminSetAdmin, AdminSetDisabled,
 };
-use crate::api::error_text;
 use crate::api::teams::CreateTeam;
 use crate::api::{load, Loaded};
 use crate::components::form::{failed, ActionDone, ActionError};
 use crate::components::layout::use_session_user;
+use crate::components::loaded::{Loading, WhenLoaded};
 use crate::pages::home::CreateTeamForm;
 use klaxon_domain::account::{AccountKind, AdminView, ConsoleUser, User};
 use klaxon_domain::settings::{AdminSettings, SignupMode, DURATION_SETTINGS};
@@ -39,7 +39,7 @@ pub fn AdminPage() -> impl IntoView {
     view! {
         <Title text="Admin" />
         <h1>"Administration"</h1>
-        <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+        <Suspense fallback=Loading>
             {move || Suspend::new(async move {
                 let is_admin = matches!(me.await, Ok(Some(ref m)) if m.user.is_admin);
                 if is_admin {
@@ -82,14 +82,9 @@ impl Actions {
 #[component]
 fn ConsolePage(console: Loaded<AdminView>, actions: Actions) -> impl IntoView {
     view! {
-        <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
-            {move || Suspend::new(async move {
-                match console.await {
-                    Ok(c) => view! { <Sections console=c actions /> }.into_any(),
-                    Err(e) => view! { <p class="error" role="alert">{error_text(&e)}</p> }.into_any(),
-                }
-            })}
-        </Transition>
+        <WhenLoaded resource=console let:c>
+            <Sections console=c actions />
+        </WhenLoaded>
     }
 }
 

@@ -1,11 +1,11 @@
 //! The incident list (the installed app's start page) and the user's teams.
 
 use crate::api::account::DismissOnboarding;
-use crate::api::error_text;
 use crate::api::load;
 use crate::api::session::current_user;
 use crate::api::teams::CreateTeam;
 use crate::components::form::ActionError;
+use crate::components::loaded::{Failed, Loading};
 use crate::components::team_list::TeamList;
 use crate::pages::incidents::IncidentList;
 use klaxon_domain::account::Me;
@@ -36,12 +36,12 @@ pub fn HomePage() -> impl IntoView {
         <IncidentList />
         <section aria-labelledby="teams-title">
             <h2 id="teams-title">"My teams"</h2>
-            <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
+            <Transition fallback=Loading>
                 {move || Suspend::new(async move {
                     match me.await {
                         Ok(Some(me)) => view! { <TeamList teams=me.teams /> }.into_any(),
                         Ok(None) => ().into_any(),
-                        Err(e) => view! { <p class="error" role="alert">{error_text(&e)}</p> }.into_any(),
+                        Err(e) => view! { <Failed error=e retry=move |_| me.refetch() /> }.into_any(),
                     }
                 })}
             </Transition>

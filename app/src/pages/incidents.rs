@@ -1,10 +1,10 @@
 //! The incident list: open incidents first (triggered, then acknowledged), then the recently
 //! resolved. Reloads itself when an incident of the caller's teams changes.
 
-use crate::api::error_text;
 use crate::api::incidents::get_incident_board;
 use crate::api::load;
 use crate::components::live::{use_page_live, Freshness};
+use crate::components::loaded::{Failed, Loading};
 use crate::components::severity::IncidentBadges;
 use crate::components::text::{ago, when};
 use klaxon_domain::incident::Incident;
@@ -27,7 +27,7 @@ pub fn IncidentList() -> impl IntoView {
                 <h1 id="incidents-title">"Incidents"</h1>
                 <Freshness page=live />
             </div>
-            <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
+            <Transition fallback=Loading>
                 {move || Suspend::new(async move {
                     match board.await {
                         Ok(b) => {
@@ -39,7 +39,7 @@ pub fn IncidentList() -> impl IntoView {
                             live.failed();
                             match last.get_untracked() {
                                 Some(b) => view! { <Board board=b /> }.into_any(),
-                                None => view! { <p class="error" role="alert">{error_text(&e)}</p> }.into_any(),
+                                None => view! { <Failed error=e retry=move |_| board.refetch() /> }.into_any(),
                             }
                         }
                     }

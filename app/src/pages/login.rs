@@ -4,6 +4,7 @@ use crate::api::load;
 use crate::api::session::{sign_in_options, Login, SignInSetup};
 use crate::components::form::ActionError;
 use crate::components::hydration::use_hydrated;
+use crate::components::loaded::Loading;
 use klaxon_domain::account::AuthConfig;
 use klaxon_domain::sso::SsoRefusal;
 use leptos::prelude::*;
@@ -28,7 +29,7 @@ pub fn LoginPage() -> impl IntoView {
         <main class="content narrow sign-in">
             <h1 class="wordmark">"Klaxon"</h1>
             {move || refusal().map(|r| view! { <p class="error card" role="alert">{r.sentence()}</p> })}
-            <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+            <Suspense fallback=Loading>
                 {move || Suspend::new(async move {
                     let info = info.await.ok()?;
                     let config = info.config.clone();

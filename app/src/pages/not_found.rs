@@ -3,6 +3,7 @@
 use crate::api::load;
 use crate::api::session::current_user;
 use crate::components::layout::Frame;
+use crate::components::loaded::Loading;
 use leptos::prelude::*;
 use leptos_meta::Title;
 
@@ -27,7 +28,7 @@ pub fn NotFoundShell() -> impl IntoView {
     }
     let me = load(|| (), |_| current_user());
     view! {
-        <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+        <Suspense fallback=Loading>
             {move || Suspend::new(async move {
                 match me.await {
                     Ok(Some(me)) => view! { <Frame me><NotFoundPage /></Frame> }.into_any(),

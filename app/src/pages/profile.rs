@@ -3,12 +3,12 @@
 use crate::api::account::{
     list_api_keys, ChangePassword, CreateApiKey, DeleteApiKey, SetPushTopic,
 };
-use crate::api::error_text;
 use crate::api::load;
 use crate::api::paging::SendTestPage;
 use crate::api::session::{current_user, Logout};
 use crate::components::form::{ActionDone, ActionError};
 use crate::components::hydration::use_hydrated;
+use crate::components::loaded::{Failed, Loading, WhenLoaded};
 use crate::components::secret::ShownOnce;
 use crate::components::text::when;
 use klaxon_domain::account::{ApiKeyInfo, Me, NewApiKey};
@@ -25,7 +25,7 @@ pub fn ProfilePage() -> impl IntoView {
 
     view! {
         <Title text="Me" />
-        <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+        <Suspense fallback=Loading>
             {move || Suspend::new(async move {
                 match me.await {
                     Ok(Some(me)) => view! {
@@ -40,7 +40,7 @@ pub fn ProfilePage() -> impl IntoView {
                     Ok(None) => ().into_any(),
                     Err(e) => view! {
                         <h1>"Me"</h1>
-                        <p class="error" role="alert">{error_text(&e)}</p>
+                        <Failed error=e retry=move |_| me.refetch() />
                     }
                     .into_any(),
                 }
@@ -149,15 +149,13 @@ fn ApiKeys() -> impl IntoView {
                     "Create key"
                 </button>
             </ActionForm>
-            <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
-                {move || Suspend::new(async move {
-                    match keys.await {
-                        Ok(list) if list.is_empty() => view! { <p class="empty">"No API keys."</p> }.into_any(),
-                        Ok(list) => view! { <KeyList keys=list delete /> }.into_any(),
-                        Err(e) => view! { <p class="error" role="alert">{error_text(&e)}</p> }.into_any(),
-                    }
-                })}
-            </Transition>
+            <WhenLoaded resource=keys let:list>
+                {if list.is_empty() {
+                    view! { <p class="empty">"No API keys."</p> }.into_any()
+                } else {
+                    view! { <KeyList keys=list delete /> }.into_any()
+                }}
+            </WhenLoaded>
             <ActionError action=delete />
         </section>
     }

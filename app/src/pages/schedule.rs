@@ -1,10 +1,10 @@
 //! Who is on call: today's holder of each team, and the next two weeks of each of my teams.
 
-use crate::api::error_text;
 use crate::api::load;
 use crate::api::schedule::get_schedule_overview;
 use crate::components::calendar::person_class;
 use crate::components::live::use_page_live;
+use crate::components::loaded::{Failed, Loading};
 use klaxon_domain::calendar::short_day;
 use klaxon_domain::live::EventKind;
 use klaxon_domain::schedule::{ScheduleOverview, TeamDays};
@@ -18,11 +18,11 @@ pub fn SchedulePage() -> impl IntoView {
     view! {
         <Title text="Schedule" />
         <h1>"Schedule"</h1>
-        <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+        <Suspense fallback=Loading>
             {move || Suspend::new(async move {
                 match overview.await {
                     Ok(o) => view! { <Overview overview=o /> }.into_any(),
-                    Err(e) => view! { <p class="error" role="alert">{error_text(&e)}</p> }.into_any(),
+                    Err(e) => view! { <Failed error=e retry=move |_| overview.refetch() /> }.into_any(),
                 }
             })}
         </Suspense>

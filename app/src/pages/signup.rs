@@ -5,6 +5,7 @@
 use crate::api::load;
 use crate::api::signup::{signup_options, SignUp};
 use crate::components::form::ActionError;
+use crate::components::loaded::Loading;
 use klaxon_domain::invite::SignupCheck;
 use klaxon_domain::settings::SignupMode;
 use leptos::prelude::*;
@@ -19,7 +20,7 @@ pub fn SignupPage() -> impl IntoView {
         <Title text="Join Klaxon" />
         <main class="content narrow sign-in">
             <h1 class="wordmark">"Klaxon"</h1>
-            <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+            <Suspense fallback=Loading>
                 {move || Suspend::new(async move {
                     match check.await {
                         Ok(c) => view! { <Join check=c invite=invite() /> }.into_any(),

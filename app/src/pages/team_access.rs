@@ -2,7 +2,6 @@
 //! uses, copied or scanned as a QR code, listed with their state, revoked) and service
 //! accounts (made, given keys shown once, keys revoked).
 
-use crate::api::error_text;
 use crate::api::load;
 use crate::api::team_access::{
     list_invites, list_service_accounts, CreateInvite, CreateServiceAccount, CreateServiceKey,
@@ -10,6 +9,7 @@ use crate::api::team_access::{
 };
 use crate::components::form::{failed, ActionError};
 use crate::components::hydration::use_hydrated;
+use crate::components::loaded::{Failed, Loading};
 use crate::components::secret::ShownOnce;
 use crate::components::text::when;
 use klaxon_domain::account::ServiceAccount;
@@ -55,7 +55,7 @@ pub fn InviteLinks(team_id: Signal<i64>) -> impl IntoView {
                     </button>
                 </ActionForm>
             </details>
-            <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
+            <Transition fallback=Loading>
                 {move || Suspend::new(async move {
                     match list.await {
                         Ok(items) if items.is_empty() => view! { <p class="empty">"No invite links yet."</p> }.into_any(),
@@ -65,7 +65,7 @@ pub fn InviteLinks(team_id: Signal<i64>) -> impl IntoView {
                             </ul>
                         }
                         .into_any(),
-                        Err(e) => view! { <p class="error" role="alert">{error_text(&e)}</p> }.into_any(),
+                        Err(e) => view! { <Failed error=e retry=move |_| list.refetch() /> }.into_any(),
                     }
                 })}
             </Transition>
@@ -164,7 +164,7 @@ pub fn ServiceAccounts(team_id: Signal<i64>) -> impl IntoView {
                     <button type="submit" class="primary" disabled=move || create.pending().get()>"Add account"</button>
                 </ActionForm>
             </details>
-            <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
+            <Transition fallback=Loading>
                 {move || Suspend::new(async move {
                     match list.await {
                         Ok(items) if items.is_empty() => view! { <p class="empty">"No service accounts."</p> }.into_any(),
@@ -174,7 +174,7 @@ pub fn ServiceAccounts(team_id: Signal<i64>) -> impl IntoView {
                             </ul>
                         }
                         .into_any(),
-                        Err(e) => view! { <p class="error" role="alert">{error_text(&e)}</p> }.into_any(),
+                        Err(e) => view! { <Failed error=e retry=move |_| list.refetch() /> }.into_any(),
                     }
                 })}
             </Transition>

@@ -2,9 +2,9 @@
 //! and the owner's forms to add, change and remove switches.
 
 use crate::api::deadman::{list_switches, CreateSwitch, DeleteSwitch, UpdateSwitch};
-use crate::api::error_text;
 use crate::api::load;
 use crate::components::form::{failed, ActionDone, ActionError};
+use crate::components::loaded::{Failed, Loading};
 use crate::components::text::when;
 use klaxon_domain::alerting::{IncidentState, Severity};
 use klaxon_domain::deadman::{DeadmanSwitch, SwitchStatus};
@@ -46,7 +46,7 @@ pub fn DeadmanSwitches(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl Int
                     <button type="submit" class="primary" disabled=move || create.pending().get()>"Add switch"</button>
                 </ActionForm>
             </details>
-            <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
+            <Transition fallback=Loading>
                 {move || Suspend::new(async move {
                     match list.await {
                         Ok(items) if items.is_empty() => view! { <p class="empty">"No dead man's switches."</p> }.into_any(),
@@ -63,7 +63,7 @@ pub fn DeadmanSwitches(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl Int
                             }
                             .into_any()
                         }
-                        Err(e) => view! { <p class="error" role="alert">{error_text(&e)}</p> }.into_any(),
+                        Err(e) => view! { <Failed error=e retry=move |_| list.refetch() /> }.into_any(),
                     }
                 })}
             </Transition>

@@ -1,12 +1,12 @@
 //! A team's escalation ladder: who is paged, in which order, and how long each level waits
 //! for an acknowledgement. Owners edit it here; everyone else sees it read-only.
 
-use crate::api::error_text;
 use crate::api::failure;
 use crate::api::load;
 use crate::api::paging::{get_escalation_policy, SetEscalationPolicy};
 use crate::api::teams::{get_team, list_members};
 use crate::components::hydration::use_hydrated;
+use crate::components::loaded::{Failed, Loading};
 use crate::components::team_page::TeamSubpageHeading;
 use crate::components::text::{sentence, span};
 use klaxon_domain::paging::{EscalationPolicy, Level, Target, MAX_LEVELS, MAX_REPEAT};
@@ -38,13 +38,13 @@ pub fn TeamEscalationPage() -> impl IntoView {
         <p class="hint">
             "When an incident opens, level 1 is paged. If nobody acknowledges before its timeout, the next level is paged, and so on down the ladder."
         </p>
-        <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+        <Suspense fallback=Loading>
             {move || Suspend::new(async move {
                 let team_id = id();
                 let (policy, members, team) = match (policy.await, members.await, team.await) {
                     (Ok(p), Ok(m), Ok(t)) => (p, m, t),
                     (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
-                        return view! { <p class="error" role="alert">{error_text(&e)}</p> }.into_any();
+                        return view! { <Failed error=e /> }.into_any();
                     }
                 };
                 // The server says whether the caller may change the ladder; it checks again on saving.

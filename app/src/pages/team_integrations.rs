@@ -1,6 +1,5 @@
 //! A team's integrations: where Alertmanager sends alerts. Owners add, rename and revoke them.
 
-use crate::api::error_text;
 use crate::api::integrations::{
     integration_volumes, list_integrations, CreateIntegration, RenameIntegration,
     RevokeIntegration, SetAlertmanager,
@@ -9,6 +8,7 @@ use crate::api::load;
 use crate::components::charts::Sparkline;
 use crate::components::form::{failed, ActionDone, ActionError};
 use crate::components::hydration::use_hydrated;
+use crate::components::loaded::{Failed, Loading};
 use crate::components::secret::ShownOnce;
 use crate::components::text::when;
 use klaxon_domain::incident::{
@@ -79,7 +79,7 @@ pub fn Integrations(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoVi
                     </button>
                 </ActionForm>
             </details>
-            <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
+            <Transition fallback=Loading>
                 {move || Suspend::new(async move {
                     let volumes = volumes.await.unwrap_or_default();
                     match list.await {
@@ -96,7 +96,7 @@ pub fn Integrations(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoVi
                             </ul>
                         }
                         .into_any(),
-                        Err(e) => view! { <p class="error" role="alert">{error_text(&e)}</p> }.into_any(),
+                        Err(e) => view! { <Failed error=e retry=move |_| list.refetch() /> }.into_any(),
                     }
                 })}
             </Transition>

@@ -1,10 +1,10 @@
 //! A team's maintenance windows on the team page: when paging is paused, and the owner's forms to
 //! start, plan and end a window.
 
-use crate::api::error_text;
 use crate::api::load;
 use crate::api::maintenance::{list_maintenance, EndMaintenance, StartMaintenance};
 use crate::components::form::{failed, ActionError};
+use crate::components::loaded::WhenLoaded;
 use crate::components::text::when;
 use klaxon_domain::maintenance::Maintenance;
 use leptos::prelude::*;
@@ -30,20 +30,18 @@ pub fn MaintenanceWindows(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl 
                 "During a window, alerts are kept and incidents open, but nobody is paged. "
                 "What would have been paged waits on the incident's timeline and goes when the window ends, if the incident is still unacknowledged."
             </p>
-            <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
-                {move || Suspend::new(async move {
-                    match list.await {
-                        Ok(items) if items.is_empty() => view! { <p class="empty">"No maintenance planned."</p> }.into_any(),
-                        Ok(items) => view! {
-                            <ul class="list windows">
-                                {items.into_iter().map(|w| view! { <WindowRow window=w is_owner end /> }).collect_view()}
-                            </ul>
-                        }
-                        .into_any(),
-                        Err(e) => view! { <p class="error" role="alert">{error_text(&e)}</p> }.into_any(),
+            <WhenLoaded resource=list let:items>
+                {if items.is_empty() {
+                    view! { <p class="empty">"No maintenance planned."</p> }.into_any()
+                } else {
+                    view! {
+                        <ul class="list windows">
+                            {items.into_iter().map(|w| view! { <WindowRow window=w is_owner end /> }).collect_view()}
+                        </ul>
                     }
-                })}
-            </Transition>
+                    .into_any()
+                }}
+            </WhenLoaded>
             <ActionError action=end />
             <details class="inner" hidden=move || !is_owner.get() open=move || failed(start)>
                 <summary>"Start or plan a window"</summary>

@@ -1,7 +1,6 @@
 //! A team's rota: take over today, take an open date, offer one's own, the rotations that fill
 //! the schedule (owners preview before they apply), hand-off notices, and what changed lately.
 
-use crate::api::error_text;
 use crate::api::rota::{
     get_rota, ApplyRotation, CreateRotation, DeleteRotation, SetHandoff, SetOffer, TakeDate,
     TakeOverNow,
@@ -10,6 +9,7 @@ use crate::api::teams::{get_team, list_members};
 use crate::api::{load, Loaded};
 use crate::components::form::{failed, ActionDone, ActionError};
 use crate::components::live::{use_page_live, TeamUpdates};
+use crate::components::loaded::{Failed, Loading};
 use crate::components::team_page::TeamSubpageHeading;
 use crate::components::text::when;
 use klaxon_domain::calendar::{days_from, short_day};
@@ -76,7 +76,7 @@ pub fn TeamRotaPage() -> impl IntoView {
 
     view! {
         <TeamSubpageHeading team team_id=Signal::derive(id) title="Rota" />
-        <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
+        <Transition fallback=Loading>
             {move || Suspend::new(async move {
                 match rota.await {
                     Ok(r) => {
@@ -93,7 +93,7 @@ pub fn TeamRotaPage() -> impl IntoView {
                         }
                         .into_any()
                     }
-                    Err(e) => view! { <p class="error" role="alert">{error_text(&e)}</p> }.into_any(),
+                    Err(e) => view! { <Failed error=e retry=move |_| rota.refetch() /> }.into_any(),
                 }
             })}
         </Transition>

@@ -1,10 +1,10 @@
 //! A team's on-call schedule: the month calendar, giving a member days, removing a shift.
 
-use crate::api::error_text;
 use crate::api::schedule::{get_month_schedule, GiveShifts, RemoveShift};
 use crate::api::{load, Loaded};
 use crate::components::calendar::MonthCalendar;
 use crate::components::form::{failed, ActionDone, ActionError};
+use crate::components::loaded::{Failed, Loading};
 use klaxon_domain::calendar::{add_months, month_title, short_day};
 use klaxon_domain::team::Member;
 use leptos::prelude::*;
@@ -48,7 +48,7 @@ pub fn TeamSchedule(
                     </a>
                 </li>
             </ul>
-            <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
+            <Transition fallback=Loading>
                 {move || Suspend::new(async move {
                     match schedule.await {
                         Ok(s) => {
@@ -88,7 +88,7 @@ pub fn TeamSchedule(
                             }
                             .into_any()
                         }
-                        Err(e) => view! { <p class="error" role="alert">{error_text(&e)}</p> }.into_any(),
+                        Err(e) => view! { <Failed error=e retry=move |_| schedule.refetch() /> }.into_any(),
                     }
                 })}
             </Transition>

@@ -1,6 +1,5 @@
 //! The user's teams and one team's page, which reloads itself when the team changes.
 
-use crate::api::error_text;
 use crate::api::incidents::weekly_stats;
 use crate::api::load;
 use crate::api::paging::get_escalation_policy;
@@ -9,6 +8,7 @@ use crate::api::teams::{get_team, list_members, CreateTeam};
 use crate::components::charts::WeeklyChart;
 use crate::components::layout::use_session_user;
 use crate::components::live::{use_page_live, TeamUpdates};
+use crate::components::loaded::{Failed, Loading};
 use crate::components::team_list::TeamList;
 use crate::components::team_page::use_may_manage;
 use crate::pages::home::CreateTeamForm;
@@ -30,12 +30,12 @@ pub fn TeamsPage() -> impl IntoView {
     view! {
         <Title text="Teams" />
         <h1>"Teams"</h1>
-        <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
+        <Transition fallback=Loading>
             {move || Suspend::new(async move {
                 match me.await {
                     Ok(Some(me)) => view! { <TeamList teams=me.teams /> }.into_any(),
                     Ok(None) => ().into_any(),
-                    Err(e) => view! { <p class="error" role="alert">{error_text(&e)}</p> }.into_any(),
+                    Err(e) => view! { <Failed error=e retry=move |_| me.refetch() /> }.into_any(),
                 }
             })}
         </Transition>
@@ -64,7 +64,7 @@ pub fn TeamPage() -> impl IntoView {
     let is_owner = use_may_manage(team);
 
     view! {
-        <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+        <Suspense fallback=Loading>
             {move || Suspend::new(async move {
                 match team.await {
                     Ok(view) => view! {
@@ -76,7 +76,7 @@ pub fn TeamPage() -> impl IntoView {
                     Err(e) => view! {
                         <Title text="Team" />
                         <h1>"Team"</h1>
-                        <p class="error" role="alert">{error_text(&e)}</p>
+                        <Failed error=e retry=move |_| team.refetch() />
                         <p><a href="/teams">"Back to teams"</a></p>
                     }
                     .into_any(),
@@ -85,7 +85,7 @@ pub fn TeamPage() -> impl IntoView {
         </Suspense>
         <section aria-labelledby="members-title">
             <h2 id="members-title">"Members"</h2>
-            <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+            <Suspense fallback=Loading>
                 {move || Suspend::new(async move {
                     match members.await {
                         Ok(list) if list.is_empty() => view! { <p class="empty">"No members."</p> }.into_any(),
@@ -106,7 +106,7 @@ pub fn TeamPage() -> impl IntoView {
                             </ul>
                         }
                         .into_any(),
-                        Err(e) => view! { <p class="error" role="alert">{error_text(&e)}</p> }.into_any(),
+                        Err(e) => view! { <Failed error=e retry=move |_| members.refetch() /> }.into_any(),
                     }
                 })}
             </Suspense>
@@ -137,11 +137,11 @@ fn ResponseTimes(team_id: Signal<i64>) -> impl IntoView {
     view! {
         <section aria-labelledby="response-title">
             <h2 id="response-title">"Response times"</h2>
-            <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
+            <Transition fallback=Loading>
                 {move || Suspend::new(async move {
                     match weeks.await {
                         Ok(weeks) => view! { <WeeklyChart weeks /> }.into_any(),
-                        Err(e) => view! { <p class="error" role="alert">{error_text(&e)}</p> }.into_any(),
+                        Err(e) => view! { <Failed error=e retry=move |_| weeks.refetch() /> }.into_any(),
                     }
                 })}
             </Transition>

@@ -5,13 +5,13 @@
 mod controls;
 mod history;
 
-use crate::api::error_text;
 use crate::api::incidents::{
     incident_page, Acknowledge, AddNote, Assign, ExpireSilence, PinResolutionNote, Resolve,
     SetArchived, SilenceIncident, Snooze, Unsnooze,
 };
 use crate::api::load;
 use crate::components::live::{use_page_live, Freshness};
+use crate::components::loaded::{Failed, Loading};
 use crate::components::severity::{snoozed, IncidentBadges};
 use crate::components::text::{ago, span, web_link, when};
 use controls::Controls;
@@ -109,7 +109,7 @@ pub fn IncidentPage() -> impl IntoView {
 
     view! {
         <p class="back"><a href="/">"← Incidents"</a></p>
-        <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
+        <Transition fallback=Loading>
             {move || Suspend::new(async move {
                 let data = match page.await {
                     Ok(d) => {
@@ -124,7 +124,7 @@ pub fn IncidentPage() -> impl IntoView {
                             None => return view! {
                                 <Title text="Incident" />
                                 <h1>"Incident"</h1>
-                                <p class="error" role="alert">{error_text(&e)}</p>
+                                <Failed error=e retry=move |_| page.refetch() />
                             }
                             .into_any(),
                         }
