@@ -66,7 +66,7 @@ impl Core {
             "INSERT INTO integrations (team_id, name, kind, key_hash, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id",
         )
         .bind(team_id)
-        .bind(&name)
+        .bind(name)
         .bind(kind.as_str())
         .bind(hash_token(&key))
         .bind(self.now())

@@ -83,8 +83,8 @@ impl Core {
         let (id,): (i64,) = sqlx::query_as(
             "INSERT INTO teams (name, display_name, created_at) VALUES ($1, $2, $3) RETURNING id",
         )
-        .bind(&name)
-        .bind(&display)
+        .bind(name)
+        .bind(display)
         .bind(now)
         .fetch_one(&mut *tx)
         .await

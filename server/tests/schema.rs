@@ -54,7 +54,7 @@ both!(columns_of_words_refuse_unknown_words, |app| {
             .bind(kind.as_str())
             .execute(pool)
             .await
-            .expect(kind.as_str());
+            .unwrap_or_else(|e| panic!("{}: {e}", kind.as_str()));
     }
     // Each word reads back as the kind it was written as.
     let detail = app.detail(&world.admin, incident).await;

@@ -258,7 +258,7 @@ mod tests {
         assert_eq!(first.last_transition_time.0.timestamp(), 1_000_000);
         let same = condition(
             2_000_000,
-            &[first.clone()],
+            std::slice::from_ref(&first),
             reason::READY,
             false,
             "Waiting",
