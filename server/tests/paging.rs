@@ -47,7 +47,18 @@ both!(
         assert_eq!(r["state"], "acknowledged");
         let d = app.detail(&w.admin, incident).await;
         assert_eq!(d["acknowledged_by"], "alice");
-        app.press_ack(&ack).await.expect_error(404, "not_found");
+        // A second tap says who has it rather than "not found".
+        let again = app.press_ack(&ack).await.expect_error(409, "conflict");
+        assert_eq!(again, "this incident was already acknowledged by alice");
+        app.post(
+            &format!("/api/incidents/{incident}/resolve"),
+            &w.admin,
+            json!({}),
+        )
+        .await
+        .expect(200);
+        let resolved = app.press_ack(&ack).await.expect_error(409, "conflict");
+        assert_eq!(resolved, "this incident is already resolved");
     }
 );
 

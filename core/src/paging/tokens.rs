@@ -12,7 +12,8 @@ pub const TOKEN_TTL: i64 = 86_400;
 
 impl Core {
     /// `POST /api/notify/ack/{token}`: acknowledges as the user the token was minted for.
-    /// Unknown, expired and used tokens, and tokens of a since-disabled user, all answer 404.
+    /// A second tap on the same button says who acknowledged (409); unknown and expired tokens,
+    /// and tokens of a since-disabled user, answer 404.
     pub async fn acknowledge_with_token(&self, token: &str) -> Result<AckOutcome> {
         if !looks_like_token(token) {
             return Err(Error::NotFound);
@@ -27,7 +28,10 @@ impl Core {
         .bind(hash_token(token))
         .fetch_optional(&mut *tx)
         .await?;
-        let (incident_id, user_id) = used.ok_or(Error::NotFound)?;
+        let Some((incident_id, user_id)) = used else {
+            drop(tx);
+            return Err(self.already_acknowledged(token, now).await?);
+        };
         self.acknowledge_in(&mut tx, IncidentId(incident_id), UserId(user_id))
             .await?;
         tx.commit().await?;
@@ -36,6 +40,31 @@ impl Core {
         Ok(AckOutcome {
             incident_id,
             state: incident.state,
+        })
+    }
+
+    /// Why a token that acknowledged nothing did not: used already (a sentence naming who
+    /// acknowledged), or not a live token at all.
+    async fn already_acknowledged(&self, token: &str, now: i64) -> Result<Error> {
+        let used: Option<(String, Option<String>)> = sqlx::query_as(
+            "SELECT i.state, (SELECT username FROM users WHERE id = i.acknowledged_by) \
+             FROM ack_tokens t JOIN incidents i ON i.id = t.incident_id \
+             WHERE t.token_hash = $1 AND t.used_at IS NOT NULL AND t.expires_at > $2 \
+             AND t.user_id IN (SELECT id FROM users WHERE disabled = 0)",
+        )
+        .bind(hash_token(token))
+        .bind(now)
+        .fetch_optional(&self.db.pool)
+        .await?;
+        Ok(match used {
+            None => Error::NotFound,
+            Some((state, by)) => Error::Conflict(match IncidentState::try_from(state)? {
+                IncidentState::Resolved => "this incident is already resolved".to_string(),
+                _ => match by {
+                    Some(name) => format!("this incident was already acknowledged by {name}"),
+                    None => "this incident was already acknowledged".to_string(),
+                },
+            }),
         })
     }
 }
