@@ -164,3 +164,31 @@ both!(a_stale_lease_and_a_stalled_notifier_are_reported, |app| {
         .await
         .unwrap());
 });
+
+// A database that does not answer (here: every pooled connection held) is a 503 in about 2 s,
+// not an answer that waits on the pool's 10 s acquire timeout, which a probe never sees.
+both!(healthz_answers_unavailable_before_probes_give_up, |app| {
+    let pool = &app.core.db.pool;
+    let mut held = Vec::new();
+    while let Ok(Ok(conn)) =
+        tokio::time::timeout(std::time::Duration::from_millis(500), pool.acquire()).await
+    {
+        held.push(conn);
+    }
+    assert!(!held.is_empty());
+    let answer = reqwest::Client::new()
+        .get(format!("{}/healthz", app.url))
+        .timeout(std::time::Duration::from_secs(6))
+        .send()
+        .await
+        .expect("an answer before the client gives up");
+    assert_eq!(answer.status().as_u16(), 503);
+    let body: serde_json::Value = answer.json().await.unwrap();
+    assert_eq!(body["status"], "unavailable");
+    assert_eq!(body["error"], "unavailable");
+    drop(held);
+    assert_eq!(
+        app.get("/healthz", &Auth::None).await.expect(200)["status"],
+        "ok"
+    );
+});
