@@ -48,7 +48,10 @@ impl Core {
         let now = self.now();
         let mut found: Vec<(&'static str, String)> = Vec::new();
         let (overdue, oldest): (i64, Option<i64>) = sqlx::query_as(
-            "SELECT COUNT(*), MIN(due_at) FROM pages WHERE state = 'pending' AND due_at < $1",
+            // A retried page counts from when it was first due (never later than its due_at), so
+            // one failing for minutes is overdue although each retry moves due_at forward.
+            "SELECT COUNT(*), MIN(COALESCE(first_due_at, due_at)) FROM pages \
+             WHERE state = 'pending' AND (due_at < $1 OR first_due_at < $1)",
         )
         .bind(now - OVERDUE_AFTER)
         .fetch_one(&self.db.pool)

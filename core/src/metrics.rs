@@ -229,7 +229,8 @@ impl Core {
         let m = &self.metrics;
         let now = self.now();
         let (depth, oldest): (i64, Option<i64>) = sqlx::query_as(
-            "SELECT COUNT(*), MIN(CASE WHEN due_at <= $1 THEN due_at END) FROM pages WHERE state = 'pending'",
+            "SELECT COUNT(*), MIN(CASE WHEN due_at <= $1 OR first_due_at IS NOT NULL THEN COALESCE(first_due_at, due_at) END) \
+             FROM pages WHERE state = 'pending'",
         )
         .bind(now)
         .fetch_one(&self.db.pool)

@@ -192,3 +192,32 @@ both!(healthz_answers_unavailable_before_probes_give_up, |app| {
         "ok"
     );
 });
+
+// A page failing for minutes is overdue although every retry moves its due time forward: health
+// and the oldest-due metric count from when it was first due.
+both!(a_page_failing_for_minutes_is_overdue, |app| {
+    let w = app.paging_world().await;
+    app.ntfy.fail_all(500, None);
+    app.fire(&w.key, "db").await;
+    let mut waited = 0;
+    while waited < 150 {
+        app.tick().await;
+        app.clock.advance(10);
+        waited += 10;
+    }
+    app.tick().await;
+    let h = app.get("/healthz", &Auth::None).await.expect(200);
+    assert_eq!(h["status"], "degraded", "{h}");
+    let reason = h["reasons"][0].as_str().unwrap();
+    assert!(reason.contains("the oldest for 150 s"), "{reason}");
+    assert_eq!(
+        sample(&metrics(&app).await, "klaxon_oldest_due_page_age_seconds"),
+        Some(150.0)
+    );
+    // Once ntfy answers again the page goes and health is ok.
+    app.ntfy.heal();
+    app.clock.advance(600);
+    app.tick().await;
+    let h = app.get("/healthz", &Auth::None).await.expect(200);
+    assert_eq!(h, serde_json::json!({"status": "ok"}));
+});

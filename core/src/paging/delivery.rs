@@ -268,7 +268,7 @@ async fn record_held(tx: &mut Tx, holder: &str, plans: &[Plan], now: i64) -> Res
         let ids: Vec<i64> = pages.iter().map(|p| p.id).collect();
         held += tx
             .execute_in(
-                "UPDATE pages SET due_at = $1, claimed_by = NULL, claimed_until = NULL WHERE claimed_by = $2 AND id IN ({ids})",
+                "UPDATE pages SET due_at = $1, first_due_at = NULL, claimed_by = NULL, claimed_until = NULL WHERE claimed_by = $2 AND id IN ({ids})",
                 &[(*until).into(), holder.into()],
                 &ids,
             )
@@ -393,8 +393,8 @@ async fn record_failure(
     let attempts = page.attempts + 1;
     let give_up = now - page.created_at >= GIVE_UP_AFTER;
     let done = sqlx::query(
-        "UPDATE pages SET state = $1, attempts = $2, last_error = $3, due_at = $4, outage = $5, claimed_by = NULL, \
-         claimed_until = NULL WHERE id = $6 AND claimed_by = $7",
+        "UPDATE pages SET state = $1, attempts = $2, last_error = $3, first_due_at = COALESCE(first_due_at, due_at), \
+         due_at = $4, outage = $5, claimed_by = NULL, claimed_until = NULL WHERE id = $6 AND claimed_by = $7",
     )
     .bind(if give_up { "failed" } else { "pending" })
     .bind(attempts)
