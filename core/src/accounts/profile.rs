@@ -148,10 +148,9 @@ impl Core {
         user_id: UserId,
         key_id: KeyId,
     ) -> Result<()> {
-        let (UserId(user_id), KeyId(key_id)) = (user_id, key_id);
-        require_self_or_admin(actor, user_id)?;
-        self.person(user_id).await?;
-        self.revoke_key(UserId(user_id), KeyId(key_id)).await
+        require_self_or_admin(actor, user_id.0)?;
+        self.person(user_id.0).await?;
+        self.revoke_key(user_id, key_id).await
     }
 
     /// A new key for `user_id`; the caller has checked the right to mint it.

@@ -88,9 +88,8 @@ impl Core {
         user_id: UserId,
         key_id: KeyId,
     ) -> Result<()> {
-        let (UserId(user_id), KeyId(key_id)) = (user_id, key_id);
-        self.service_account_for(actor, user_id).await?;
-        self.revoke_key(UserId(user_id), KeyId(key_id)).await
+        self.service_account_for(actor, user_id.0).await?;
+        self.revoke_key(user_id, key_id).await
     }
 
     /// The service account `user_id`, after checking the caller may manage its keys: for a
