@@ -2,7 +2,7 @@
 //! `degraded` with reasons when paging is stuck, so the Alertmanager that feeds Klaxon can
 //! page someone another way. Each reason is logged once when it appears.
 
-use crate::paging::notifier::TICK;
+use crate::paging::notifier::STALLED_AFTER;
 use crate::sweeper::{lease_age, Lease, SWEEP_EVERY};
 use crate::{Core, Result};
 use serde::Serialize;
@@ -77,7 +77,7 @@ impl Core {
         }
         let last = self.watch.notifier_pass.load(Ordering::Relaxed);
         let idle = now - last;
-        if last > 0 && idle > 2 * TICK.as_secs() as i64 {
+        if last > 0 && idle > STALLED_AFTER {
             found.push((
                 "notifier_stalled",
                 format!("this replica's notifier has not finished a pass for {idle} s"),

@@ -10,8 +10,12 @@ use serde::Serialize;
 
 /// How often the sweeper runs.
 pub const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
-/// A lease not renewed for this long passes to another replica.
-pub const LEASE_TTL: i64 = 90;
+/// A lease not renewed for this long (seconds) passes to another replica.
+pub const LEASE_TTL: i64 = 8;
+/// How often every replica takes or renews the leases, sweeping or not: the holder keeps its
+/// lease through a long sweep, and a survivor takes a dead holder's within `LEASE_TTL` + 1 +
+/// this (11 s).
+pub const LEASE_RENEW: std::time::Duration = std::time::Duration::from_secs(2);
 /// The loops that run on one replica at a time.
 pub const LEASES: [&str; 1] = ["sweeper"];
 

@@ -146,6 +146,9 @@ pub struct Incident {
     pub signature: String,
     pub assignee_id: Option<i64>,
     pub assignee: Option<String>,
+    /// Who the opening page went to, in words: a username, `the fallback topic`, `the team's
+    /// owners` or `the escalation ladder`; none when nobody could be paged.
+    pub paged: Option<String>,
     pub acknowledged_by: Option<String>,
     pub acknowledged_at: Option<Timestamp>,
     pub snoozed_until: Option<Timestamp>,

@@ -1,8 +1,11 @@
 //! Schedules the background loops. Each is a tick function in `core`.
-//! - The sweeper runs every `SWEEP_EVERY` on one replica at a time: a lease row decides which.
+//! - The sweeper runs every `SWEEP_EVERY` on one replica at a time: a lease row decides which,
+//!   taken or renewed every `LEASE_RENEW` (through a long sweep too), so a dead holder is
+//!   replaced within seconds.
 //! - The notifier runs on every replica, woken at once when this replica queues a page and
-//!   every 30 s otherwise (for pages queued elsewhere, retries, reminders and the ladder). Its
-//!   claims are conditional updates, so replicas running it together still send each page once.
+//!   every `TICK` otherwise (for pages queued elsewhere or whose claim lapsed, retries, reminders
+//!   and the ladder). Its claims are conditional updates, so replicas running it together still
+//!   send each page once.
 //!
 //! - The event feed runs on every replica: it reads the `events` rows other transactions wrote
 //!   and hands them to this replica's live streams (`core::events`).
@@ -11,7 +14,7 @@
 //! page claims, so another replica takes over at once.
 
 use klaxon_core::paging::notifier::TICK;
-use klaxon_core::sweeper::{LEASE_TTL, SWEEP_EVERY};
+use klaxon_core::sweeper::{LEASE_RENEW, LEASE_TTL, SWEEP_EVERY};
 use klaxon_core::Core;
 use std::time::Duration;
 use tokio::sync::watch;
@@ -70,26 +73,52 @@ impl Loops {
 
 fn spawn_sweeper(core: Core, mut stopped: watch::Receiver<bool>) -> JoinHandle<()> {
     tokio::spawn(async move {
-        let mut every = tokio::time::interval(core.clock.tick(SWEEP_EVERY));
+        let mut every = tokio::time::interval(core.clock.tick(LEASE_RENEW));
         every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut last_sweep: Option<tokio::time::Instant> = None;
         loop {
             tokio::select! {
                 _ = every.tick() => {}
                 _ = stopped.changed() => return,
             }
             match core.take_lease("sweeper", &core.holder, LEASE_TTL).await {
-                Ok(true) => match core.sweep().await {
-                    Ok(r) if r != Default::default() => tracing::info!(
-                        expired = r.expired,
-                        resolved = r.incidents_resolved,
-                        archived = r.archived,
-                        "sweep"
-                    ),
-                    Ok(_) => {}
-                    Err(e) => tracing::warn!(error = %e, "sweep failed"),
-                },
-                Ok(false) => {}
-                Err(e) => tracing::warn!(error = %e, "sweeper lease"),
+                Ok(true) => {}
+                Ok(false) => {
+                    last_sweep = None;
+                    continue;
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "sweeper lease");
+                    continue;
+                }
+            }
+            if last_sweep.is_some_and(|t| t.elapsed() < core.clock.tick(SWEEP_EVERY)) {
+                continue;
+            }
+            last_sweep = Some(tokio::time::Instant::now());
+            // The lease is renewed while the sweep runs; every step of a sweep is a
+            // conditional update, so a sweep that outlives the lease does no harm.
+            let renewing = async {
+                loop {
+                    tokio::time::sleep(core.clock.tick(LEASE_RENEW)).await;
+                    if let Err(e) = core.take_lease("sweeper", &core.holder, LEASE_TTL).await {
+                        tracing::warn!(error = %e, "sweeper lease");
+                    }
+                }
+            };
+            let swept = tokio::select! {
+                r = core.sweep() => r,
+                () = renewing => unreachable!("renews until the sweep ends"),
+            };
+            match swept {
+                Ok(r) if r != Default::default() => tracing::info!(
+                    expired = r.expired,
+                    resolved = r.incidents_resolved,
+                    archived = r.archived,
+                    "sweep"
+                ),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "sweep failed"),
             }
         }
     })

@@ -275,8 +275,8 @@ async fn a_replica_killed_in_the_middle_of_a_sweep_is_replaced_and_finishes_it()
     w.replicas[victim].child.wait().await.unwrap();
     lock.rollback().await.unwrap();
 
-    // One lease period later the survivor takes the sweeper over and finishes the work.
-    w.advance(91);
+    // Once the lease lapses the survivor takes the sweeper over and finishes the work.
+    w.advance(klaxon_core::sweeper::LEASE_TTL + 1);
     until("every alert expired", || async {
         let left = w
             .count("SELECT COUNT(*) FROM alerts WHERE status = 'firing'")
@@ -407,7 +407,7 @@ async fn postgresql_restarted_under_load_loses_nothing_answered_and_the_loops_re
     let lost: Vec<_> = accepted.iter().filter(|a| !stored.contains(*a)).collect();
     assert!(lost.is_empty(), "answered 200 but not stored: {lost:?}");
     // The loops resumed on their own. A page published while its outcome could not be
-    // written is claimed until the claim lapses (a minute on the clock), then sent again:
+    // written is claimed until the claim lapses (seconds on the clock), then sent again:
     // at least once, never lost.
     w.advance(100);
     let incidents = w.count("SELECT COUNT(*) FROM incidents").await;
@@ -416,7 +416,7 @@ async fn postgresql_restarted_under_load_loses_nothing_answered_and_the_loops_re
         (paged.len() as i64 >= incidents).then_some(())
     })
     .await;
-    let renewed = w.now() + 90;
+    let renewed = w.now() + klaxon_core::sweeper::LEASE_TTL;
     until("the sweeper lease renewed", || async {
         let (expires,): (i64,) =
             sqlx::query_as("SELECT expires_at FROM leases WHERE name = 'sweeper'")

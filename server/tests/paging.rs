@@ -177,7 +177,8 @@ both!(
         );
         assert_eq!(d["pages"][0]["topic"], "payments-fallback");
 
-        // Without a fallback topic nobody is paged, and the timeline says why.
+        // Without a fallback topic and with no owner who can be reached (the owner has no
+        // topic), nobody is paged, and the timeline says why.
         app.post(
             &format!("/api/incidents/{incident}/acknowledge"),
             &w.admin,
@@ -198,7 +199,7 @@ both!(
         let d = app.detail(&w.admin, lonely).await;
         assert_eq!(
             timeline_texts(&d, "nobody_reachable"),
-            vec!["nobody paged: nobody is on call today and the team has no fallback topic"]
+            vec!["nobody paged: nobody is on call today, the team has no fallback topic and no owner can be reached"]
         );
         // Nothing to remind either.
         app.clock.advance(3 * 3600);

@@ -4,6 +4,8 @@
 mod common;
 
 use common::process::{until, LIMIT};
+use klaxon_core::paging::claim::CLAIM_FOR;
+use klaxon_core::sweeper::LEASE_TTL;
 use common::world::world;
 use common::Payload;
 use futures::future::join_all;
@@ -126,18 +128,99 @@ async fn a_replica_killed_mid_publish_is_replaced_and_every_page_arrives_once() 
     held.refuse();
     assert!(w.ntfy.published().is_empty());
 
-    // One lease period later (the clock is the test's), the survivor, woken by a page of its
-    // own, sends both pages and takes the sweeper over at its next tick.
-    w.advance(91);
+    // Once the claim lapses on the test's clock (seconds, not a minute), the survivor's next
+    // pass sends the page, and pages a new alert of its own.
+    w.advance(CLAIM_FOR + 1);
     w.fire(1, "after-kill").await;
     let published = w.ntfy.wait_for(2, LIMIT).await;
     assert_eq!(w.outbox_drained().await, 2);
     assert_eq!(w.ntfy.published().len(), 2, "no page twice");
     let incidents: BTreeSet<_> = published.iter().map(|p| p.click.clone()).collect();
     assert_eq!(incidents.len(), 2, "each incident paged once");
+    // The sweeper lease passes once it lapses too.
+    w.advance(LEASE_TTL - CLAIM_FOR);
     until("the survivor holding the sweeper lease", || async {
         let holder = w.sweeper_holder().await;
         (holder != first_holder && !holder.is_empty()).then_some(())
     })
     .await;
+}
+
+#[tokio::test]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "needs KLAXON_TEST_DATABASE_URL at build time"
+)]
+async fn a_frozen_replica_loses_its_claim_and_sends_nothing_when_it_wakes() {
+    let mut w = world(2).await;
+    until("replica 0 holding the sweeper lease", || async {
+        w.replicas[0]
+            .metrics()
+            .await
+            .contains("klaxon_lease_held{lease=\"sweeper\"} 1")
+            .then_some(())
+    })
+    .await;
+    let frozen_holder = w.sweeper_holder().await;
+    let mut held = w.ntfy.hold_next();
+    w.fire(0, "in-flight").await;
+    held.arrived().await;
+    w.replicas[0].signal("STOP");
+
+    // Frozen, it renews nothing: once the claim lapses the survivor sends the page.
+    w.advance(CLAIM_FOR + 1);
+    let published = w.ntfy.wait_for(1, LIMIT).await;
+    assert_eq!(published.len(), 1);
+    w.advance(LEASE_TTL - CLAIM_FOR);
+    until("the survivor holding the sweeper lease", || async {
+        let holder = w.sweeper_holder().await;
+        (holder != frozen_holder && !holder.is_empty()).then_some(())
+    })
+    .await;
+
+    // It wakes to a refused publish: its hold lapsed on its clock, so it writes no outcome and
+    // sends nothing again; it pages new alerts as before.
+    held.refuse();
+    w.replicas[0].signal("CONT");
+    w.fire(0, "after-waking").await;
+    w.ntfy.wait_for(2, LIMIT).await;
+    assert_eq!(w.outbox_drained().await, 2);
+    let published = w.ntfy.published();
+    assert_eq!(published.len(), 2, "each page once: {published:?}");
+    let incidents: BTreeSet<_> = published.iter().map(|p| p.click.clone()).collect();
+    assert_eq!(incidents.len(), 2);
+    assert_eq!(
+        w.count("SELECT COUNT(*) FROM pages WHERE state = 'sent'").await,
+        2
+    );
+}
+
+#[tokio::test]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "needs KLAXON_TEST_DATABASE_URL at build time"
+)]
+async fn a_slow_publish_keeps_its_claim_and_is_sent_once() {
+    let w = world(2).await;
+    let mut held = w.ntfy.hold_next();
+    w.fire(0, "slow").await;
+    held.arrived().await;
+    // Ten seconds on the clock, twice the claim, while the publish hangs: the replica renews
+    // its claim each second, so the other one never takes the page.
+    for _ in 0..10 {
+        w.advance(1);
+        let now = w.now();
+        until("the claim renewed", || async {
+            let left = w
+                .count("SELECT COALESCE(MIN(claimed_until), 0) FROM pages WHERE state = 'pending'")
+                .await;
+            (left >= now + CLAIM_FOR - 1).then_some(())
+        })
+        .await;
+    }
+    held.release();
+    w.ntfy.wait_for(1, LIMIT).await;
+    assert_eq!(w.outbox_drained().await, 1);
+    assert_eq!(w.ntfy.attempts(), 1, "never taken by the other replica");
+    assert_eq!(w.ntfy.published().len(), 1);
 }

@@ -440,6 +440,12 @@ both!(taking_over_now_brings_the_open_incidents_along, |app| {
     );
     let d = app.detail(&bob, owned).await;
     assert_eq!(d["assignee"], "alice", "an acknowledged incident stays put");
+    // Bob is paged at once, and reminded from then.
+    app.tick().await;
+    let handed = app.ntfy.take();
+    assert_eq!(handed.len(), 1);
+    assert_eq!(handed[0].topic, "bob-pager");
+    assert!(handed[0].message.contains("assigned to you"));
     app.clock.advance(30 * 60);
     app.tick().await;
     let reminders = app.ntfy.take();

@@ -110,7 +110,10 @@ fn IncidentRow(incident: Incident, team: String, now: Timestamp, me: i64) -> imp
     let who = match (&incident.assignee, mine) {
         (_, true) => "assigned to you".to_string(),
         (Some(name), false) => name.clone(),
-        (None, false) => "unassigned".to_string(),
+        (None, false) => match &incident.paged {
+            Some(paged) => format!("unassigned, paged {paged}"),
+            None => "unassigned, nobody paged".to_string(),
+        },
     };
     let class = format!(
         "incident sev-edge-{}{}",

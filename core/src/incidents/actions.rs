@@ -197,15 +197,19 @@ impl Core {
             .bind(id)
             .execute(&mut *tx)
             .await?;
+        let now = self.now();
         timeline(
             &mut tx,
             id,
-            self.now(),
+            now,
             TimelineKind::Assigned,
             Some(actor.user_id),
             &format!("assigned to {name}"),
         )
         .await?;
+        if incident.assignee_id != Some(user_id) {
+            crate::paging::handed_over(&mut tx, incident.team_id, &[id], user_id, now).await?;
+        }
         self.finish(tx, id).await
     }
 

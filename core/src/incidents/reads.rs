@@ -12,6 +12,9 @@ pub const MAX_LIMIT: i64 = 1000;
 
 pub(crate) const INCIDENT_COLUMNS: &str = "i.id, i.team_id, i.title, i.state, i.severity, i.group_key, i.signature, \
      i.assignee_id, (SELECT username FROM users WHERE id = i.assignee_id) AS assignee, \
+     CASE WHEN i.page_user_id IS NOT NULL THEN (SELECT username FROM users WHERE id = i.page_user_id) \
+       WHEN i.page_topic IS NOT NULL THEN 'the fallback topic' WHEN i.page_owners = 1 THEN 'the team''s owners' \
+       WHEN i.esc_step IS NOT NULL THEN 'the escalation ladder' END AS paged, \
      (SELECT username FROM users WHERE id = i.acknowledged_by) AS acknowledged_by, i.acknowledged_at, i.snoozed_until, i.resolved_at, \
      i.archived_at, i.created_at";
 
@@ -28,6 +31,7 @@ pub(crate) struct IncidentRow {
     signature: String,
     assignee_id: Option<i64>,
     assignee: Option<String>,
+    paged: Option<String>,
     acknowledged_by: Option<String>,
     acknowledged_at: Option<i64>,
     snoozed_until: Option<i64>,
@@ -48,6 +52,7 @@ impl From<IncidentRow> for Incident {
             signature: r.signature,
             assignee_id: r.assignee_id,
             assignee: r.assignee,
+            paged: r.paged,
             acknowledged_by: r.acknowledged_by,
             acknowledged_at: r.acknowledged_at.map(Timestamp),
             snoozed_until: r.snoozed_until.map(Timestamp),

@@ -3,6 +3,7 @@
 //! page, because SQLite has one writer and every PostgreSQL statement is a round trip.
 
 use super::all_clears;
+use super::claim::{Hold, CLAIM_FOR};
 use super::notifier::BATCH;
 use super::ntfy::{Message, PushError};
 use super::plan::{Claimed, Plan};
@@ -19,8 +20,6 @@ use klaxon_domain::incident::TimelineKind;
 use klaxon_domain::paging::{retry_delay, PageKind, GIVE_UP_AFTER};
 use std::collections::{BTreeMap, HashSet};
 
-/// A claimed page not confirmed within this long is tried again (its replica died mid-send).
-const CLAIM_FOR: i64 = 60;
 /// Publishes in flight at once.
 const PARALLEL: usize = 16;
 
@@ -93,14 +92,35 @@ impl Core {
             )
             .await?;
         claim.commit().await?;
-        let mut done = Delivered {
-            more: ids.len() as i64 == BATCH,
-            ..Delivered::default()
-        };
+        let more = ids.len() as i64 == BATCH;
         if pages.is_empty() {
-            return Ok(done);
+            return Ok(Delivered {
+                more,
+                ..Delivered::default()
+            });
         }
         pages.sort_by_key(|p| p.id);
+        let claimed: Vec<i64> = pages.iter().map(|p| p.id).collect();
+        let hold = Hold::new(now);
+        // The claims are renewed until the outcomes are written (see `claim`).
+        let mut done = tokio::select! {
+            done = self.deliver_claimed(holder, pages, &hold, now) => done?,
+            never = self.keep_claims(holder, &claimed, &hold) => match never {},
+        };
+        done.more = more;
+        Ok(done)
+    }
+
+    /// Plans the claimed pages, writes their tokens and cancellations in one transaction,
+    /// publishes them while the hold is valid, and records the outcomes in one transaction.
+    async fn deliver_claimed(
+        &self,
+        holder: &str,
+        pages: Vec<Claimed>,
+        hold: &Hold,
+        now: i64,
+    ) -> Result<Delivered> {
+        let mut done = Delivered::default();
         let plans = self.plan(pages, now).await?;
 
         let mut tx = self.db.begin().await?;
@@ -138,7 +158,7 @@ impl Core {
         tx.commit().await?;
 
         let started = std::time::Instant::now();
-        let outcomes = self.publish(plans).await;
+        let outcomes = self.publish(plans, hold).await;
         done.publishing = started.elapsed();
 
         let now = self.now();
@@ -147,12 +167,14 @@ impl Core {
         let mut tx = self.db.begin().await?;
         for (page, result) in &outcomes {
             match result {
-                Ok(()) => sent.push(page),
-                Err(e) => {
+                Some(Ok(())) => sent.push(page),
+                Some(Err(e)) => {
                     done.failed += 1;
                     let given_up = record_failure(&mut tx, holder, page, e, now).await?;
                     failed.push((page.kind, given_up));
                 }
+                // The claim lapsed: the page is another replica's now, or this one's next pass.
+                None => {}
             }
         }
         done.sent = sent.len() as u64;
@@ -190,11 +212,13 @@ impl Core {
     }
 
     /// Publishes the planned messages: `PARALLEL` incidents at a time, each incident's pages
-    /// one after another in the order they were queued.
+    /// one after another in the order they were queued. A page whose claim may have lapsed is
+    /// not sent, or abandoned mid-publish, and has no outcome (`None`).
     async fn publish(
         &self,
         plans: Vec<Plan>,
-    ) -> Vec<(Claimed, std::result::Result<(), PushError>)> {
+        hold: &Hold,
+    ) -> Vec<(Claimed, Option<std::result::Result<(), PushError>>)> {
         // Hand-off notices (no incident) share one queue.
         let mut by_incident: BTreeMap<Option<i64>, Vec<(Claimed, Message)>> = BTreeMap::new();
         for plan in plans {
@@ -212,13 +236,20 @@ impl Core {
                 async move {
                     let mut outcomes = Vec::with_capacity(pages.len());
                     for (page, message) in pages {
+                        if !hold.valid(self.now()) {
+                            outcomes.push((page, None));
+                            continue;
+                        }
                         let result = match &ntfy {
-                            Some(ntfy) => ntfy.publish(&message).await,
-                            None => Err(PushError {
+                            Some(ntfy) => tokio::select! {
+                                r = ntfy.publish(&message) => Some(r),
+                                () = self.lapsed(hold) => None,
+                            },
+                            None => Some(Err(PushError {
                                 reason: "no push service is configured (KLAXON_NTFY_URL)".into(),
                                 retry_after: None,
                                 outage: false,
-                            }),
+                            })),
                         };
                         outcomes.push((page, result));
                     }

@@ -5,7 +5,7 @@
 
 use super::escalation::{self, DueStep};
 use super::notifier::{Batch, BATCH};
-use super::{remind_many, resume_many, Paused, Reminder};
+use super::{remind_many, reminders_to, resume_many, Paused};
 use crate::timeline::{timelines, Entry};
 use crate::{Core, Result};
 use klaxon_domain::incident::TimelineKind;
@@ -15,8 +15,10 @@ use klaxon_domain::Duration;
 #[derive(sqlx::FromRow)]
 struct DueReminder {
     id: i64,
+    team_id: i64,
     page_topic: Option<String>,
     page_user_id: Option<i64>,
+    page_owners: i64,
     created_at: i64,
 }
 
@@ -112,26 +114,25 @@ impl Core {
             .fetch_in(
                 "UPDATE incidents SET reminded_at = $1 WHERE reminded_at <= $2 AND state = 'triggered' \
                  AND archived_at IS NULL AND snoozed_until IS NULL AND id IN ({ids}) \
-                 RETURNING id, page_topic, page_user_id, created_at",
+                 RETURNING id, team_id, page_topic, page_user_id, page_owners, created_at",
                 &[now.into(), (now - interval).into()],
                 &ids,
             )
             .await?;
         due.sort_by_key(|r| r.id);
-        let reminders: Vec<Reminder> = due
+        let due = due
             .into_iter()
-            .filter_map(|r| {
-                Some(Reminder {
-                    incident_id: r.id,
-                    topic: r.page_topic?,
-                    user_id: r.page_user_id,
-                    why: format!("unacknowledged for {}", Duration(now - r.created_at)),
-                })
+            .map(|r| {
+                let why = format!("unacknowledged for {}", Duration(now - r.created_at));
+                (r.id, r.team_id, r.page_topic, r.page_user_id, r.page_owners, why)
             })
             .collect();
+        let reminders = reminders_to(&mut tx, due).await?;
         remind_many(&mut tx, &reminders, now).await?;
         tx.commit().await?;
-        Ok(Batch::of(reminders.len(), &ids))
+        let mut reminded: Vec<i64> = reminders.iter().map(|r| r.incident_id).collect();
+        reminded.dedup();
+        Ok(Batch::of(reminded.len(), &ids))
     }
 }
 

@@ -4,12 +4,15 @@
 //!
 //! The opening topic is chosen in this order: the assignee's own topic (today's on-call, when
 //! enabled and subscribed); else the team's fallback topic from its escalation policy (a shared
-//! topic, so that page has no Acknowledge button); else nobody is paged and the timeline says
-//! why. Reminders and the all-clear reuse the opening topic.
+//! topic, so that page has no Acknowledge button); else, for a team without a ladder, every
+//! owner who can be reached, each with a page of their own; else nobody is paged and the
+//! timeline says why. Reminders and the all-clear reuse the opening topic (or the owners).
 
+pub mod claim;
 mod delivery;
 mod due;
 pub mod escalation;
+mod handover;
 pub mod message;
 pub mod notifier;
 pub mod ntfy;
@@ -25,6 +28,8 @@ use klaxon_domain::incident::TimelineKind;
 use klaxon_domain::paging::{EscalationPolicy, PageKind};
 use sqlx::AnyConnection;
 use std::collections::{HashMap, HashSet};
+
+pub(crate) use handover::handed_over;
 
 /// A user who can be paged now.
 #[derive(Debug, Clone)]
@@ -59,6 +64,40 @@ pub(crate) async fn reach_user(
             topic,
         }),
     })
+}
+
+/// The owners of each team who can be paged now (enabled, with a topic), by team, in name order.
+pub(crate) async fn reachable_owners(
+    conn: &mut AnyConnection,
+    team_ids: &[i64],
+) -> Result<HashMap<i64, Vec<Reached>>> {
+    let mut teams = team_ids.to_vec();
+    teams.sort_unstable();
+    teams.dedup();
+    let mut by_team: HashMap<i64, Vec<Reached>> = HashMap::new();
+    if teams.is_empty() {
+        return Ok(by_team);
+    }
+    let list = teams
+        .iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    let rows: Vec<(i64, i64, String, String)> = sqlx::query_as(&format!(
+        "SELECT m.team_id, u.id, u.username, u.push_topic FROM team_members m JOIN users u ON u.id = m.user_id \
+         WHERE m.role = 'owner' AND u.disabled = 0 AND u.push_topic IS NOT NULL AND m.team_id IN ({list}) \
+         ORDER BY u.username"
+    ))
+    .fetch_all(&mut *conn)
+    .await?;
+    for (team_id, user_id, username, topic) in rows {
+        by_team.entry(team_id).or_default().push(Reached {
+            user_id,
+            username,
+            topic,
+        });
+    }
+    Ok(by_team)
 }
 
 /// A maintenance window of the team that was to end at `old_end` ended at `now`: what it held
@@ -124,26 +163,6 @@ pub(crate) struct NewPage {
     pub topic: String,
     pub user_id: Option<i64>,
     pub detail: String,
-}
-
-/// Queues a page; false when the rule below held it back.
-pub(crate) async fn enqueue(
-    tx: &mut Tx,
-    incident_id: i64,
-    kind: PageKind,
-    topic: &str,
-    user_id: Option<i64>,
-    detail: &str,
-    now: i64,
-) -> Result<bool> {
-    let page = NewPage {
-        incident_id,
-        kind,
-        topic: topic.to_string(),
-        user_id,
-        detail: detail.to_string(),
-    };
-    Ok(enqueue_many(tx, &[page], now).await?[0])
 }
 
 /// Queues pages in one insert; returns, for each, whether it was queued. A page that
@@ -220,6 +239,14 @@ pub(crate) async fn enqueue_many(tx: &mut Tx, pages: &[NewPage], now: i64) -> Re
     Ok(queued)
 }
 
+/// Where an incident's opening page goes.
+enum Opening {
+    User(Reached),
+    Fallback(String, String),
+    Owners(Vec<Reached>, String),
+    Nobody(String),
+}
+
 /// A new incident: choose the opening topic, queue the opening page, and start reminders or,
 /// when the team has a ladder, put it on level 1 (entered by the notifier on its next pass).
 pub(crate) async fn opened(
@@ -235,37 +262,77 @@ pub(crate) async fn opened(
         Some(user) => reach_user(tx, team_id, user).await?,
         None => Err("nobody is on call today".to_string()),
     };
-    let chosen = match (assignee, &policy.fallback_topic) {
-        (Ok(r), _) => Some((r.topic, Some(r.user_id), format!("paging {}", r.username))),
-        (Err(why), Some(topic)) => Some((
-            topic.to_string(),
+    let opening = match (assignee, &policy.fallback_topic) {
+        (Ok(r), _) => Opening::User(r),
+        (Err(why), Some(topic)) => Opening::Fallback(topic.to_string(), why),
+        // A ladder pages its first level at once; without one the owners are the last resort.
+        (Err(why), None) if ladder => Opening::Nobody(why),
+        (Err(why), None) => match reachable_owners(tx, &[team_id]).await?.remove(&team_id) {
+            Some(owners) => Opening::Owners(owners, why),
+            None => Opening::Nobody(why),
+        },
+    };
+    let (topic, user, owners, pages, text) = match opening {
+        Opening::User(r) => (
+            Some(r.topic.clone()),
+            Some(r.user_id),
+            false,
+            vec![(r.topic, Some(r.user_id))],
+            format!("paging {}", r.username),
+        ),
+        Opening::Fallback(topic, why) => (
+            Some(topic.clone()),
             None,
+            false,
+            vec![(topic.clone(), None)],
             format!("{why}: paging the fallback topic {topic}"),
-        )),
-        (Err(why), None) => {
-            timeline(
-                tx,
-                incident_id,
-                now,
-                TimelineKind::NobodyReachable,
-                None,
-                &format!("nobody paged: {why} and the team has no fallback topic"),
-            )
-            .await?;
-            None
+        ),
+        Opening::Owners(owners, why) => {
+            let names: Vec<&str> = owners.iter().map(|o| o.username.as_str()).collect();
+            let text = format!(
+                "{why} and the team has no fallback topic: paging its owners {}",
+                names.join(", ")
+            );
+            let pages = owners.iter().map(|o| (o.topic.clone(), Some(o.user_id)));
+            (None, None, true, pages.collect(), text)
+        }
+        Opening::Nobody(why) => {
+            let text = if ladder {
+                format!("{why}: the escalation ladder pages its first level")
+            } else {
+                format!("nobody paged: {why}, the team has no fallback topic and no owner can be reached")
+            };
+            let kind = if ladder {
+                TimelineKind::Paged
+            } else {
+                TimelineKind::NobodyReachable
+            };
+            timeline(tx, incident_id, now, kind, None, &text).await?;
+            (None, None, false, Vec::new(), String::new())
         }
     };
-    if let Some((topic, user, text)) = chosen {
+    if !pages.is_empty() {
         sqlx::query(
-            "UPDATE incidents SET page_topic = $1, page_user_id = $2, reminded_at = $3 WHERE id = $4",
+            "UPDATE incidents SET page_topic = $1, page_user_id = $2, page_owners = $3, reminded_at = $4 WHERE id = $5",
         )
-        .bind(&topic)
+        .bind(topic)
         .bind(user)
+        .bind(i64::from(owners))
         .bind(if ladder { None } else { Some(now) })
         .bind(incident_id)
         .execute(&mut **tx)
         .await?;
-        enqueue(tx, incident_id, PageKind::Opening, &topic, user, "", now).await?;
+        let pages: Vec<NewPage> = pages
+            .into_iter()
+            .map(|(topic, user_id)| NewPage {
+                incident_id,
+                kind: PageKind::Opening,
+                topic,
+                user_id,
+                detail: String::new(),
+            })
+            .collect();
+        enqueue_many(tx, &pages, now).await?;
         timeline(tx, incident_id, now, TimelineKind::Paged, None, &text).await?;
     }
     if ladder {
@@ -282,14 +349,16 @@ pub(crate) async fn opened(
 #[derive(sqlx::FromRow)]
 pub(crate) struct Cleared {
     pub id: i64,
+    pub team_id: i64,
     pub opening_sent: i64,
     pub page_topic: Option<String>,
     pub page_user_id: Option<i64>,
+    pub page_owners: i64,
 }
 
 impl Cleared {
     /// What a statement returns to be read as a `Cleared`.
-    pub const COLUMNS: &str = "id, opening_sent, page_topic, page_user_id";
+    pub const COLUMNS: &str = "id, team_id, opening_sent, page_topic, page_user_id, page_owners";
 }
 
 /// Resolved incidents: an all-clear to the opening topic of each whose opening page was sent.
@@ -298,27 +367,56 @@ impl Cleared {
 /// whichever runs second sees the other's change, and each incident comes here once.
 /// Returns the incidents whose all-clear it queued.
 pub(crate) async fn all_clears(tx: &mut Tx, rows: &[Cleared], now: i64) -> Result<Vec<i64>> {
-    let mut pages: Vec<NewPage> = rows
+    let sent: Vec<&Cleared> = rows.iter().filter(|r| r.opening_sent == 1).collect();
+    let owners_of: Vec<i64> = sent
         .iter()
-        .filter(|r| r.opening_sent == 1)
-        .filter_map(|r| {
-            Some(NewPage {
+        .filter(|r| r.page_owners == 1)
+        .map(|r| r.team_id)
+        .collect();
+    let owners = reachable_owners(tx, &owners_of).await?;
+    let mut pages: Vec<NewPage> = Vec::new();
+    for r in sent {
+        for (topic, user_id) in recipients(r.page_topic.as_deref(), r.page_user_id, r.page_owners, &owners, r.team_id) {
+            pages.push(NewPage {
                 incident_id: r.id,
                 kind: PageKind::AllClear,
-                topic: r.page_topic.clone()?,
-                user_id: r.page_user_id,
+                topic,
+                user_id,
                 detail: String::new(),
-            })
-        })
-        .collect();
+            });
+        }
+    }
     pages.sort_by_key(|p| p.incident_id);
     let queued = enqueue_many(tx, &pages, now).await?;
-    Ok(pages
+    let mut cleared: Vec<i64> = pages
         .iter()
         .zip(queued)
         .filter(|(_, q)| *q)
         .map(|(p, _)| p.incident_id)
-        .collect())
+        .collect();
+    cleared.dedup();
+    Ok(cleared)
+}
+
+/// Who an incident's later pages (reminders, the all-clear) go to: its opening topic, or when
+/// its owners were paged, every owner who can be reached now.
+pub(crate) fn recipients(
+    topic: Option<&str>,
+    user_id: Option<i64>,
+    page_owners: i64,
+    owners: &HashMap<i64, Vec<Reached>>,
+    team_id: i64,
+) -> Vec<(String, Option<i64>)> {
+    match topic {
+        Some(topic) => vec![(topic.to_string(), user_id)],
+        None if page_owners == 1 => owners
+            .get(&team_id)
+            .into_iter()
+            .flatten()
+            .map(|o| (o.topic.clone(), Some(o.user_id)))
+            .collect(),
+        None => Vec::new(),
+    }
 }
 
 /// A reminder to queue, for `remind_many`.
@@ -327,6 +425,32 @@ pub(crate) struct Reminder {
     pub topic: String,
     pub user_id: Option<i64>,
     pub why: String,
+}
+
+/// Reminders to each incident's recipients (`recipients`): `(incident, team, opening topic,
+/// its user, page_owners, why)`.
+pub(crate) async fn reminders_to(
+    conn: &mut AnyConnection,
+    due: Vec<(i64, i64, Option<String>, Option<i64>, i64, String)>,
+) -> Result<Vec<Reminder>> {
+    let owners_of: Vec<i64> = due
+        .iter()
+        .filter(|d| d.4 == 1 && d.2.is_none())
+        .map(|d| d.1)
+        .collect();
+    let owners = reachable_owners(conn, &owners_of).await?;
+    let mut reminders = Vec::new();
+    for (incident_id, team_id, topic, user_id, page_owners, why) in due {
+        for (topic, user_id) in recipients(topic.as_deref(), user_id, page_owners, &owners, team_id) {
+            reminders.push(Reminder {
+                incident_id,
+                topic,
+                user_id,
+                why: why.clone(),
+            });
+        }
+    }
+    Ok(reminders)
 }
 
 /// Re-pages the opening topics, with a timeline entry each. The caller has moved
@@ -381,6 +505,8 @@ pub(crate) async fn remind_many(tx: &mut Tx, reminders: &[Reminder], now: i64) -
 #[derive(sqlx::FromRow)]
 pub(crate) struct Paused {
     pub id: i64,
+    pub team_id: i64,
+    pub page_owners: i64,
     #[sqlx(try_from = "String")]
     pub state: IncidentState,
     pub archived_at: Option<i64>,
@@ -394,7 +520,7 @@ pub(crate) struct Paused {
 impl Paused {
     /// What a statement returns to be read as a `Paused`.
     pub const COLUMNS: &str =
-        "id, state, archived_at, reminded_at, esc_step, esc_due_at, page_topic, page_user_id";
+        "id, team_id, page_owners, state, archived_at, reminded_at, esc_step, esc_due_at, page_topic, page_user_id";
 }
 
 /// A snooze ended (expired or lifted by hand) on a still-untouched incident: paging resumes
@@ -414,22 +540,25 @@ pub(crate) async fn resume(tx: &mut Tx, incident_id: i64, now: i64) -> Result<bo
 /// `resume` for a batch of incidents whose snooze ended; returns how many queued work.
 pub(crate) async fn resume_many(tx: &mut Tx, rows: &[Paused], now: i64) -> Result<usize> {
     let mut ladder = Vec::new();
-    let mut reminders = Vec::new();
+    let mut due = Vec::new();
     for r in rows {
         if r.state != IncidentState::Triggered || r.archived_at.is_some() {
             continue;
         }
         if r.esc_step.is_some() && r.esc_due_at.is_some() {
             ladder.push(r.id);
-        } else if let (Some(_), Some(topic)) = (r.reminded_at, &r.page_topic) {
-            reminders.push(Reminder {
-                incident_id: r.id,
-                topic: topic.clone(),
-                user_id: r.page_user_id,
-                why: "snooze ended".into(),
-            });
+        } else if r.reminded_at.is_some() && (r.page_topic.is_some() || r.page_owners == 1) {
+            due.push((
+                r.id,
+                r.team_id,
+                r.page_topic.clone(),
+                r.page_user_id,
+                r.page_owners,
+                "snooze ended".to_string(),
+            ));
         }
     }
+    let reminders = reminders_to(tx, due).await?;
     // The current level again: one step back (the step counts levels entered), due now.
     tx.execute_in(
         "UPDATE incidents SET esc_step = CASE WHEN esc_step > 0 THEN esc_step - 1 ELSE 0 END, esc_due_at = $1 WHERE id IN ({ids})",
@@ -437,7 +566,8 @@ pub(crate) async fn resume_many(tx: &mut Tx, rows: &[Paused], now: i64) -> Resul
         &ladder,
     )
     .await?;
-    let reminded: Vec<i64> = reminders.iter().map(|r| r.incident_id).collect();
+    let mut reminded: Vec<i64> = reminders.iter().map(|r| r.incident_id).collect();
+    reminded.dedup();
     tx.execute_in(
         "UPDATE incidents SET reminded_at = $1 WHERE id IN ({ids})",
         &[now.into()],
@@ -445,5 +575,5 @@ pub(crate) async fn resume_many(tx: &mut Tx, rows: &[Paused], now: i64) -> Resul
     )
     .await?;
     remind_many(tx, &reminders, now).await?;
-    Ok(ladder.len() + reminders.len())
+    Ok(ladder.len() + reminded.len())
 }

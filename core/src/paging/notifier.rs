@@ -6,8 +6,13 @@
 use crate::{Core, Error, Result};
 use serde::Serialize;
 
-/// The safety-net interval; a queued page wakes the notifier at once.
-pub const TICK: std::time::Duration = std::time::Duration::from_secs(30);
+/// The safety-net interval; a queued page wakes the notifier at once. Short, so a page whose
+/// replica died is taken soon after its claim lapses (`claim`), and a retry goes when due; an
+/// idle pass is a few indexed reads outside any transaction.
+pub const TICK: std::time::Duration = std::time::Duration::from_secs(2);
+/// A replica whose notifier has not finished a pass for this long (seconds) is degraded: a
+/// pass may wait on a slow push service for a while, so this is not a small multiple of `TICK`.
+pub const STALLED_AFTER: i64 = 60;
 /// Rows claimed per transaction: a few statements each, so a pass's fixed cost stays small,
 /// and a transaction holds its locks for tens of milliseconds at most.
 pub(super) const BATCH: i64 = 1000;

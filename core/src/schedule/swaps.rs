@@ -237,28 +237,18 @@ impl Core {
         if moved == 0 {
             return Err(changed_meanwhile(&today));
         }
-        // Reminders and the all-clear follow the incidents to the new holder when they can be
-        // reached; otherwise they keep going where they went.
-        let reached = crate::paging::reach_user(&mut tx, team_id, target)
-            .await?
-            .ok();
-        let set = if reached.is_some() {
-            "assignee_id = $1, page_user_id = $1, page_topic = $4"
-        } else {
-            "assignee_id = $1"
-        };
-        let sql = format!(
-            "UPDATE incidents SET {set} WHERE team_id = $2 AND state = 'triggered' AND archived_at IS NULL \
-             AND (assignee_id IS NULL OR assignee_id = $3) RETURNING id"
-        );
-        let mut reassign = sqlx::query_as(&sql)
-            .bind(target)
-            .bind(team_id)
-            .bind(outgoing);
-        if let Some(r) = reached {
-            reassign = reassign.bind(r.topic);
-        }
-        let reassigned: Vec<(i64,)> = reassign.fetch_all(&mut *tx).await?;
+        let reassigned: Vec<(i64,)> = sqlx::query_as(
+            "UPDATE incidents SET assignee_id = $1 WHERE team_id = $2 AND state = 'triggered' AND archived_at IS NULL \
+             AND (assignee_id IS NULL OR assignee_id = $3) RETURNING id",
+        )
+        .bind(target)
+        .bind(team_id)
+        .bind(outgoing)
+        .fetch_all(&mut *tx)
+        .await?;
+        let ids: Vec<i64> = reassigned.iter().map(|r| r.0).collect();
+        // Pages follow the incidents to the new holder when they can be reached.
+        crate::paging::handed_over(&mut tx, team_id, &ids, target, now).await?;
         let entries: Vec<Entry> = reassigned
             .iter()
             .map(|(id,)| Entry {
@@ -300,6 +290,7 @@ impl Core {
         )
         .await?;
         tx.commit().await?;
+        self.wake_notifier();
         Ok(ScheduleEntry {
             team_id,
             date: today,

@@ -1,0 +1,93 @@
+//! A replica's claim on the pages it is delivering: short, renewed while it works, and trusted
+//! only while it cannot have lapsed.
+//!
+//! A claim is `claimed_by`/`claimed_until` on the page row. It lasts `CLAIM_FOR` seconds and
+//! the replica renews it every second until the batch's outcomes are written, so a replica
+//! that is alive but slow (a push service taking its time) keeps its pages. A replica that dies,
+//! is frozen or loses the database stops renewing, and another replica's pass (every 2 s) takes
+//! the pages once the claim has lapsed: within `CLAIM_FOR` + 1 + 2 s of the last renewal.
+//!
+//! Why not a row lock held in an open PostgreSQL transaction, which the database drops with a
+//! dead connection? A frozen process keeps its connection open (the kernel still answers for
+//! it), so the lock would never pass, and SQLite has no such lock; a lapse in time covers kill,
+//! freeze and a cut network alike, on both databases.
+//!
+//! It cannot send twice outside the publish itself: before each publish, and during it, the
+//! replica checks that its last renewal is recent enough that the claim has a second left
+//! (`Hold::valid`); when not, it does not start the publish, or abandons the one in flight,
+//! and writes no outcome. A frozen replica that wakes finds its hold lapsed on its clock and
+//! sends nothing more; every outcome it writes is conditional on `claimed_by` still naming it.
+
+use crate::db::Backend;
+use crate::{Core, Result};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::Duration;
+
+/// Seconds a claim lasts without renewal.
+pub const CLAIM_FOR: i64 = 5;
+/// How often a replica renews the claims of the batch it works on.
+const RENEW_EVERY: Duration = Duration::from_secs(1);
+
+/// This replica's hold on a claimed batch: the clock second of its last renewal.
+pub(super) struct Hold {
+    renewed_at: AtomicI64,
+}
+
+impl Hold {
+    pub fn new(claimed_at: i64) -> Hold {
+        Hold {
+            renewed_at: AtomicI64::new(claimed_at),
+        }
+    }
+
+    /// True while the claim has at least a second left, whatever the clock of another replica
+    /// says within a second of this one.
+    pub fn valid(&self, now: i64) -> bool {
+        now < self.renewed_at.load(Ordering::SeqCst) + CLAIM_FOR - 1
+    }
+}
+
+impl Core {
+    /// Renews the batch's claims every second, for ever: run beside the work on the batch and
+    /// dropped with it. A renewal that fails leaves the hold to lapse.
+    pub(super) async fn keep_claims(
+        &self,
+        holder: &str,
+        ids: &[i64],
+        hold: &Hold,
+    ) -> std::convert::Infallible {
+        loop {
+            tokio::time::sleep(self.clock.tick(RENEW_EVERY)).await;
+            let now = self.now();
+            match self.renew(holder, ids, now).await {
+                Ok(()) => hold.renewed_at.store(now, Ordering::SeqCst),
+                Err(e) => tracing::warn!(error = %e, "could not renew page claims"),
+            }
+        }
+    }
+
+    async fn renew(&self, holder: &str, ids: &[i64], now: i64) -> Result<()> {
+        let sql = "UPDATE pages SET claimed_until = $1 WHERE claimed_by = $2 AND state = 'pending' AND id IN ({ids})";
+        let args = [(now + CLAIM_FOR).into(), holder.into()];
+        // SQLite: the writer's turn; PostgreSQL: a plain statement per chunk.
+        match self.db.backend {
+            Backend::Sqlite => {
+                let mut tx = self.db.begin().await?;
+                tx.execute_in(sql, &args, ids).await?;
+                tx.commit().await
+            }
+            Backend::Postgres => {
+                let mut conn = self.db.pool.acquire().await?;
+                crate::db::execute_in(&mut conn, self.db.backend, sql, &args, ids).await?;
+                Ok(())
+            }
+        }
+    }
+
+    /// Resolves once the hold is no longer valid (checked every tenth of a second).
+    pub(super) async fn lapsed(&self, hold: &Hold) {
+        while hold.valid(self.now()) {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
