@@ -149,6 +149,14 @@ impl Core {
         Ok(core)
     }
 
+    /// This service with the database's paging lane (`Db::paging_lane`), for the notifier.
+    pub fn paging_lane(&self) -> Core {
+        Core {
+            db: self.db.paging_lane(),
+            ..self.clone()
+        }
+    }
+
     /// Tells this replica's notifier that pages are waiting.
     pub fn wake_notifier(&self) {
         self.wake.notify_one();

@@ -124,12 +124,14 @@ fn spawn_sweeper(core: Core, mut stopped: watch::Receiver<bool>) -> JoinHandle<(
     })
 }
 
-/// Runs a notifier pass whenever woken, and at least every `TICK`, until `stopped` changes.
+/// Runs a notifier pass whenever woken, and at least every `TICK`, until `stopped` changes,
+/// on the database's paging lane.
 pub fn spawn_notifier(
     core: Core,
     holder: String,
     mut stopped: watch::Receiver<bool>,
 ) -> JoinHandle<()> {
+    let core = core.paging_lane();
     tokio::spawn(async move {
         loop {
             match core.notify_tick(&holder).await {

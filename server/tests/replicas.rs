@@ -4,11 +4,11 @@
 mod common;
 
 use common::process::{until, LIMIT};
-use klaxon_core::paging::claim::CLAIM_FOR;
-use klaxon_core::sweeper::LEASE_TTL;
 use common::world::world;
 use common::Payload;
 use futures::future::join_all;
+use klaxon_core::paging::claim::CLAIM_FOR;
+use klaxon_core::sweeper::LEASE_TTL;
 use serde_json::json;
 use std::collections::BTreeSet;
 
@@ -152,7 +152,7 @@ async fn a_replica_killed_mid_publish_is_replaced_and_every_page_arrives_once() 
     ignore = "needs KLAXON_TEST_DATABASE_URL at build time"
 )]
 async fn a_frozen_replica_loses_its_claim_and_sends_nothing_when_it_wakes() {
-    let mut w = world(2).await;
+    let w = world(2).await;
     until("replica 0 holding the sweeper lease", || async {
         w.replicas[0]
             .metrics()
@@ -190,7 +190,8 @@ async fn a_frozen_replica_loses_its_claim_and_sends_nothing_when_it_wakes() {
     let incidents: BTreeSet<_> = published.iter().map(|p| p.click.clone()).collect();
     assert_eq!(incidents.len(), 2);
     assert_eq!(
-        w.count("SELECT COUNT(*) FROM pages WHERE state = 'sent'").await,
+        w.count("SELECT COUNT(*) FROM pages WHERE state = 'sent'")
+            .await,
         2
     );
 }

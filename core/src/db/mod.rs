@@ -16,7 +16,8 @@ use std::time::Duration;
 /// A write transaction on either backend. On SQLite it also holds this process's writer turn:
 /// writers queue on a fair async mutex instead of in SQLite's busy handler, which sleeps in
 /// growing steps (up to 100 ms each) and lets a steady stream of writers starve one of them —
-/// measured as seconds of page latency under webhook load.
+/// measured as seconds of page latency under webhook load. The notifier's lane (`paging_lane`)
+/// does not queue behind the others: it waits for at most the one transaction being written.
 pub struct Tx {
     tx: sqlx::Transaction<'static, sqlx::Any>,
     _turn: Option<tokio::sync::OwnedMutexGuard<()>>,
@@ -55,6 +56,12 @@ pub struct Db {
     pub backend: Backend,
     /// SQLite's one writer, taken in turn by this process's write transactions.
     writer: std::sync::Arc<tokio::sync::Mutex<()>>,
+    /// Where ordinary writers queue for the writer's turn, one at a time, so the paging lane
+    /// (`None` here) finds at most one of them ahead of it.
+    queue: Option<std::sync::Arc<tokio::sync::Mutex<()>>>,
+    /// The paging lane's own connections: a flood of requests waiting for a connection of
+    /// `pool` never holds a page back.
+    lane_pool: AnyPool,
     /// What it was opened with; PostgreSQL's `LISTEN` needs a connection of its own.
     pub(crate) url: std::sync::Arc<str>,
 }
@@ -122,10 +129,40 @@ impl Db {
                 "database URL must start with postgres:// or sqlite://".into(),
             ));
         };
-        let mut options = AnyPoolOptions::new().acquire_timeout(Duration::from_secs(10));
+        let connections = if backend == Backend::Sqlite { 8 } else { 16 };
+        let pool = Self::options(backend, connections).connect(&url).await?;
+        if backend == Backend::Sqlite {
+            // WAL lets readers proceed during a write; the mode is stored in the file itself.
+            pool.execute("PRAGMA journal_mode = WAL").await?;
+        }
+        Ok(Db {
+            pool,
+            backend,
+            writer: Default::default(),
+            queue: Some(Default::default()),
+            lane_pool: Self::options(backend, 2).connect_lazy(&url)?,
+            url: url.into(),
+        })
+    }
+
+    /// The same database for the notifier: its own two connections, and on SQLite the next
+    /// writer's turn whoever else waits. Paging is a few short transactions per batch; behind
+    /// 64 webhook transactions each, a page waited most of a second.
+    pub fn paging_lane(&self) -> Db {
+        Db {
+            pool: self.lane_pool.clone(),
+            queue: None,
+            ..self.clone()
+        }
+    }
+
+    fn options(backend: Backend, connections: u32) -> AnyPoolOptions {
+        let mut options = AnyPoolOptions::new()
+            .acquire_timeout(Duration::from_secs(10))
+            .max_connections(connections);
         if backend == Backend::Sqlite {
             // Per-connection pragmas: enforce foreign keys, wait for the writer instead of failing.
-            options = options.max_connections(8).after_connect(|conn, _| {
+            options = options.after_connect(|conn, _| {
                 Box::pin(async move {
                     conn.execute("PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000; PRAGMA synchronous = NORMAL;")
                         .await?;
@@ -135,7 +172,7 @@ impl Db {
         } else {
             // Plan each execution with its parameters: a generic plan cached while a table was
             // small can keep scanning it after it grows (without autovacuum it never heals).
-            options = options.max_connections(16).after_connect(|conn, _| {
+            options = options.after_connect(|conn, _| {
                 Box::pin(async move {
                     conn.execute("SET plan_cache_mode = force_custom_plan")
                         .await?;
@@ -143,17 +180,7 @@ impl Db {
                 })
             });
         }
-        let pool = options.connect(&url).await?;
-        if backend == Backend::Sqlite {
-            // WAL lets readers proceed during a write; the mode is stored in the file itself.
-            pool.execute("PRAGMA journal_mode = WAL").await?;
-        }
-        Ok(Db {
-            pool,
-            backend,
-            writer: Default::default(),
-            url: url.into(),
-        })
+        options
     }
 
     pub async fn migrate(&self) -> Result<()> {
@@ -178,7 +205,12 @@ impl Db {
     pub async fn begin(&self) -> Result<Tx> {
         Ok(match self.backend {
             Backend::Sqlite => {
+                let queued = match &self.queue {
+                    Some(queue) => Some(queue.lock().await),
+                    None => None,
+                };
                 let turn = self.writer.clone().lock_owned().await;
+                drop(queued);
                 Tx {
                     tx: self.pool.begin_with("BEGIN IMMEDIATE").await?,
                     _turn: Some(turn),

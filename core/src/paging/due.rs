@@ -5,7 +5,7 @@
 
 use super::escalation::{self, DueStep};
 use super::notifier::{Batch, BATCH};
-use super::{remind_many, reminders_to, resume_many, Paused};
+use super::{remind_many, reminders_to, resume_many, Owed, Paused};
 use crate::timeline::{timelines, Entry};
 use crate::{Core, Result};
 use klaxon_domain::incident::TimelineKind;
@@ -122,9 +122,13 @@ impl Core {
         due.sort_by_key(|r| r.id);
         let due = due
             .into_iter()
-            .map(|r| {
-                let why = format!("unacknowledged for {}", Duration(now - r.created_at));
-                (r.id, r.team_id, r.page_topic, r.page_user_id, r.page_owners, why)
+            .map(|r| Owed {
+                incident_id: r.id,
+                team_id: r.team_id,
+                topic: r.page_topic,
+                user_id: r.page_user_id,
+                page_owners: r.page_owners,
+                why: format!("unacknowledged for {}", Duration(now - r.created_at)),
             })
             .collect();
         let reminders = reminders_to(&mut tx, due).await?;

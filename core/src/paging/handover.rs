@@ -63,11 +63,7 @@ pub(crate) async fn handed_over(
              reminded_at = CASE WHEN esc_step IS NOT NULL THEN reminded_at \
                WHEN reminded_at > $3 THEN reminded_at ELSE $3 END \
              WHERE id IN ({ids}) RETURNING id, opening_sent, snoozed_until",
-            &[
-                reached.topic.as_str().into(),
-                user_id.into(),
-                now.into(),
-            ],
+            &[reached.topic.as_str().into(), user_id.into(), now.into()],
             &incidents,
         )
         .await?;

@@ -376,7 +376,13 @@ pub(crate) async fn all_clears(tx: &mut Tx, rows: &[Cleared], now: i64) -> Resul
     let owners = reachable_owners(tx, &owners_of).await?;
     let mut pages: Vec<NewPage> = Vec::new();
     for r in sent {
-        for (topic, user_id) in recipients(r.page_topic.as_deref(), r.page_user_id, r.page_owners, &owners, r.team_id) {
+        for (topic, user_id) in recipients(
+            r.page_topic.as_deref(),
+            r.page_user_id,
+            r.page_owners,
+            &owners,
+            r.team_id,
+        ) {
             pages.push(NewPage {
                 incident_id: r.id,
                 kind: PageKind::AllClear,
@@ -427,26 +433,41 @@ pub(crate) struct Reminder {
     pub why: String,
 }
 
-/// Reminders to each incident's recipients (`recipients`): `(incident, team, opening topic,
-/// its user, page_owners, why)`.
+/// An incident owed a reminder, with where its pages go and why it is reminded.
+pub(crate) struct Owed {
+    pub incident_id: i64,
+    pub team_id: i64,
+    pub topic: Option<String>,
+    pub user_id: Option<i64>,
+    pub page_owners: i64,
+    pub why: String,
+}
+
+/// Reminders to each incident's recipients (`recipients`).
 pub(crate) async fn reminders_to(
     conn: &mut AnyConnection,
-    due: Vec<(i64, i64, Option<String>, Option<i64>, i64, String)>,
+    due: Vec<Owed>,
 ) -> Result<Vec<Reminder>> {
     let owners_of: Vec<i64> = due
         .iter()
-        .filter(|d| d.4 == 1 && d.2.is_none())
-        .map(|d| d.1)
+        .filter(|d| d.page_owners == 1 && d.topic.is_none())
+        .map(|d| d.team_id)
         .collect();
     let owners = reachable_owners(conn, &owners_of).await?;
     let mut reminders = Vec::new();
-    for (incident_id, team_id, topic, user_id, page_owners, why) in due {
-        for (topic, user_id) in recipients(topic.as_deref(), user_id, page_owners, &owners, team_id) {
+    for d in due {
+        for (topic, user_id) in recipients(
+            d.topic.as_deref(),
+            d.user_id,
+            d.page_owners,
+            &owners,
+            d.team_id,
+        ) {
             reminders.push(Reminder {
-                incident_id,
+                incident_id: d.incident_id,
                 topic,
                 user_id,
-                why: why.clone(),
+                why: d.why.clone(),
             });
         }
     }
@@ -548,14 +569,14 @@ pub(crate) async fn resume_many(tx: &mut Tx, rows: &[Paused], now: i64) -> Resul
         if r.esc_step.is_some() && r.esc_due_at.is_some() {
             ladder.push(r.id);
         } else if r.reminded_at.is_some() && (r.page_topic.is_some() || r.page_owners == 1) {
-            due.push((
-                r.id,
-                r.team_id,
-                r.page_topic.clone(),
-                r.page_user_id,
-                r.page_owners,
-                "snooze ended".to_string(),
-            ));
+            due.push(Owed {
+                incident_id: r.id,
+                team_id: r.team_id,
+                topic: r.page_topic.clone(),
+                user_id: r.page_user_id,
+                page_owners: r.page_owners,
+                why: "snooze ended".to_string(),
+            });
         }
     }
     let reminders = reminders_to(tx, due).await?;

@@ -22,6 +22,13 @@ pub struct PagingArgs {
     /// Incidents opened, one webhook each, one after another.
     #[arg(long, default_value_t = 1000)]
     incidents: usize,
+    /// Then a storm: this many concurrent senders (0: no storm), each webhook opening an
+    /// incident of its own, once with every incident paged and once with nobody to page.
+    #[arg(long, default_value_t = 64)]
+    storm_senders: usize,
+    /// Webhooks in each storm run.
+    #[arg(long, default_value_t = 4000)]
+    storm_webhooks: usize,
     /// A `postgres://…` URL: measure PostgreSQL in a throwaway schema. Default: a SQLite file.
     #[arg(long)]
     database_url: Option<String>,
@@ -166,12 +173,56 @@ pub(super) fn check_url(url: Option<&str>) -> Result<(), String> {
 
 pub async fn paging(args: PagingArgs) -> Result<(), String> {
     check_url(args.database_url.as_deref())?;
-    if args.incidents == 0 {
-        return Err("--incidents must be at least 1".into());
+    if args.incidents == 0 || (args.storm_senders > 0 && args.storm_webhooks == 0) {
+        return Err("--incidents and --storm-webhooks must be at least 1".into());
     }
+    let name = backend(args.database_url.as_deref());
+    let quiet = run_paging(&args, 1, args.incidents, true).await?;
+    println!(
+        "{name}: quiet: {} incidents, one webhook after another; webhook answered → ntfy publish received: \
+         p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+        args.incidents, quiet.p50_ms, quiet.p99_ms, quiet.max_ms
+    );
+    if args.storm_senders == 0 {
+        return Ok(());
+    }
+    let storm = run_paging(&args, args.storm_senders, args.storm_webhooks, true).await?;
+    let unpaged = run_paging(&args, args.storm_senders, args.storm_webhooks, false).await?;
+    println!(
+        "{name}: storm: {} webhooks from {} senders, an incident and a page each; webhook answered → \
+         ntfy publish received: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms; intake {:.0} alerts/s, \
+         {:.2}x the same storm with nobody to page ({:.0} alerts/s)",
+        args.storm_webhooks,
+        args.storm_senders,
+        storm.p50_ms,
+        storm.p99_ms,
+        storm.max_ms,
+        storm.alerts_per_s,
+        storm.alerts_per_s / unpaged.alerts_per_s,
+        unpaged.alerts_per_s,
+    );
+    Ok(())
+}
+
+/// What one paging run measured.
+struct PagingRun {
+    p50_ms: f64,
+    p99_ms: f64,
+    max_ms: f64,
+    alerts_per_s: f64,
+}
+
+/// Sends `webhooks` webhooks, each opening an incident, from `senders` concurrent senders to a
+/// fresh server with the real notifier loop; with `paged`, today's on-call has a topic and
+/// every incident is paged, else nobody can be (the same intake work, no pages).
+async fn run_paging(
+    args: &PagingArgs,
+    senders: usize,
+    webhooks: usize,
+    paged: bool,
+) -> Result<PagingRun, String> {
     let dir = tempfile::tempdir().map_err(err)?;
     let url = args.database_url.clone();
-    let name = backend(url.as_deref());
     with_db(url.as_deref(), dir.path(), "paging", |db| async move {
         let arrivals = Arrivals::default();
         let ntfy = arrivals.serve().await?;
@@ -192,35 +243,64 @@ pub async fn paging(args: PagingArgs) -> Result<(), String> {
         crate::loops::spawn_notifier(core.clone(), "bench".into(), stopped);
         let app = crate::app(core.clone()).into_make_service_with_connect_info::<SocketAddr>();
         let server = tokio::spawn(async move { axum::serve(listener, app).await });
-        let webhook = on_call_setup(&base).await?;
+        let webhook = if paged {
+            on_call_setup(&base).await?
+        } else {
+            super::bench_team(&reqwest::Client::new(), &base).await?.webhook
+        };
 
         let client = reqwest::Client::new();
-        let bodies: Vec<Bytes> = (0..args.incidents)
+        let bodies: Vec<Bytes> = (0..webhooks)
             .map(|i| Bytes::from(serde_json::to_vec(&one_alert(i)).unwrap_or_default()))
             .collect();
-        let mut sent = Vec::with_capacity(args.incidents);
         let started = Instant::now();
-        for body in bodies {
-            let t = Instant::now();
-            send_webhook(&client, &webhook, body).await?;
-            sent.push(t);
+        let mut tasks = tokio::task::JoinSet::new();
+        for s in 0..senders {
+            let (client, webhook) = (client.clone(), webhook.clone());
+            let mine: Vec<(usize, Bytes)> = (s..webhooks)
+                .step_by(senders)
+                .map(|i| (i, bodies[i].clone()))
+                .collect();
+            tasks.spawn(async move {
+                let mut answered = Vec::with_capacity(mine.len());
+                for (i, body) in mine {
+                    send_webhook(&client, &webhook, body).await?;
+                    answered.push((i, Instant::now()));
+                }
+                Ok::<_, String>(answered)
+            });
+        }
+        let mut answered = vec![started; webhooks];
+        while let Some(done) = tasks.join_next().await {
+            for (i, at) in done.map_err(err)?? {
+                answered[i] = at;
+            }
+        }
+        let intake = started.elapsed();
+        if !paged {
+            server.abort();
+            return Ok(PagingRun {
+                p50_ms: 0.0,
+                p99_ms: 0.0,
+                max_ms: 0.0,
+                alerts_per_s: webhooks as f64 / intake.as_secs_f64(),
+            });
         }
         arrivals
-            .wait_for(args.incidents, Duration::from_secs(120))
+            .wait_for(webhooks, Duration::from_secs(300))
             .await?;
-        let wall = started.elapsed();
         server.abort();
         let seen = arrivals.seen.lock().unwrap().clone();
-        let mut latencies: Vec<Duration> = (0..args.incidents)
+        let mut latencies: Vec<Duration> = (0..webhooks)
             .filter_map(|i| {
                 let at = seen.get(&title(i))?;
-                Some(at.saturating_duration_since(sent[i]))
+                Some(at.saturating_duration_since(answered[i]))
             })
             .collect();
-        if latencies.len() != args.incidents {
+        if latencies.len() != webhooks {
             return Err(format!(
                 "{} pages arrived with unexpected titles",
-                args.incidents - latencies.len()
+                webhooks - latencies.len()
             ));
         }
         // The last pages may be published but not yet marked sent: give the notifier a moment.
@@ -230,31 +310,26 @@ pub async fn paging(args: PagingArgs) -> Result<(), String> {
                 .fetch_one(&core.db.pool)
                 .await
                 .map_err(err)?;
-            if pages >= args.incidents as i64 {
+            if pages >= webhooks as i64 {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         let published = arrivals.total.load(std::sync::atomic::Ordering::SeqCst);
-        latencies.sort();
-        let at = |q: usize| latencies[(latencies.len() * q / 100).min(latencies.len() - 1)];
-        println!(
-            "{}: {} incidents, one webhook each, in {:.2} s; webhook sent → ntfy publish received: \
-             p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms; {} pages published, {} marked sent, for {} incidents",
-            name,
-            args.incidents,
-            wall.as_secs_f64(),
-            at(50).as_secs_f64() * 1e3,
-            at(99).as_secs_f64() * 1e3,
-            latencies[latencies.len() - 1].as_secs_f64() * 1e3,
-            published,
-            pages,
-            args.incidents
-        );
-        if pages != args.incidents as i64 || published != args.incidents {
-            return Err("a page was lost or sent twice".into());
+        if pages != webhooks as i64 || published != webhooks {
+            return Err(format!(
+                "a page was lost or sent twice: {published} published, {pages} marked sent, for {webhooks} incidents"
+            ));
         }
-        Ok(())
+        latencies.sort();
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        let at = |q: usize| ms(latencies[(latencies.len() * q / 100).min(latencies.len() - 1)]);
+        Ok(PagingRun {
+            p50_ms: at(50),
+            p99_ms: at(99),
+            max_ms: ms(latencies[latencies.len() - 1]),
+            alerts_per_s: webhooks as f64 / intake.as_secs_f64(),
+        })
     })
     .await
 }
