@@ -12,11 +12,14 @@
 //! it), so the lock would never pass, and SQLite has no such lock; a lapse in time covers kill,
 //! freeze and a cut network alike, on both databases.
 //!
-//! It cannot send twice outside the publish itself: before each publish, and during it, the
-//! replica checks that its last renewal is recent enough that the claim has a second left
-//! (`Hold::valid`); when not, it does not start the publish, or abandons the one in flight,
-//! and writes no outcome. A frozen replica that wakes finds its hold lapsed on its clock and
-//! sends nothing more; every outcome it writes is conditional on `claimed_by` still naming it.
+//! It cannot send twice outside the publish itself: before each publish the replica checks
+//! that its last renewal is recent enough that the claim has a second left (`Hold::valid`);
+//! when not, it does not start the publish and writes no outcome. A frozen replica that wakes
+//! finds its hold lapsed on its clock and sends nothing more; every outcome it writes is
+//! conditional on `claimed_by` still naming it. What remains is a publish already in flight
+//! when its replica froze or lost the database and that outlives the claim: the publish
+//! itself. (Abandoning it when the hold lapses would not close that window, since the push
+//! service may already have the message, and would turn a test's clock jump into a resend.)
 
 use crate::db::Backend;
 use crate::{Core, Result};
@@ -81,13 +84,6 @@ impl Core {
                 crate::db::execute_in(&mut conn, self.db.backend, sql, &args, ids).await?;
                 Ok(())
             }
-        }
-    }
-
-    /// Resolves once the hold is no longer valid (checked every tenth of a second).
-    pub(super) async fn lapsed(&self, hold: &Hold) {
-        while hold.valid(self.now()) {
-            tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
 }

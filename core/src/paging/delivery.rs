@@ -212,8 +212,8 @@ impl Core {
     }
 
     /// Publishes the planned messages: `PARALLEL` incidents at a time, each incident's pages
-    /// one after another in the order they were queued. A page whose claim may have lapsed is
-    /// not sent, or abandoned mid-publish, and has no outcome (`None`).
+    /// one after another in the order they were queued. A page whose claim may have lapsed by
+    /// the time its turn comes is not sent and has no outcome (`None`).
     async fn publish(
         &self,
         plans: Vec<Plan>,
@@ -241,10 +241,7 @@ impl Core {
                             continue;
                         }
                         let result = match &ntfy {
-                            Some(ntfy) => tokio::select! {
-                                r = ntfy.publish(&message) => Some(r),
-                                () = self.lapsed(hold) => None,
-                            },
+                            Some(ntfy) => Some(ntfy.publish(&message).await),
                             None => Some(Err(PushError {
                                 reason: "no push service is configured (KLAXON_NTFY_URL)".into(),
                                 retry_after: None,
