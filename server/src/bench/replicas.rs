@@ -1,8 +1,8 @@
 //! `klaxon bench replicas`: one, two and three `klaxon serve` processes on one PostgreSQL
 //! database under 64 concurrent senders — committed alerts per second against one replica,
-//! nothing lost or doubled, the time from a webhook's answer to its publish during the storm, each replica's
-//! resident memory — and, with `--failover`, how long a survivor takes over from a replica
-//! killed with SIGKILL.
+//! nothing lost or doubled, the time from a webhook's answer to its publish during the storm,
+//! each replica's resident memory — and, with `--failover`, how long a survivor takes over from
+//! a replica killed with SIGKILL.
 
 use super::paging::{check_url, on_call_setup, one_alert, title, Arrivals};
 use super::{drop_schema, err, fresh_schema, send_webhook};
