@@ -108,16 +108,7 @@ async fn a_thousand_alerts_from_32_senders_across_replicas_are_stored_and_paged_
 )]
 async fn a_replica_killed_mid_publish_is_replaced_and_every_page_arrives_once() {
     let mut w = world(2).await;
-    // The first replica started holds the sweeper lease.
-    until("replica 0 holding the sweeper lease", || async {
-        w.replicas[0]
-            .metrics()
-            .await
-            .contains("klaxon_lease_held{lease=\"sweeper\"} 1")
-            .then_some(())
-    })
-    .await;
-    let first_holder = w.sweeper_holder().await;
+    let first_holder = replica_0_sweeping(&w).await;
     // Replica 0 claims the opening page and is publishing it when it is killed.
     let mut held = w.ntfy.hold_next();
     w.fire(0, "in-flight").await;
@@ -153,15 +144,7 @@ async fn a_replica_killed_mid_publish_is_replaced_and_every_page_arrives_once() 
 )]
 async fn a_frozen_replica_loses_its_claim_and_sends_nothing_when_it_wakes() {
     let w = world(2).await;
-    until("replica 0 holding the sweeper lease", || async {
-        w.replicas[0]
-            .metrics()
-            .await
-            .contains("klaxon_lease_held{lease=\"sweeper\"} 1")
-            .then_some(())
-    })
-    .await;
-    let frozen_holder = w.sweeper_holder().await;
+    let frozen_holder = replica_0_sweeping(&w).await;
     let mut held = w.ntfy.hold_next();
     w.fire(0, "in-flight").await;
     held.arrived().await;
@@ -224,4 +207,17 @@ async fn a_slow_publish_keeps_its_claim_and_is_sent_once() {
     assert_eq!(w.outbox_drained().await, 1);
     assert_eq!(w.ntfy.attempts(), 1, "never taken by the other replica");
     assert_eq!(w.ntfy.published().len(), 1);
+}
+
+/// Waits until replica 0, the first started, holds the sweeper lease; returns its holder name.
+async fn replica_0_sweeping(w: &common::world::World) -> String {
+    until("replica 0 holding the sweeper lease", || async {
+        w.replicas[0]
+            .metrics()
+            .await
+            .contains("klaxon_lease_held{lease=\"sweeper\"} 1")
+            .then_some(())
+    })
+    .await;
+    w.sweeper_holder().await
 }

@@ -368,30 +368,23 @@ impl Cleared {
 /// Returns the incidents whose all-clear it queued.
 pub(crate) async fn all_clears(tx: &mut Tx, rows: &[Cleared], now: i64) -> Result<Vec<i64>> {
     let sent: Vec<&Cleared> = rows.iter().filter(|r| r.opening_sent == 1).collect();
-    let owners_of: Vec<i64> = sent
-        .iter()
-        .filter(|r| r.page_owners == 1)
-        .map(|r| r.team_id)
+    let fanned = fan_out(tx, &sent, |r| PagedTo {
+        topic: r.page_topic.as_deref(),
+        user_id: r.page_user_id,
+        page_owners: r.page_owners,
+        team_id: r.team_id,
+    })
+    .await?;
+    let mut pages: Vec<NewPage> = fanned
+        .into_iter()
+        .map(|(r, topic, user_id)| NewPage {
+            incident_id: r.id,
+            kind: PageKind::AllClear,
+            topic,
+            user_id,
+            detail: String::new(),
+        })
         .collect();
-    let owners = reachable_owners(tx, &owners_of).await?;
-    let mut pages: Vec<NewPage> = Vec::new();
-    for r in sent {
-        for (topic, user_id) in recipients(
-            r.page_topic.as_deref(),
-            r.page_user_id,
-            r.page_owners,
-            &owners,
-            r.team_id,
-        ) {
-            pages.push(NewPage {
-                incident_id: r.id,
-                kind: PageKind::AllClear,
-                topic,
-                user_id,
-                detail: String::new(),
-            });
-        }
-    }
     pages.sort_by_key(|p| p.incident_id);
     let queued = enqueue_many(tx, &pages, now).await?;
     let mut cleared: Vec<i64> = pages
@@ -404,25 +397,42 @@ pub(crate) async fn all_clears(tx: &mut Tx, rows: &[Cleared], now: i64) -> Resul
     Ok(cleared)
 }
 
-/// Who an incident's later pages (reminders, the all-clear) go to: its opening topic, or when
-/// its owners were paged, every owner who can be reached now.
-pub(crate) fn recipients(
-    topic: Option<&str>,
-    user_id: Option<i64>,
-    page_owners: i64,
-    owners: &HashMap<i64, Vec<Reached>>,
-    team_id: i64,
-) -> Vec<(String, Option<i64>)> {
-    match topic {
-        Some(topic) => vec![(topic.to_string(), user_id)],
-        None if page_owners == 1 => owners
-            .get(&team_id)
-            .into_iter()
-            .flatten()
-            .map(|o| (o.topic.clone(), Some(o.user_id)))
-            .collect(),
-        None => Vec::new(),
+/// Where an incident's opening page went, as its later pages (reminders, the all-clear) follow it.
+pub(crate) struct PagedTo<'a> {
+    pub topic: Option<&'a str>,
+    pub user_id: Option<i64>,
+    pub page_owners: i64,
+    pub team_id: i64,
+}
+
+/// Each item with every recipient of its later pages: its opening topic, or when its owners
+/// were paged, every owner who can be reached now.
+pub(crate) async fn fan_out<'a, T>(
+    conn: &mut AnyConnection,
+    items: &'a [T],
+    paged_to: impl Fn(&T) -> PagedTo<'_>,
+) -> Result<Vec<(&'a T, String, Option<i64>)>> {
+    let owners_of: Vec<i64> = items
+        .iter()
+        .map(&paged_to)
+        .filter(|p| p.topic.is_none() && p.page_owners == 1)
+        .map(|p| p.team_id)
+        .collect();
+    let owners = reachable_owners(conn, &owners_of).await?;
+    let mut out = Vec::new();
+    for item in items {
+        let p = paged_to(item);
+        match p.topic {
+            Some(topic) => out.push((item, topic.to_string(), p.user_id)),
+            None if p.page_owners == 1 => {
+                for o in owners.get(&p.team_id).into_iter().flatten() {
+                    out.push((item, o.topic.clone(), Some(o.user_id)));
+                }
+            }
+            None => {}
+        }
     }
+    Ok(out)
 }
 
 /// A reminder to queue, for `remind_many`.
@@ -443,35 +453,27 @@ pub(crate) struct Owed {
     pub why: String,
 }
 
-/// Reminders to each incident's recipients (`recipients`).
+/// Reminders to each incident's recipients (`fan_out`).
 pub(crate) async fn reminders_to(
     conn: &mut AnyConnection,
     due: Vec<Owed>,
 ) -> Result<Vec<Reminder>> {
-    let owners_of: Vec<i64> = due
-        .iter()
-        .filter(|d| d.page_owners == 1 && d.topic.is_none())
-        .map(|d| d.team_id)
-        .collect();
-    let owners = reachable_owners(conn, &owners_of).await?;
-    let mut reminders = Vec::new();
-    for d in due {
-        for (topic, user_id) in recipients(
-            d.topic.as_deref(),
-            d.user_id,
-            d.page_owners,
-            &owners,
-            d.team_id,
-        ) {
-            reminders.push(Reminder {
-                incident_id: d.incident_id,
-                topic,
-                user_id,
-                why: d.why.clone(),
-            });
-        }
-    }
-    Ok(reminders)
+    let fanned = fan_out(conn, &due, |d| PagedTo {
+        topic: d.topic.as_deref(),
+        user_id: d.user_id,
+        page_owners: d.page_owners,
+        team_id: d.team_id,
+    })
+    .await?;
+    Ok(fanned
+        .into_iter()
+        .map(|(d, topic, user_id)| Reminder {
+            incident_id: d.incident_id,
+            topic,
+            user_id,
+            why: d.why.clone(),
+        })
+        .collect())
 }
 
 /// Re-pages the opening topics, with a timeline entry each. The caller has moved
