@@ -79,26 +79,21 @@ pub(crate) async fn handed_over(
         &ids,
     )
     .await?;
-    let paging: Vec<&Handed> = handed
+    let pages: Vec<NewPage> = handed
         .iter()
         .filter(|h| h.snoozed_until.is_none())
-        .collect();
-    let pages: Vec<NewPage> = paging
-        .iter()
-        .map(|h| NewPage {
-            incident_id: h.id,
-            kind: if h.opening_sent == 1 {
-                PageKind::Reminder
-            } else {
-                PageKind::Opening
-            },
-            topic: reached.topic.clone(),
-            user_id: Some(user_id),
-            detail: if h.opening_sent == 1 {
-                "assigned to you".into()
-            } else {
-                String::new()
-            },
+        .map(|h| {
+            let (kind, detail) = match h.opening_sent {
+                1 => (PageKind::Reminder, "assigned to you"),
+                _ => (PageKind::Opening, ""),
+            };
+            NewPage {
+                incident_id: h.id,
+                kind,
+                topic: reached.topic.clone(),
+                user_id: Some(user_id),
+                detail: detail.to_string(),
+            }
         })
         .collect();
     enqueue_many(tx, &pages, now).await?;

@@ -68,28 +68,22 @@ pub(crate) async fn reach_user(
 
 /// The owners of each team who can be paged now (enabled, with a topic), by team, in name order.
 pub(crate) async fn reachable_owners(
-    conn: &mut AnyConnection,
+    tx: &mut Tx,
     team_ids: &[i64],
 ) -> Result<HashMap<i64, Vec<Reached>>> {
     let mut teams = team_ids.to_vec();
     teams.sort_unstable();
     teams.dedup();
+    let rows: Vec<(i64, i64, String, String)> = tx
+        .fetch_in(
+            "SELECT m.team_id, u.id, u.username, u.push_topic FROM team_members m JOIN users u ON u.id = m.user_id \
+             WHERE m.role = 'owner' AND u.disabled = 0 AND u.push_topic IS NOT NULL AND m.team_id IN ({ids}) \
+             ORDER BY u.username",
+            &[],
+            &teams,
+        )
+        .await?;
     let mut by_team: HashMap<i64, Vec<Reached>> = HashMap::new();
-    if teams.is_empty() {
-        return Ok(by_team);
-    }
-    let list = teams
-        .iter()
-        .map(i64::to_string)
-        .collect::<Vec<_>>()
-        .join(",");
-    let rows: Vec<(i64, i64, String, String)> = sqlx::query_as(&format!(
-        "SELECT m.team_id, u.id, u.username, u.push_topic FROM team_members m JOIN users u ON u.id = m.user_id \
-         WHERE m.role = 'owner' AND u.disabled = 0 AND u.push_topic IS NOT NULL AND m.team_id IN ({list}) \
-         ORDER BY u.username"
-    ))
-    .fetch_all(&mut *conn)
-    .await?;
     for (team_id, user_id, username, topic) in rows {
         by_team.entry(team_id).or_default().push(Reached {
             user_id,
@@ -408,7 +402,7 @@ pub(crate) struct PagedTo<'a> {
 /// Each item with every recipient of its later pages: its opening topic, or when its owners
 /// were paged, every owner who can be reached now.
 pub(crate) async fn fan_out<'a, T>(
-    conn: &mut AnyConnection,
+    tx: &mut Tx,
     items: &'a [T],
     paged_to: impl Fn(&T) -> PagedTo<'_>,
 ) -> Result<Vec<(&'a T, String, Option<i64>)>> {
@@ -418,7 +412,7 @@ pub(crate) async fn fan_out<'a, T>(
         .filter(|p| p.topic.is_none() && p.page_owners == 1)
         .map(|p| p.team_id)
         .collect();
-    let owners = reachable_owners(conn, &owners_of).await?;
+    let owners = reachable_owners(tx, &owners_of).await?;
     let mut out = Vec::new();
     for item in items {
         let p = paged_to(item);
@@ -454,11 +448,8 @@ pub(crate) struct Owed {
 }
 
 /// Reminders to each incident's recipients (`fan_out`).
-pub(crate) async fn reminders_to(
-    conn: &mut AnyConnection,
-    due: Vec<Owed>,
-) -> Result<Vec<Reminder>> {
-    let fanned = fan_out(conn, &due, |d| PagedTo {
+pub(crate) async fn reminders_to(tx: &mut Tx, due: Vec<Owed>) -> Result<Vec<Reminder>> {
+    let fanned = fan_out(tx, &due, |d| PagedTo {
         topic: d.topic.as_deref(),
         user_id: d.user_id,
         page_owners: d.page_owners,
