@@ -52,6 +52,9 @@ pub struct Config {
     pub ntfy_url: Option<String>,
     /// Bearer token for ntfy (`KLAXON_NTFY_TOKEN`).
     pub ntfy_token: Option<String>,
+    /// Pushes a topic gets in a minute before its pages are bundled; 0 never bundles
+    /// (`KLAXON_PAGE_BUNDLE_AFTER`).
+    pub page_bundle_after: i64,
     /// Values copied into the settings table at first start only.
     pub setting_seeds: Vec<(&'static str, String)>,
     /// The dead man's switch `KLAXON_DEADMAN_*` asks for: seeded once per install into the
@@ -74,6 +77,7 @@ impl Default for Config {
             oidc: None,
             ntfy_url: None,
             ntfy_token: None,
+            page_bundle_after: klaxon_domain::paging::BUNDLE_AFTER,
             setting_seeds: Vec::new(),
             deadman_seed: None,
             trusted_proxies: client::TrustedProxies::default(),

@@ -53,6 +53,7 @@ pub struct Metrics {
     pub pages_failed: Family<PageLabel, Counter>,
     pub pages_retried: Family<PageLabel, Counter>,
     pub pages_given_up: Family<PageLabel, Counter>,
+    pub page_summaries: Counter,
     pub notifier_pass: Histogram,
     pub sweeper_pass: Histogram,
     pub http_requests: Family<RouteLabel, Counter>,
@@ -78,6 +79,7 @@ impl Default for Metrics {
             pages_failed: Family::default(),
             pages_retried: Family::default(),
             pages_given_up: Family::default(),
+            page_summaries: Counter::default(),
             notifier_pass: seconds_histogram(),
             sweeper_pass: seconds_histogram(),
             http_requests: Family::default(),
@@ -130,6 +132,11 @@ impl Default for Metrics {
             "pages_given_up",
             "Pages abandoned after a day of failures, by kind",
             m.pages_given_up.clone(),
+        );
+        r.register(
+            "page_summaries",
+            "Summary pushes that carried the pages of a flooded topic",
+            m.page_summaries.clone(),
         );
         r.register_with_unit(
             "notifier_pass_duration",

@@ -180,6 +180,9 @@ pub struct Page {
 pub struct AckOutcome {
     pub incident_id: i64,
     pub state: crate::alerting::IncidentState,
+    /// Every incident this tap acknowledged: the one incident, or, for a bundled page's
+    /// Acknowledge all, those of the bundle that were still unacknowledged.
+    pub acknowledged: Vec<i64>,
 }
 
 /// A failed send is retried for this long, then given up and recorded.
@@ -188,13 +191,12 @@ const FIRST_RETRY: i64 = 5;
 const MAX_RETRY: i64 = 600;
 
 /// Seconds to wait after the `attempts`-th failed send: 5 s, doubling, at most 10 minutes.
-/// A push service's `Retry-After` wins when it asks for longer.
+/// A push service's `Retry-After` (sent with a 429) is honoured as it is given.
 pub fn retry_delay(attempts: i64, retry_after: Option<i64>) -> i64 {
     let doubling = FIRST_RETRY.saturating_mul(1i64 << (attempts - 1).clamp(0, 20));
-    let backoff = doubling.min(MAX_RETRY);
     match retry_after {
-        Some(r) if r > backoff => r.min(GIVE_UP_AFTER),
-        _ => backoff,
+        Some(r) => r.clamp(1, GIVE_UP_AFTER),
+        None => doubling.min(MAX_RETRY),
     }
 }
 
@@ -214,6 +216,44 @@ pub enum Delivery {
     /// Sent. `acknowledge`: it carries an Acknowledge button (a one-use token for its
     /// recipient); `last_fix`: it says how the last incident like this one was fixed.
     Send { acknowledge: bool, last_fix: bool },
+}
+
+/// By default a topic gets at most this many pushes in `BUNDLE_WINDOW` seconds; pages beyond
+/// them go out together as one summary push (`KLAXON_PAGE_BUNDLE_AFTER`).
+pub const BUNDLE_AFTER: i64 = 5;
+/// The sliding window `BUNDLE_AFTER` counts pushes in, in seconds.
+pub const BUNDLE_WINDOW: i64 = 60;
+
+/// How the pages due for one topic in a delivery batch go out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bundling {
+    /// Each page on its own.
+    Alone,
+    /// The first `alone` pages on their own, the rest in one summary push.
+    Split { alone: usize },
+    /// None now: the topic had its `BUNDLE_AFTER` pushes; the pages wait for its next summary.
+    Wait,
+}
+
+/// The rule for `due` pages of one topic, `pushed` pushes having gone to it in the last
+/// `BUNDLE_WINDOW`, `waiting` when some of the pages already wait for a summary, and at most
+/// `after` pushes a window (0: no bundling). A summary is one push, so the topic never gets
+/// more than `after` in the window; pages that waited go out in the next summary with whatever
+/// is due with them, never alone (unless one page is all there is).
+pub fn bundling(due: usize, pushed: i64, waiting: bool, after: i64) -> Bundling {
+    if after <= 0 {
+        return Bundling::Alone;
+    }
+    let room = usize::try_from(after - pushed).unwrap_or(0);
+    if room == 0 {
+        Bundling::Wait
+    } else if due <= 1 || (!waiting && due <= room) {
+        Bundling::Alone
+    } else if waiting {
+        Bundling::Split { alone: 0 }
+    } else {
+        Bundling::Split { alone: room - 1 }
+    }
 }
 
 /// Whether a claimed page is still wanted, and what it carries. A page that asks for an owner
@@ -262,6 +302,33 @@ pub fn plan_delivery(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_flooded_topic_gets_its_first_pages_alone_then_one_summary() {
+        // A quiet topic: five pages go alone; twelve go as four alone and a summary of eight.
+        assert_eq!(bundling(5, 0, false, BUNDLE_AFTER), Bundling::Alone);
+        assert_eq!(
+            bundling(12, 0, false, BUNDLE_AFTER),
+            Bundling::Split { alone: 4 }
+        );
+        // Three pushes this minute: two more fit; a third makes one of them a summary.
+        assert_eq!(bundling(2, 3, false, BUNDLE_AFTER), Bundling::Alone);
+        assert_eq!(
+            bundling(3, 3, false, BUNDLE_AFTER),
+            Bundling::Split { alone: 1 }
+        );
+        // Full (or over, when two replicas raced): everything waits for the next summary.
+        assert_eq!(bundling(1, 5, false, BUNDLE_AFTER), Bundling::Wait);
+        assert_eq!(bundling(9, 7, true, BUNDLE_AFTER), Bundling::Wait);
+        // Pages that waited go together, with what is due beside them.
+        assert_eq!(
+            bundling(4, 0, true, BUNDLE_AFTER),
+            Bundling::Split { alone: 0 }
+        );
+        assert_eq!(bundling(1, 4, true, BUNDLE_AFTER), Bundling::Alone);
+        // Turned off: every page on its own.
+        assert_eq!(bundling(500, 40, true, 0), Bundling::Alone);
+    }
 
     fn level(timeout: i64, targets: Vec<Target>) -> Level {
         Level {
@@ -369,7 +436,9 @@ mod tests {
         assert_eq!(retry_delay(3, None), 20);
         assert_eq!(retry_delay(30, None), 600);
         assert_eq!(retry_delay(1, Some(120)), 120);
-        assert_eq!(retry_delay(3, Some(1)), 20);
+        // A rate limit's Retry-After is what the service asked for, however many attempts.
+        assert_eq!(retry_delay(3, Some(1)), 1);
+        assert_eq!(retry_delay(9, Some(0)), 1);
         assert_eq!(retry_delay(1, Some(i64::MAX)), GIVE_UP_AFTER);
     }
 

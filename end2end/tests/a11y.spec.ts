@@ -70,8 +70,8 @@ for (const scheme of ['dark', 'light'] as const) {
       const v = await violations(page);
       if (v.length) report[path] = v;
     }
-    expect(report).toEqual({});
     await removeTeam(request, w.team);
+    expect(report).toEqual({});
   });
 }
 

@@ -117,6 +117,11 @@ struct ServeArgs {
     /// ntfy access token (tk_…).
     #[arg(long, env = "KLAXON_NTFY_TOKEN", hide_env_values = true)]
     ntfy_token: Option<String>,
+    /// Pushes a topic gets in any minute before the rest of its pages go as one summary
+    /// push; 0 sends every page on its own.
+    #[arg(long, env = "KLAXON_PAGE_BUNDLE_AFTER", default_value_t = klaxon_domain::paging::BUNDLE_AFTER,
+        value_parser = clap::value_parser!(i64).range(0..=1000))]
+    page_bundle_after: i64,
     /// Reverse proxies whose X-Forwarded-For is believed: comma-separated CIDRs or addresses,
     /// e.g. 10.0.0.0/8. Default none: the connection's address is the client's.
     #[arg(long, env = "KLAXON_TRUSTED_PROXIES", default_value = "")]
@@ -287,6 +292,7 @@ impl ServeArgs {
             oidc,
             ntfy_url: self.ntfy_url.clone().filter(|u| !u.is_empty()),
             ntfy_token: self.ntfy_token.clone().filter(|t| !t.is_empty()),
+            page_bundle_after: self.page_bundle_after,
             setting_seeds: seeds,
         })
     }

@@ -378,7 +378,7 @@ both!(failed_sends_back_off_and_honour_retry_after, |app| {
     assert!(app.ntfy.published().is_empty());
 });
 
-both!(two_notifiers_send_each_page_once, |app| {
+both_with!(two_notifiers_send_each_page_once, unbundled(), |app| {
     let w = app.paging_world().await;
     let other = TestApp::spawn_on(
         tempfile::tempdir().unwrap(),
@@ -416,86 +416,90 @@ both!(two_notifiers_send_each_page_once, |app| {
     assert_eq!(app.tick().await.sent + other.tick().await.sent, 0);
 });
 
-both!(all_clear_only_when_the_opening_page_was_sent, |app| {
-    let w = app.paging_world().await;
-    // Sent, then resolved by Alertmanager: all-clear to the same topic.
-    let sent = app.fire(&w.key, "g1").await;
-    app.tick().await;
-    app.ntfy.take();
-    app.clear(&w.key, "g1").await;
-    app.tick().await;
-    let all_clear = app.ntfy.take();
-    assert_eq!(all_clear.len(), 1);
-    assert_eq!(all_clear[0].topic, "alice-pager");
-    assert!(all_clear[0].title.starts_with("[RESOLVED] "));
-    assert!(all_clear[0].actions.is_empty());
-    let d = app.detail(&w.admin, sent).await;
-    assert_eq!(d["pages"][1]["kind"], "all_clear");
-    // A person's own topic stays private in the history; the page names them instead.
-    assert_eq!(d["pages"][1]["recipient"], "alice");
-    assert_eq!(d["pages"][1]["topic"], serde_json::Value::Null);
+both_with!(
+    all_clear_only_when_the_opening_page_was_sent,
+    unbundled(),
+    |app| {
+        let w = app.paging_world().await;
+        // Sent, then resolved by Alertmanager: all-clear to the same topic.
+        let sent = app.fire(&w.key, "g1").await;
+        app.tick().await;
+        app.ntfy.take();
+        app.clear(&w.key, "g1").await;
+        app.tick().await;
+        let all_clear = app.ntfy.take();
+        assert_eq!(all_clear.len(), 1);
+        assert_eq!(all_clear[0].topic, "alice-pager");
+        assert!(all_clear[0].title.starts_with("[RESOLVED] "));
+        assert!(all_clear[0].actions.is_empty());
+        let d = app.detail(&w.admin, sent).await;
+        assert_eq!(d["pages"][1]["kind"], "all_clear");
+        // A person's own topic stays private in the history; the page names them instead.
+        assert_eq!(d["pages"][1]["recipient"], "alice");
+        assert_eq!(d["pages"][1]["topic"], serde_json::Value::Null);
 
-    // Resolved before the opening page left: no opening page, no all-clear.
-    let quick = app.fire(&w.key, "g2").await;
-    app.clear(&w.key, "g2").await;
-    let report = app.tick().await;
-    assert_eq!(report.cancelled, 1);
-    assert!(app.ntfy.take().is_empty());
-    let d = app.detail(&w.admin, quick).await;
-    assert_eq!(d["pages"][0]["status"], "cancelled");
-    assert_eq!(d["pages"].as_array().unwrap().len(), 1);
+        // Resolved before the opening page left: no opening page, no all-clear.
+        let quick = app.fire(&w.key, "g2").await;
+        app.clear(&w.key, "g2").await;
+        let report = app.tick().await;
+        assert_eq!(report.cancelled, 1);
+        assert!(app.ntfy.take().is_empty());
+        let d = app.detail(&w.admin, quick).await;
+        assert_eq!(d["pages"][0]["status"], "cancelled");
+        assert_eq!(d["pages"].as_array().unwrap().len(), 1);
 
-    // Resolved by hand after the page: all-clear too.
-    let by_hand = app.fire(&w.key, "g3").await;
-    app.tick().await;
-    app.ntfy.take();
-    app.post(
-        &format!("/api/incidents/{by_hand}/resolve"),
-        &w.bob.1,
-        json!({}),
-    )
-    .await
-    .expect(200);
-    app.tick().await;
-    assert_eq!(app.ntfy.take().len(), 1);
+        // Resolved by hand after the page: all-clear too.
+        let by_hand = app.fire(&w.key, "g3").await;
+        app.tick().await;
+        app.ntfy.take();
+        app.post(
+            &format!("/api/incidents/{by_hand}/resolve"),
+            &w.bob.1,
+            json!({}),
+        )
+        .await
+        .expect(200);
+        app.tick().await;
+        assert_eq!(app.ntfy.take().len(), 1);
 
-    // Resolved while the opening page was on its way: the all-clear follows it, once.
-    let mut held = app.ntfy.hold_next();
-    let racing = app.fire(&w.key, "g5").await;
-    let pass = tokio::spawn({
-        let core = app.core.clone();
-        async move { core.notify_tick("test").await.unwrap() }
-    });
-    held.arrived().await;
-    app.clear(&w.key, "g5").await;
-    assert_eq!(app.detail(&w.admin, racing).await["state"], "resolved");
-    held.release();
-    assert_eq!(pass.await.unwrap().sent, 1);
-    app.tick().await;
-    app.tick().await;
-    let pages = app.ntfy.take();
-    let titles: Vec<&str> = pages.iter().map(|p| p.title.as_str()).collect();
-    assert_eq!(pages.len(), 2, "{titles:?}");
-    assert!(!pages[0].title.starts_with("[RESOLVED] "));
-    assert!(pages[1].title.starts_with("[RESOLVED] "));
-    let d = app.detail(&w.admin, racing).await;
-    let kinds: Vec<&str> = d["pages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["kind"].as_str().unwrap())
-        .collect();
-    assert_eq!(kinds, ["opening", "all_clear"]);
+        // Resolved while the opening page was on its way: the all-clear follows it, once.
+        let mut held = app.ntfy.hold_next();
+        let racing = app.fire(&w.key, "g5").await;
+        let pass = tokio::spawn({
+            let core = app.core.clone();
+            async move { core.notify_tick("test").await.unwrap() }
+        });
+        held.arrived().await;
+        app.clear(&w.key, "g5").await;
+        assert_eq!(app.detail(&w.admin, racing).await["state"], "resolved");
+        held.release();
+        assert_eq!(pass.await.unwrap().sent, 1);
+        app.tick().await;
+        app.tick().await;
+        let pages = app.ntfy.take();
+        let titles: Vec<&str> = pages.iter().map(|p| p.title.as_str()).collect();
+        assert_eq!(pages.len(), 2, "{titles:?}");
+        assert!(!pages[0].title.starts_with("[RESOLVED] "));
+        assert!(pages[1].title.starts_with("[RESOLVED] "));
+        let d = app.detail(&w.admin, racing).await;
+        let kinds: Vec<&str> = d["pages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds, ["opening", "all_clear"]);
 
-    // The opening page failed (never sent), then resolved: no all-clear.
-    app.ntfy.fail_next(1, 500, None);
-    app.fire(&w.key, "g4").await;
-    app.tick().await;
-    app.clear(&w.key, "g4").await;
-    app.clock.advance(10);
-    app.tick().await;
-    assert!(app.ntfy.take().is_empty());
-});
+        // The opening page failed (never sent), then resolved: no all-clear.
+        app.ntfy.fail_next(1, 500, None);
+        app.fire(&w.key, "g4").await;
+        app.tick().await;
+        app.clear(&w.key, "g4").await;
+        app.clock.advance(10);
+        app.tick().await;
+        assert!(app.ntfy.take().is_empty());
+    }
+);
 
 both!(test_page_reports_the_push_service_error, |app| {
     let w = app.paging_world().await;
@@ -602,8 +606,9 @@ both!(a_queued_page_wakes_the_notifier, |app| {
     }
 });
 
-both!(
+both_with!(
     many_due_reminders_are_queued_once_each_even_by_two_notifiers,
+    unbundled(),
     |app| {
         let w = app.paging_world().await;
         let other = TestApp::spawn_on(

@@ -170,8 +170,9 @@ both!(one_replica_holds_the_sweeper_lease, |app| {
     assert!(!app.core.take_lease("sweeper", "a", 90).await.unwrap());
 });
 
-both!(
+both_with!(
     one_sweep_resolves_exactly_the_quiet_incidents_of_a_batch,
+    unbundled(),
     |app| {
         let w = app.paging_world().await;
         // Six incidents whose opening page went out, six whose page is still queued.

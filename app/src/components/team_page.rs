@@ -31,7 +31,7 @@ pub fn TeamSubpageHeading(
     title: &'static str,
 ) -> impl IntoView {
     view! {
-        <Suspense fallback=Loading>
+        <Transition fallback=Loading>
             {move || Suspend::new(async move {
                 let team_id = team_id.get_untracked();
                 let name = match team.await {
@@ -44,6 +44,6 @@ pub fn TeamSubpageHeading(
                     <h1>{title}</h1>
                 }
             })}
-        </Suspense>
+        </Transition>
     }
 }

@@ -63,8 +63,10 @@ pub fn TeamPage() -> impl IntoView {
     let team_id = Signal::derive(id);
     let is_owner = use_may_manage(team);
 
+    // Transitions, not Suspense: a live update reloads the team, and the title and heading must not
+    // vanish while it does.
     view! {
-        <Suspense fallback=Loading>
+        <Transition fallback=Loading>
             {move || Suspend::new(async move {
                 match team.await {
                     Ok(view) => view! {
@@ -82,10 +84,10 @@ pub fn TeamPage() -> impl IntoView {
                     .into_any(),
                 }
             })}
-        </Suspense>
+        </Transition>
         <section aria-labelledby="members-title">
             <h2 id="members-title">"Members"</h2>
-            <Suspense fallback=Loading>
+            <Transition fallback=Loading>
                 {move || Suspend::new(async move {
                     match members.await {
                         Ok(list) if list.is_empty() => view! { <p class="empty">"No members."</p> }.into_any(),
@@ -109,7 +111,7 @@ pub fn TeamPage() -> impl IntoView {
                         Err(e) => view! { <Failed error=e retry=move |_| members.refetch() /> }.into_any(),
                     }
                 })}
-            </Suspense>
+            </Transition>
         </section>
         <ResponseTimes team_id />
         <EscalationLink team_id />

@@ -122,6 +122,8 @@ pub struct IncidentFilter {
     pub limit: Option<i64>,
     /// Only incidents with a smaller id (paging).
     pub before: Option<i64>,
+    /// Only the incidents of this summary push: the link of a page sent in a bundle.
+    pub bundle: Option<i64>,
 }
 
 /// `GET /api/alerts` filters.
@@ -239,13 +241,16 @@ impl Core {
             "SELECT {INCIDENT_COLUMNS} FROM incidents i WHERE i.team_id IN ({team_list}) \
              AND ($1 IS NULL OR i.state = $1 OR ($1 = 'open' AND i.state <> 'resolved')) \
              AND ($2 IS NULL OR i.assignee_id = $2) AND ($3 = 1 OR i.archived_at IS NULL) \
-             AND ($4 IS NULL OR i.id < $4) ORDER BY i.id DESC LIMIT $5"
+             AND ($4 IS NULL OR i.id < $4) \
+             AND ($5 IS NULL OR i.id IN (SELECT p.incident_id FROM pages p WHERE p.bundle_id = $5)) \
+             ORDER BY i.id DESC LIMIT $6"
         );
         let rows: Vec<IncidentRow> = sqlx::query_as(&sql)
             .bind(state)
             .bind(f.assignee_id)
             .bind(f.archived as i64)
             .bind(f.before)
+            .bind(f.bundle)
             .bind(limit)
             .fetch_all(&self.db.pool)
             .await?;

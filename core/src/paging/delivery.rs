@@ -3,16 +3,18 @@
 //! page, because SQLite has one writer and every PostgreSQL statement is a round trip.
 
 use super::all_clears;
+use super::bundle::Push;
 use super::claim::{Hold, CLAIM_FOR};
+use super::message::{compose_summary, Listed};
 use super::notifier::BATCH;
 use super::ntfy::{Message, PushError};
-use super::plan::{Claimed, Plan};
+use super::plan::{Claimed, Plan, Send};
 use super::tokens::TOKEN_TTL;
 use super::Cleared;
 use crate::db::{insert_json, insert_rows, Col::*, Tx};
 use crate::metrics::PageLabel;
-use crate::secrets::hash_token;
-use crate::timeline::timeline;
+use crate::secrets::{hash_token, new_token};
+use crate::timeline::{timeline, timelines, Entry};
 use crate::{Core, Result};
 use futures::StreamExt;
 use klaxon_domain::alerting::IncidentState;
@@ -39,11 +41,13 @@ pub(super) struct Delivered {
 
 /// An acknowledge token row, written before its page is published.
 #[derive(serde::Serialize)]
-struct Token<'a> {
-    token_hash: &'a str,
+struct Token {
+    token_hash: String,
     incident_id: i64,
     user_id: Option<i64>,
     expires_at: i64,
+    /// Set for a summary's Acknowledge all.
+    bundle_id: Option<i64>,
 }
 
 /// An incident whose opening page was just confirmed, with its state.
@@ -63,15 +67,17 @@ impl Core {
         // Read outside any transaction (an idle pass never takes the writer), then claimed by
         // id: one subquery-driven UPDATE let PostgreSQL, with statistics from an emptier
         // outbox, rescan the due pages once per pending page.
-        // A page waits while an earlier page of its incident waits for the push service to
-        // come back, so an incident's pages arrive in order after an outage; a page that failed
-        // for itself (a refused topic) holds nothing back.
+        // A page waits while an earlier page to its topic waits for the push service to come
+        // back, so a person's pages arrive in the order they were queued after an outage; a page
+        // that failed for itself (a refused topic) holds nothing back. A topic the service
+        // rate-limited (429) waits for its Retry-After; other topics do not.
         let ids = self
             .due_ids(
                 "SELECT id FROM pages p WHERE state = 'pending' AND due_at <= $1 \
                  AND (claimed_until IS NULL OR claimed_until < $1) \
-                 AND NOT EXISTS (SELECT 1 FROM pages e WHERE e.incident_id = p.incident_id AND e.state = 'pending' \
+                 AND NOT EXISTS (SELECT 1 FROM pages e WHERE e.topic = p.topic AND e.state = 'pending' \
                    AND e.outage = 1 AND e.id < p.id AND e.due_at > $1 LIMIT 1 OFFSET 0) \
+                 AND NOT EXISTS (SELECT 1 FROM topic_backoff b WHERE b.topic = p.topic AND b.retry_at > $1) \
                  ORDER BY due_at, id LIMIT $2",
                 now,
             )
@@ -111,8 +117,9 @@ impl Core {
         Ok(done)
     }
 
-    /// Plans the claimed pages, writes their tokens and cancellations in one transaction,
-    /// publishes them while the hold is valid, and records the outcomes in one transaction.
+    /// Plans the claimed pages and bundles them (`bundle`); writes their tokens, summaries,
+    /// cancellations and waits in one transaction; publishes while the hold is valid; and
+    /// records the outcomes in one transaction.
     async fn deliver_claimed(
         &self,
         holder: &str,
@@ -121,65 +128,81 @@ impl Core {
         now: i64,
     ) -> Result<Delivered> {
         let mut done = Delivered::default();
-        let plans = self.plan(pages, now).await?;
+        let mut sends = Vec::new();
+        let mut others = Vec::new();
+        for plan in self.plan(pages, now).await? {
+            match plan {
+                Plan::Send(send) => sends.push(*send),
+                other => others.push(other),
+            }
+        }
+        let bundled = self.bundle(sends, now).await?;
 
         let mut tx = self.db.begin().await?;
-        done.cancelled = record_cancelled(&mut tx, holder, &plans).await?;
-        done.held = record_held(&mut tx, holder, &plans, now).await?;
-        let tokens: Vec<(String, &Claimed, i64)> = plans
-            .iter()
-            .filter_map(|plan| match plan {
-                Plan::Send(page, _, Some(token)) => {
-                    Some((hash_token(token), page, page.incident_id?))
-                }
-                _ => None,
-            })
-            .collect();
-        let tokens: Vec<Token> = tokens
-            .iter()
-            .map(|(hash, page, incident_id)| Token {
-                token_hash: hash,
-                incident_id: *incident_id,
-                user_id: page.user_id,
-                expires_at: now + TOKEN_TTL,
-            })
-            .collect();
-        let sql = insert_rows(
-            tx.backend,
-            "ack_tokens",
-            &[
-                Text("token_hash"),
-                Int("incident_id"),
-                Int("user_id"),
-                Int("expires_at"),
-            ],
-        );
-        insert_json(&mut tx, &sql, &tokens).await?;
+        done.cancelled = record_cancelled(&mut tx, holder, &others).await?;
+        done.held = record_held(&mut tx, holder, &others, now).await?;
+        record_waiting(
+            &mut tx,
+            holder,
+            &bundled.waiting,
+            now,
+            self.config.page_bundle_after,
+        )
+        .await?;
+        let pushes = self.prepare(&mut tx, holder, bundled.pushes, now).await?;
         tx.commit().await?;
 
         let started = std::time::Instant::now();
-        let outcomes = self.publish(plans, hold).await;
+        let outcomes = self.publish(pushes, hold).await;
         done.publishing = started.elapsed();
 
         let now = self.now();
         let mut sent = Vec::new();
+        let mut summaries = Vec::new();
         let mut failed = Vec::new();
+        let mut backing_off = Vec::new();
         let mut tx = self.db.begin().await?;
-        for (page, result) in &outcomes {
-            match result {
-                Some(Ok(())) => sent.push(page),
-                Some(Err(e)) => {
-                    done.failed += 1;
-                    let given_up = record_failure(&mut tx, holder, page, e, now).await?;
-                    failed.push((page.kind, given_up));
+        for (push, outcome) in &outcomes {
+            match outcome {
+                Outcome::Sent => {
+                    sent.extend(push.pages());
+                    if let Push::Summary(pages) = push {
+                        summaries.push(pages);
+                    }
                 }
+                Outcome::Failed(e) => {
+                    if e.rate_limited {
+                        topic_backoff(
+                            &mut tx,
+                            push.topic(),
+                            now + e.retry_after.unwrap_or_else(|| retry_delay(1, None)),
+                        )
+                        .await?;
+                    }
+                    for page in push.pages() {
+                        done.failed += 1;
+                        let given_up = record_failure(&mut tx, holder, page, e, now).await?;
+                        failed.push((page.kind, given_up));
+                    }
+                }
+                Outcome::BackingOff => backing_off.extend(push.pages().map(|p| p.id)),
                 // The claim lapsed: the page is another replica's now, or this one's next pass.
-                None => {}
+                Outcome::Lapsed => {}
             }
         }
         done.sent = sent.len() as u64;
         let all_clears = record_sent(&mut tx, holder, &sent, now).await?;
         record_recovered(&mut tx, &sent, now).await?;
+        record_summaries(&mut tx, &summaries, now).await?;
+        // Not tried, because their topic was refused earlier in the batch: they wait for the
+        // topic's Retry-After (the due query skips a topic backing off) and count as late.
+        tx.execute_in(
+            "UPDATE pages SET first_due_at = COALESCE(first_due_at, due_at), claimed_by = NULL, claimed_until = NULL \
+             WHERE claimed_by = $1 AND id IN ({ids})",
+            &[holder.into()],
+            &backing_off,
+        )
+        .await?;
         // The push service answers again: what waited for it goes now, not at its backoff.
         let recovered = if sent.is_empty() {
             0
@@ -197,6 +220,7 @@ impl Core {
         for page in &sent {
             m.pages_sent.get_or_create(&label(page.kind)).inc();
         }
+        m.page_summaries.inc_by(summaries.len() as u64);
         for (kind, given_up) in failed {
             m.pages_failed.get_or_create(&label(kind)).inc();
             match given_up {
@@ -211,44 +235,148 @@ impl Core {
         Ok(done)
     }
 
-    /// Publishes the planned messages: `PARALLEL` incidents at a time, each incident's pages
-    /// one after another in the order they were queued. A page whose claim may have lapsed by
-    /// the time its turn comes is not sent and has no outcome (`None`).
-    async fn publish(
+    /// Writes what the pushes carry before they go: each page's acknowledge token, and for a
+    /// summary its bundle row (the link and the Acknowledge-all token name it), its pages'
+    /// membership, and its message.
+    async fn prepare(
         &self,
-        plans: Vec<Plan>,
-        hold: &Hold,
-    ) -> Vec<(Claimed, Option<std::result::Result<(), PushError>>)> {
-        // Hand-off notices (no incident) share one queue.
-        let mut by_incident: BTreeMap<Option<i64>, Vec<(Claimed, Message)>> = BTreeMap::new();
-        for plan in plans {
-            if let Plan::Send(page, message, _) = plan {
-                by_incident
-                    .entry(page.incident_id)
-                    .or_default()
-                    .push((page, message));
+        tx: &mut Tx,
+        holder: &str,
+        pushes: Vec<Push>,
+        now: i64,
+    ) -> Result<Vec<(Push, Message)>> {
+        let mut tokens: Vec<Token> = Vec::new();
+        let mut prepared = Vec::with_capacity(pushes.len());
+        for push in pushes {
+            match push {
+                Push::One(send) => {
+                    if let (Some(token), Some(incident_id)) = (&send.token, send.page.incident_id) {
+                        tokens.push(Token {
+                            token_hash: hash_token(token),
+                            incident_id,
+                            user_id: send.page.user_id,
+                            expires_at: now + TOKEN_TTL,
+                            bundle_id: None,
+                        });
+                    }
+                    let message = send.message.clone();
+                    prepared.push((Push::One(send), message));
+                }
+                Push::Summary(sends) => {
+                    let first = &sends[0].page;
+                    let user_id = first
+                        .user_id
+                        .filter(|u| sends.iter().all(|s| s.page.user_id == Some(*u)));
+                    let (bundle_id,): (i64,) = sqlx::query_as(
+                        "INSERT INTO page_bundles (topic, user_id, created_at) VALUES ($1, $2, $3) RETURNING id",
+                    )
+                    .bind(&first.topic)
+                    .bind(user_id)
+                    .bind(now)
+                    .fetch_one(&mut **tx)
+                    .await?;
+                    let ids: Vec<i64> = sends.iter().map(|s| s.page.id).collect();
+                    tx.execute_in(
+                        "UPDATE pages SET bundle_id = $1, bundled = 1 WHERE claimed_by = $2 AND id IN ({ids})",
+                        &[bundle_id.into(), holder.into()],
+                        &ids,
+                    )
+                    .await?;
+                    // One token for the whole summary, when one of its pages would have carried
+                    // Acknowledge and it is for one person.
+                    let acknowledged = sends.iter().find(|s| s.token.is_some());
+                    let token = match (user_id, acknowledged.and_then(|s| s.page.incident_id)) {
+                        (Some(user), Some(incident_id)) => {
+                            let token = new_token();
+                            tokens.push(Token {
+                                token_hash: hash_token(&token),
+                                incident_id,
+                                user_id: Some(user),
+                                expires_at: now + TOKEN_TTL,
+                                bundle_id: Some(bundle_id),
+                            });
+                            Some(token)
+                        }
+                        _ => None,
+                    };
+                    let listed: Vec<Listed> = sends
+                        .iter()
+                        .filter_map(|s| {
+                            let gist = s.gist.as_ref()?;
+                            Some(Listed {
+                                kind: s.page.kind,
+                                severity: gist.severity,
+                                title: &gist.title,
+                                team: &gist.team,
+                            })
+                        })
+                        .collect();
+                    let ack_url =
+                        token.map(|t| format!("{}/api/notify/ack/{t}", self.config.public_url));
+                    let message = compose_summary(
+                        &first.topic,
+                        &self.config.public_url,
+                        bundle_id,
+                        &listed,
+                        ack_url,
+                    );
+                    prepared.push((Push::Summary(sends), message));
+                }
             }
         }
+        let sql = insert_rows(
+            tx.backend,
+            "ack_tokens",
+            &[
+                Text("token_hash"),
+                Int("incident_id"),
+                Int("user_id"),
+                Int("expires_at"),
+                Int("bundle_id"),
+            ],
+        );
+        insert_json(tx, &sql, &tokens).await?;
+        Ok(prepared)
+    }
+
+    /// Publishes the pushes: `PARALLEL` topics at a time, each topic's pushes one after another
+    /// in the order their pages were queued. A push whose claim may have lapsed by the time its
+    /// turn comes is not sent (`Lapsed`); after a 429, the rest of that topic's pushes wait
+    /// (`BackingOff`) and other topics go on.
+    async fn publish(&self, pushes: Vec<(Push, Message)>, hold: &Hold) -> Vec<(Push, Outcome)> {
+        let mut by_topic: BTreeMap<String, Vec<(Push, Message)>> = BTreeMap::new();
+        for (push, message) in pushes {
+            by_topic
+                .entry(push.topic().to_string())
+                .or_default()
+                .push((push, message));
+        }
         let ntfy = self.ntfy.clone();
-        let outcomes: Vec<Vec<_>> = futures::stream::iter(by_incident.into_values())
-            .map(|pages| {
+        let outcomes: Vec<Vec<_>> = futures::stream::iter(by_topic.into_values())
+            .map(|pushes| {
                 let ntfy = ntfy.clone();
                 async move {
-                    let mut outcomes = Vec::with_capacity(pages.len());
-                    for (page, message) in pages {
-                        if !hold.valid(self.now()) {
-                            outcomes.push((page, None));
-                            continue;
-                        }
-                        let result = match &ntfy {
-                            Some(ntfy) => Some(ntfy.publish(&message).await),
-                            None => Some(Err(PushError {
-                                reason: "no push service is configured (KLAXON_NTFY_URL)".into(),
-                                retry_after: None,
-                                outage: false,
-                            })),
+                    let mut outcomes = Vec::with_capacity(pushes.len());
+                    let mut refused = false;
+                    for (push, message) in pushes {
+                        let outcome = if refused {
+                            Outcome::BackingOff
+                        } else if !hold.valid(self.now()) {
+                            Outcome::Lapsed
+                        } else {
+                            let result = match &ntfy {
+                                Some(ntfy) => ntfy.publish(&message).await,
+                                None => Err(PushError::unconfigured()),
+                            };
+                            match result {
+                                Ok(()) => Outcome::Sent,
+                                Err(e) => {
+                                    refused = e.rate_limited;
+                                    Outcome::Failed(e)
+                                }
+                            }
                         };
-                        outcomes.push((page, result));
+                        outcomes.push((push, outcome));
                     }
                     outcomes
                 }
@@ -258,6 +386,95 @@ impl Core {
             .await;
         outcomes.into_iter().flatten().collect()
     }
+}
+
+/// What came of one push.
+enum Outcome {
+    Sent,
+    Failed(PushError),
+    /// Not tried: the claim may have lapsed.
+    Lapsed,
+    /// Not tried: the push service refused its topic earlier in the batch (429).
+    BackingOff,
+}
+
+/// A topic refused with 429 waits until `retry_at`; the due query skips its pages until then.
+async fn topic_backoff(tx: &mut Tx, topic: &str, retry_at: i64) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO topic_backoff (topic, retry_at) VALUES ($1, $2) \
+         ON CONFLICT (topic) DO UPDATE SET retry_at = excluded.retry_at",
+    )
+    .bind(topic)
+    .bind(retry_at)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+/// Pages whose topic had its pushes for the minute wait for the topic's next summary; the
+/// first time, their timelines say so.
+async fn record_waiting(
+    tx: &mut Tx,
+    holder: &str,
+    waiting: &[(Claimed, i64)],
+    now: i64,
+    after: i64,
+) -> Result<()> {
+    let mut by_until: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
+    for (page, until) in waiting {
+        by_until.entry(*until).or_default().push(page.id);
+    }
+    for (until, ids) in &by_until {
+        tx.execute_in(
+            "UPDATE pages SET bundled = 1, due_at = $1, claimed_by = NULL, claimed_until = NULL WHERE claimed_by = $2 AND id IN ({ids})",
+            &[(*until).into(), holder.into()],
+            ids,
+        )
+        .await?;
+    }
+    let mut entries = Vec::new();
+    for (page, _) in waiting.iter().filter(|(p, _)| p.bundled == 0) {
+        let Some(incident_id) = page.incident_id else {
+            continue;
+        };
+        let who = recipient(tx, page).await?;
+        entries.push(Entry {
+            incident_id,
+            at: now,
+            kind: TimelineKind::Paged,
+            actor_id: None,
+            text: format!(
+                "page to {who} waits for a summary push: {after} pushes reached them in the last minute"
+            ),
+        });
+    }
+    timelines(tx, &entries).await
+}
+
+/// Says on each incident of a sent summary that it was paged in it.
+async fn record_summaries(tx: &mut Tx, summaries: &[&Vec<Send>], now: i64) -> Result<()> {
+    let mut entries = Vec::new();
+    for pages in summaries {
+        let who = recipient(tx, &pages[0].page).await?;
+        let n = pages.len();
+        for send in pages.iter() {
+            let Some(incident_id) = send.page.incident_id else {
+                continue;
+            };
+            entries.push(Entry {
+                incident_id,
+                at: now,
+                kind: TimelineKind::Paged,
+                actor_id: None,
+                text: format!(
+                    "{} page to {who} went in one summary push with {} other incidents",
+                    send.page.kind.as_str().replace('_', "-"),
+                    n - 1
+                ),
+            });
+        }
+    }
+    timelines(tx, &entries).await
 }
 
 /// Marks the pages planned for cancellation cancelled, each with its reason; returns how many.
@@ -420,9 +637,12 @@ async fn record_failure(
 ) -> Result<Option<bool>> {
     let attempts = page.attempts + 1;
     let give_up = now - page.created_at >= GIVE_UP_AFTER;
+    // A rate-limited page keeps its place: its topic's backoff holds it, and it goes before
+    // the topic's later pages when the backoff ends.
     let done = sqlx::query(
         "UPDATE pages SET state = $1, attempts = $2, last_error = $3, first_due_at = COALESCE(first_due_at, due_at), \
-         due_at = $4, outage = $5, claimed_by = NULL, claimed_until = NULL WHERE id = $6 AND claimed_by = $7",
+         due_at = CASE WHEN $8 = 1 THEN due_at ELSE $4 END, outage = $5, claimed_by = NULL, claimed_until = NULL \
+         WHERE id = $6 AND claimed_by = $7",
     )
     .bind(if give_up { "failed" } else { "pending" })
     .bind(attempts)
@@ -431,6 +651,7 @@ async fn record_failure(
     .bind(i64::from(e.outage))
     .bind(page.id)
     .bind(holder)
+    .bind(i64::from(e.rate_limited))
     .execute(&mut **tx)
     .await?;
     if let (1, true, Some(incident_id)) = (

@@ -81,6 +81,113 @@ pub fn compose(
     }
 }
 
+/// One incident's line in a summary push.
+pub struct Listed<'a> {
+    pub kind: PageKind,
+    pub severity: Severity,
+    pub title: &'a str,
+    pub team: &'a str,
+}
+
+/// Incidents a summary push names one by one; the rest are counted.
+const LISTED: usize = 10;
+
+/// A summary push for pages bundled because their topic was flooded (`bundle`): how many and
+/// how bad, the first few titles, a link to the list of exactly these incidents and, where it
+/// applies, one Acknowledge-all button for all of them.
+pub fn compose_summary(
+    topic: &str,
+    public_url: &str,
+    bundle_id: i64,
+    pages: &[Listed<'_>],
+    ack_url: Option<String>,
+) -> Message {
+    let n = pages.len();
+    let mut teams: Vec<&str> = pages.iter().map(|p| p.team).collect();
+    teams.sort_unstable();
+    teams.dedup();
+    let team = match teams.as_slice() {
+        [one] => one.to_string(),
+        many => format!("{} teams", many.len()),
+    };
+    let count =
+        |what: &mut dyn FnMut(&Listed<'_>) -> bool| pages.iter().filter(|p| what(p)).count();
+    let severities: Vec<String> = [Severity::Critical, Severity::Warning, Severity::Info]
+        .into_iter()
+        .filter_map(|s| {
+            let k = count(&mut |p| p.severity == s && p.kind != PageKind::AllClear);
+            (k > 0).then(|| format!("{k} {}", s.as_str()))
+        })
+        .collect();
+    let kinds: Vec<String> = [
+        (PageKind::Opening, "new"),
+        (PageKind::Escalation, "escalated to you"),
+        (PageKind::Reminder, "still unacknowledged"),
+        (PageKind::Fallback, "unacknowledged at every level"),
+        (PageKind::AllClear, "resolved"),
+    ]
+    .into_iter()
+    .filter_map(|(kind, word)| {
+        let k = count(&mut |p| p.kind == kind);
+        (k > 0).then(|| format!("{k} {word}"))
+    })
+    .collect();
+    let all_clear = pages.iter().all(|p| p.kind == PageKind::AllClear);
+    let all_new = pages.iter().all(|p| p.kind == PageKind::Opening);
+    let mut first = if all_new {
+        format!("{n} new incidents in {team}")
+    } else {
+        format!("{n} incidents in {team}: {}", kinds.join(", "))
+    };
+    if !severities.is_empty() {
+        first.push_str(if all_new { ": " } else { "; " });
+        first.push_str(&severities.join(", "));
+    }
+    first.push('.');
+    let top = pages
+        .iter()
+        .filter(|p| p.kind != PageKind::AllClear)
+        .map(|p| p.severity)
+        .max();
+    let (title, tag, priority) = match top {
+        Some(s) if !all_clear => (
+            format!(
+                "[{}] {n} incidents in {team}",
+                s.as_str().to_ascii_uppercase()
+            ),
+            tags(s),
+            s.ntfy_priority(),
+        ),
+        _ => (
+            format!("[RESOLVED] {n} incidents in {team}"),
+            "white_check_mark",
+            3,
+        ),
+    };
+    let mut lines = vec![first, String::new()];
+    let mut listed: Vec<&Listed<'_>> = pages.iter().collect();
+    listed.sort_by_key(|p| std::cmp::Reverse(p.severity));
+    for p in listed.iter().take(LISTED) {
+        let word = match p.kind {
+            PageKind::AllClear => "RESOLVED".to_string(),
+            _ => p.severity.as_str().to_ascii_uppercase(),
+        };
+        lines.push(format!("• [{word}] {}", clip(p.title, 200)));
+    }
+    if n > LISTED {
+        lines.push(format!("…and {} more.", n - LISTED));
+    }
+    Message {
+        topic: topic.to_string(),
+        title,
+        message: lines.join("\n"),
+        tags: vec![tag.to_string()],
+        priority,
+        click: Some(format!("{public_url}/?bundle={bundle_id}")),
+        actions: ack_url.map(Action::acknowledge_all).into_iter().collect(),
+    }
+}
+
 /// A hand-off notice: the sentence, a link to the team's rota, never an action.
 pub fn compose_notice(topic: &str, public_url: &str, team_id: Option<i64>, text: &str) -> Message {
     Message {
@@ -142,6 +249,70 @@ mod tests {
             .contains("Last time (#3): rotated the WAL archive"));
         assert_eq!(m.actions.len(), 1);
         assert_eq!(m.actions[0].url, "https://klaxon.example/api/notify/ack/T");
+    }
+
+    #[test]
+    fn a_summary_counts_lists_and_links_its_incidents() {
+        let titles: Vec<String> = (0..12).map(|i| format!("Alert {i}")).collect();
+        let pages: Vec<Listed<'_>> = titles
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Listed {
+                kind: PageKind::Opening,
+                severity: if i < 9 {
+                    Severity::Critical
+                } else {
+                    Severity::Warning
+                },
+                title: t,
+                team: "payments",
+            })
+            .collect();
+        let m = compose_summary(
+            "alice",
+            "https://k",
+            7,
+            &pages,
+            Some("https://k/api/notify/ack/T".into()),
+        );
+        assert_eq!(m.title, "[CRITICAL] 12 incidents in payments");
+        assert!(
+            m.message
+                .starts_with("12 new incidents in payments: 9 critical, 3 warning.\n"),
+            "{}",
+            m.message
+        );
+        assert!(m.message.contains("• [CRITICAL] Alert 0"));
+        assert!(m.message.ends_with("…and 2 more."), "{}", m.message);
+        assert_eq!(m.click.as_deref(), Some("https://k/?bundle=7"));
+        assert_eq!(m.actions.len(), 1);
+        assert_eq!(m.actions[0].label, "Acknowledge all");
+        assert_eq!(m.priority, 5);
+
+        let mixed = [
+            Listed {
+                kind: PageKind::Reminder,
+                severity: Severity::Warning,
+                title: "a",
+                team: "payments",
+            },
+            Listed {
+                kind: PageKind::AllClear,
+                severity: Severity::Critical,
+                title: "b",
+                team: "search",
+            },
+        ];
+        let m = compose_summary("alice", "https://k", 8, &mixed, None);
+        assert_eq!(m.title, "[WARNING] 2 incidents in 2 teams");
+        assert!(
+            m.message.starts_with(
+                "2 incidents in 2 teams: 1 still unacknowledged, 1 resolved; 1 warning."
+            ),
+            "{}",
+            m.message
+        );
+        assert!(m.actions.is_empty());
     }
 
     #[test]

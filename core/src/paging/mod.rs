@@ -8,6 +8,7 @@
 //! owner who can be reached, each with a page of their own; else nobody is paged and the
 //! timeline says why. Reminders and the all-clear reuse the opening topic (or the owners).
 
+mod bundle;
 pub mod claim;
 mod delivery;
 mod due;

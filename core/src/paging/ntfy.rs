@@ -40,6 +40,14 @@ impl Action {
             clear: true,
         }
     }
+
+    /// A summary push's button: one token acknowledges every incident of the summary.
+    pub fn acknowledge_all(url: String) -> Action {
+        Action {
+            label: "Acknowledge all".into(),
+            ..Action::acknowledge(url)
+        }
+    }
 }
 
 impl Message {
@@ -76,9 +84,24 @@ pub struct PushError {
     pub reason: String,
     /// Seconds the push service asked us to wait (`Retry-After` on a 429).
     pub retry_after: Option<i64>,
-    /// The push service as a whole failed (unreachable, 5xx, 429), not this message: the page
-    /// is retried as soon as another publish succeeds.
+    /// The push service failed (unreachable, 5xx) or refused the topic for now (429), not
+    /// this message: the page is retried as soon as another publish succeeds, and later pages
+    /// to its topic wait behind it.
     pub outage: bool,
+    /// The push service refused the topic for now (429): its pages wait for `retry_after`,
+    /// other topics go on.
+    pub rate_limited: bool,
+}
+
+impl PushError {
+    pub fn unconfigured() -> PushError {
+        PushError {
+            reason: "no push service is configured (KLAXON_NTFY_URL)".into(),
+            retry_after: None,
+            outage: false,
+            rate_limited: false,
+        }
+    }
 }
 
 pub struct Ntfy {
@@ -110,6 +133,7 @@ impl Ntfy {
             reason: format!("cannot reach ntfy at {}: it {}", self.url, f.sentence),
             retry_after: None,
             outage: true,
+            rate_limited: false,
         })?;
         let status = res.status;
         if status.is_success() {
@@ -132,14 +156,14 @@ impl Ntfy {
             })
             .map(|e| format!(": {}", e.trim()))
             .unwrap_or_default();
+        // ntfy limits a visitor, or with subscriber-based limits a topic, after a burst; a
+        // 429 is about that topic, not the whole service.
+        let rate_limited = status == reqwest::StatusCode::TOO_MANY_REQUESTS;
         Err(PushError {
             reason: format!("ntfy answered {}{detail}", status.as_u16()),
-            retry_after: if status.as_u16() == 429 {
-                retry_after
-            } else {
-                None
-            },
-            outage: status.as_u16() == 429 || status.is_server_error(),
+            retry_after: if rate_limited { retry_after } else { None },
+            outage: rate_limited || status.is_server_error(),
+            rate_limited,
         })
     }
 }

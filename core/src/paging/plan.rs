@@ -24,20 +24,38 @@ pub(super) struct Claimed {
     pub detail: String,
     pub attempts: i64,
     pub created_at: i64,
+    /// It waits for its topic's next summary push (`bundle`).
+    pub bundled: i64,
 }
 
 impl Claimed {
     /// What a statement returns to be read as a `Claimed`.
     pub const COLUMNS: &str =
-        "id, incident_id, team_id, kind, topic, user_id, detail, attempts, created_at";
+        "id, incident_id, team_id, kind, topic, user_id, detail, attempts, created_at, bundled";
 }
 
 pub(super) enum Plan {
     Cancel(Claimed, &'static str),
     /// The team is in maintenance: the page waits until the window's end.
     Hold(Claimed, i64),
-    /// The message, and the raw acknowledge token it carries.
-    Send(Claimed, Message, Option<String>),
+    Send(Box<Send>),
+}
+
+/// A page to send: its own message, and the raw acknowledge token it carries.
+pub(super) struct Send {
+    pub page: Claimed,
+    pub message: Message,
+    pub token: Option<String>,
+    /// What a summary push says of its incident; `None` for a hand-off notice.
+    pub gist: Option<Gist>,
+}
+
+/// An incident as a summary push counts and lists it.
+#[derive(Clone)]
+pub(super) struct Gist {
+    pub severity: Severity,
+    pub title: String,
+    pub team: String,
 }
 
 /// An incident as its pages need it, with its first alert's annotations.
@@ -52,6 +70,7 @@ struct Subject {
     title: String,
     #[sqlx(try_from = "String")]
     severity: Severity,
+    team: String,
     annotations: Option<String>,
 }
 
@@ -88,6 +107,7 @@ impl Core {
             .db
             .fetch_in::<Subject>(
                 "SELECT i.id, i.team_id, i.state, i.archived_at, i.snoozed_until, i.title, i.severity, \
+                 (SELECT t.display_name FROM teams t WHERE t.id = i.team_id) AS team, \
                  (SELECT a.annotations FROM alerts a WHERE a.incident_id = i.id ORDER BY a.id LIMIT 1) AS annotations \
                  FROM incidents i WHERE i.id IN ({ids})",
                 &[],
@@ -115,7 +135,12 @@ impl Core {
                     page.team_id,
                     &page.detail,
                 );
-                plans.push(Plan::Send(page, message, None));
+                plans.push(Plan::Send(Box::new(Send {
+                    page,
+                    message,
+                    token: None,
+                    gist: None,
+                })));
                 continue;
             };
             let subject = incidents.get(&incident_id);
@@ -164,7 +189,17 @@ impl Core {
                 &about,
                 ack_url,
             );
-            plans.push(Plan::Send(page, message, token));
+            let gist = Gist {
+                severity: subject.severity,
+                title: subject.title.clone(),
+                team: subject.team.clone(),
+            };
+            plans.push(Plan::Send(Box::new(Send {
+                page,
+                message,
+                token,
+                gist: Some(gist),
+            })));
         }
         Ok(plans)
     }

@@ -11,7 +11,8 @@ use klaxon_domain::paging::AckOutcome;
 pub const TOKEN_TTL: i64 = 86_400;
 
 impl Core {
-    /// `POST /api/notify/ack/{token}`: acknowledges as the user the token was minted for.
+    /// `POST /api/notify/ack/{token}`: acknowledges as the user the token was minted for; a
+    /// summary push's token acknowledges every still-unacknowledged incident of its bundle.
     /// A second tap on the same button says who acknowledged (409); unknown and expired tokens,
     /// and tokens of a since-disabled user, answer 404.
     pub async fn acknowledge_with_token(&self, token: &str) -> Result<AckOutcome> {
@@ -20,26 +21,52 @@ impl Core {
         }
         let now = self.now();
         let mut tx = self.db.begin().await?;
-        let used: Option<(i64, i64)> = sqlx::query_as(
+        let used: Option<(i64, i64, Option<i64>)> = sqlx::query_as(
             "UPDATE ack_tokens SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL AND expires_at > $1 \
-             AND user_id IN (SELECT id FROM users WHERE disabled = 0) RETURNING incident_id, user_id",
+             AND user_id IN (SELECT id FROM users WHERE disabled = 0) RETURNING incident_id, user_id, bundle_id",
         )
         .bind(now)
         .bind(hash_token(token))
         .fetch_optional(&mut *tx)
         .await?;
-        let Some((incident_id, user_id)) = used else {
+        let Some((incident_id, user_id, bundle_id)) = used else {
             drop(tx);
             return Err(self.already_acknowledged(token, now).await?);
         };
-        self.acknowledge_in(&mut tx, IncidentId(incident_id), UserId(user_id))
-            .await?;
+        let Some(bundle_id) = bundle_id else {
+            self.acknowledge_in(&mut tx, IncidentId(incident_id), UserId(user_id))
+                .await?;
+            tx.commit().await?;
+            let incident = self.incident_row(incident_id).await?;
+            debug_assert!(incident.state != IncidentState::Triggered);
+            return Ok(AckOutcome {
+                incident_id,
+                state: incident.state,
+                acknowledged: vec![incident_id],
+            });
+        };
+        // Acknowledge all: every incident of the summary that nobody owns yet, as one change.
+        let triggered: Vec<(i64,)> = sqlx::query_as(
+            "SELECT DISTINCT i.id FROM pages p JOIN incidents i ON i.id = p.incident_id \
+             WHERE p.bundle_id = $1 AND i.state = 'triggered' ORDER BY i.id",
+        )
+        .bind(bundle_id)
+        .fetch_all(&mut *tx)
+        .await?;
+        if triggered.is_empty() {
+            return Err(Error::Conflict(
+                "every incident of this page was already acknowledged or resolved".into(),
+            ));
+        }
+        for (id,) in &triggered {
+            self.acknowledge_in(&mut tx, IncidentId(*id), UserId(user_id))
+                .await?;
+        }
         tx.commit().await?;
-        let incident = self.incident_row(incident_id).await?;
-        debug_assert!(incident.state != IncidentState::Triggered);
         Ok(AckOutcome {
-            incident_id,
-            state: incident.state,
+            incident_id: triggered[0].0,
+            state: IncidentState::Acknowledged,
+            acknowledged: triggered.into_iter().map(|r| r.0).collect(),
         })
     }
 

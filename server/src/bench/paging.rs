@@ -230,9 +230,12 @@ async fn run_paging(
             .await
             .map_err(err)?;
         let base = format!("http://{}", listener.local_addr().map_err(err)?);
+        // Every page its own push: one on-call person is paged for every incident, and the
+        // figure is the delivery engine's, not the bundling's (which would send five a minute).
         let config = Config {
             public_url: base.clone(),
             ntfy_url: Some(ntfy),
+            page_bundle_after: 0,
             ..Config::default()
         };
         let core = Core::start(db, Arc::new(SystemClock), config)
@@ -461,8 +464,10 @@ async fn measure_ticks(db: Db, size: usize, due: usize) -> Result<TickRow, Strin
     let now = time::OffsetDateTime::now_utc().unix_timestamp();
     seed(&db, size, due, now).await?;
     let arrivals = Arrivals::default();
+    // Every page its own push, as in `run_paging`.
     let config = Config {
         ntfy_url: Some(arrivals.serve().await?),
+        page_bundle_after: 0,
         ..Config::default()
     };
     let core = Core::start(db, Arc::new(SystemClock), config)

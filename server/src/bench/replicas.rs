@@ -56,6 +56,8 @@ impl Replica {
             .env("KLAXON_DATA_DIR", &data)
             .env("KLAXON_DATABASE_URL", database_url)
             .env("KLAXON_NTFY_URL", ntfy)
+            // Every page its own push: the figure is the engine's, not the bundling's.
+            .env("KLAXON_PAGE_BUNDLE_AFTER", "0")
             .env("KLAXON_LOG", "error")
             .stdout(Stdio::null())
             .kill_on_drop(true)

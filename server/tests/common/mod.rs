@@ -65,6 +65,16 @@ pub fn test_config() -> Config {
     }
 }
 
+/// `test_config` with every page its own push: for tests of delivery itself (each page once, in
+/// order, across notifiers) that send one phone more than a minute's five pushes.
+#[allow(dead_code)]
+pub fn unbundled() -> Config {
+    Config {
+        page_bundle_after: 0,
+        ..test_config()
+    }
+}
+
 pub enum Backend {
     Sqlite,
     Postgres(String),

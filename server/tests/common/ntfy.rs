@@ -32,9 +32,18 @@ pub struct Published {
 impl Published {
     /// The URL of the Acknowledge action, if the page has one.
     pub fn ack_url(&self) -> Option<String> {
+        self.action_url("Acknowledge")
+    }
+
+    /// The URL of a summary push's Acknowledge all action.
+    pub fn ack_all_url(&self) -> Option<String> {
+        self.action_url("Acknowledge all")
+    }
+
+    fn action_url(&self, label: &str) -> Option<String> {
         self.actions
             .iter()
-            .find(|a| a["label"] == "Acknowledge")
+            .find(|a| a["label"] == label)
             .and_then(|a| a["url"].as_str().map(str::to_string))
     }
 }
@@ -48,6 +57,9 @@ struct Inner {
     failing: Option<(u16, Option<u64>)>,
     /// Every publish attempt, failed or not.
     attempts: usize,
+    /// Topics refused with 429 and this Retry-After until `lift`, as ntfy's subscriber-based
+    /// rate limiting refuses one topic; with the attempts each got.
+    limited: std::collections::HashMap<String, (u64, usize)>,
     /// The next publish waits: it says it arrived, then waits to be let through (`true`) or
     /// refused (`false`).
     hold: Option<(oneshot::Sender<()>, oneshot::Receiver<bool>)>,
@@ -182,6 +194,21 @@ impl Recorder {
         self.inner.lock().unwrap().failing = Some((status, retry_after));
     }
 
+    /// Publishes to `topic` are refused with 429 and `Retry-After: retry_after` until `lift`.
+    pub fn rate_limit(&self, topic: &str, retry_after: u64) {
+        let mut inner = self.inner.lock().unwrap();
+        inner.limited.insert(topic.to_string(), (retry_after, 0));
+    }
+
+    /// Publishes to `topic` are accepted again; returns how many were refused meanwhile.
+    pub fn lift(&self, topic: &str) -> usize {
+        let mut inner = self.inner.lock().unwrap();
+        inner
+            .limited
+            .remove(topic)
+            .map_or(0, |(_, refused)| refused)
+    }
+
     /// Publishes are accepted again.
     pub fn heal(&self) {
         self.inner.lock().unwrap().failing = None;
@@ -271,6 +298,14 @@ async fn json_publish(
     if !valid_topic(&topic) {
         return ntfy_error(400, "invalid topic");
     }
+    if let Some((retry_after, refused)) = guard.limited.get_mut(&topic) {
+        *refused += 1;
+        // ntfy's own words and status for a limited visitor or topic.
+        let mut r = ntfy_error(429, "limit reached: too many requests");
+        r.headers_mut()
+            .insert("retry-after", retry_after.to_string().parse().unwrap());
+        return r;
+    }
     let actions = v["actions"].as_array().cloned().unwrap_or_default();
     if actions.len() > 3
         || actions.iter().any(|a| {
@@ -314,6 +349,14 @@ async fn topic_publish(
     }
     if !valid_topic(&topic) {
         return ntfy_error(400, "invalid topic");
+    }
+    if let Some((retry_after, refused)) = guard.limited.get_mut(&topic) {
+        *refused += 1;
+        // ntfy's own words and status for a limited visitor or topic.
+        let mut r = ntfy_error(429, "limit reached: too many requests");
+        r.headers_mut()
+            .insert("retry-after", retry_after.to_string().parse().unwrap());
+        return r;
     }
     let header = |k: &str| {
         headers
