@@ -243,6 +243,9 @@ pub struct IncidentBoard {
     pub resolved: Vec<Incident>,
     /// The caller's teams in maintenance now, with the window's end.
     pub maintenance: Vec<(i64, Timestamp)>,
+    /// The incidents of the summary push the list was opened from (`/?bundle={id}`), newest
+    /// first; `None` without one.
+    pub bundle: Option<Vec<Incident>>,
 }
 
 /// How many resolved incidents the home page lists under the open ones.

@@ -98,6 +98,22 @@ both!(
             .map(|i| i["id"].as_i64().unwrap())
             .collect();
         assert_eq!(listed, bundled);
+        // The phone's list opened from the summary's link shows exactly those first.
+        let phone = app.login("alice", "alice password").await;
+        let html = app.get(&format!("/?bundle={bundle}"), &phone).await.text;
+        assert!(html.contains("8 incidents paged together"), "{html}");
+        let section = &html[html.find("8 incidents paged together").unwrap()..];
+        let section = &section[..section
+            .find("Show all incidents")
+            .expect("a way back to all")];
+        for id in &first {
+            let link = format!("href=\"/incidents/{id}\"");
+            assert_eq!(
+                section.contains(&link),
+                bundled.contains(id),
+                "incident {id}"
+            );
+        }
         let d = app.detail(&w.admin, first[11]).await;
         assert!(
             timeline_texts(&d, "paged").contains(

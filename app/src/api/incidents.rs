@@ -5,11 +5,12 @@ use klaxon_domain::ids::{IncidentId, NoteId, UserId};
 use klaxon_domain::incident::{Incident, IncidentBoard, IncidentView};
 use leptos::prelude::*;
 
+/// The home page's list; `bundle` adds the incidents of the summary push it was opened from.
 #[server(prefix = "/rpc")]
-pub async fn get_incident_board() -> Result<IncidentBoard, ServerFnError> {
+pub async fn get_incident_board(bundle: Option<i64>) -> Result<IncidentBoard, ServerFnError> {
     use crate::server::{fail, signed_in};
     let (core, actor) = signed_in().await?;
-    core.incident_board(&actor).await.map_err(fail)
+    core.incident_board(&actor, bundle).await.map_err(fail)
 }
 
 /// One incident with everything the incident page needs, including what the caller may do.

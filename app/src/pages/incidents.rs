@@ -12,12 +12,19 @@ use klaxon_domain::incident::IncidentBoard;
 use klaxon_domain::live::EventKind;
 use klaxon_domain::Timestamp;
 use leptos::prelude::*;
+use leptos_router::hooks::use_query_map;
 
 #[component]
 pub fn IncidentList() -> impl IntoView {
     // Team events carry maintenance windows starting and ending.
     let live = use_page_live(|kind, _| matches!(kind, EventKind::Incident | EventKind::Team));
-    let board = load(move || live.changes(), |_| get_incident_board());
+    // A summary push links here with `?bundle={id}`: its incidents are listed first.
+    let query = use_query_map();
+    let bundle = move || query.with(|q| q.get("bundle").and_then(|b| b.parse::<i64>().ok()));
+    let board = load(
+        move || (live.changes(), bundle()),
+        |(_, b)| get_incident_board(b),
+    );
     // What the page showed last, kept on screen while a refresh fails.
     let last = RwSignal::new(None::<IncidentBoard>);
 
@@ -59,6 +66,7 @@ fn Board(board: IncidentBoard) -> impl IntoView {
         open,
         resolved,
         maintenance,
+        bundle,
     } = board;
     let team_name = move |id: i64| {
         teams
@@ -101,7 +109,20 @@ fn Board(board: IncidentBoard) -> impl IntoView {
             <ul class="list incidents" aria-labelledby="resolved-title">{rows(resolved)}</ul>
         }
     });
-    view! { {paused} {open_view} {resolved_view} }
+    let bundle_view = bundle.map(|list| {
+        let heading = match list.len() {
+            1 => "1 incident paged together".to_string(),
+            n => format!("{n} incidents paged together"),
+        };
+        view! {
+            <section class="card bundle" aria-labelledby="bundle-title">
+                <h2 id="bundle-title">{heading}</h2>
+                <ul class="list incidents" aria-labelledby="bundle-title">{rows(list)}</ul>
+                <p><a href="/">"Show all incidents"</a></p>
+            </section>
+        }
+    });
+    view! { {paused} {bundle_view} {open_view} {resolved_view} }
 }
 
 #[component]

@@ -9,7 +9,12 @@ use klaxon_domain::Timestamp;
 use std::cmp::Reverse;
 
 impl Core {
-    pub async fn incident_board(&self, actor: &Actor) -> Result<IncidentBoard> {
+    /// The board; with `bundle`, also the incidents of that summary push the caller may see.
+    pub async fn incident_board(
+        &self,
+        actor: &Actor,
+        bundle: Option<i64>,
+    ) -> Result<IncidentBoard> {
         let me = self.me(actor).await?;
         let filter = |state: &str, limit: Option<i64>| IncidentFilter {
             state: Some(state.into()),
@@ -27,6 +32,21 @@ impl Core {
         let resolved = self
             .list_incidents(actor, &filter("resolved", Some(RECENTLY_RESOLVED)))
             .await?;
+        let bundle = match bundle {
+            Some(id) => Some(
+                self.list_incidents(
+                    actor,
+                    &IncidentFilter {
+                        bundle: Some(id),
+                        archived: true,
+                        limit: Some(super::reads::MAX_LIMIT),
+                        ..Default::default()
+                    },
+                )
+                .await?,
+            ),
+            None => None,
+        };
         let team_ids: Vec<i64> = me.teams.iter().map(|t| t.id).collect();
         Ok(IncidentBoard {
             maintenance: self.maintenance_now(&team_ids).await?,
@@ -35,6 +55,7 @@ impl Core {
             teams: me.teams,
             open,
             resolved,
+            bundle,
         })
     }
 }
