@@ -20,7 +20,7 @@ use futures::StreamExt;
 use klaxon_domain::alerting::IncidentState;
 use klaxon_domain::incident::TimelineKind;
 use klaxon_domain::paging::{retry_delay, PageKind, GIVE_UP_AFTER};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Publishes in flight at once.
 const PARALLEL: usize = 16;
@@ -432,23 +432,34 @@ async fn record_waiting(
         )
         .await?;
     }
+    // Once per page, when it starts waiting; the recipient is read once per topic.
+    let mut who: HashMap<&str, String> = HashMap::new();
     let mut entries = Vec::new();
     for (page, _) in waiting.iter().filter(|(p, _)| p.bundled == 0) {
         let Some(incident_id) = page.incident_id else {
             continue;
         };
-        let who = recipient(tx, page).await?;
-        entries.push(Entry {
-            incident_id,
-            at: now,
-            kind: TimelineKind::Paged,
-            actor_id: None,
-            text: format!(
-                "page to {who} waits for a summary push: {after} pushes reached them in the last minute"
-            ),
-        });
+        if !who.contains_key(page.topic.as_str()) {
+            who.insert(&page.topic, recipient(tx, page).await?);
+        }
+        let text = format!(
+            "page to {} waits for a summary push: {after} pushes reached them in the last minute",
+            who[page.topic.as_str()]
+        );
+        entries.push(paged_entry(incident_id, now, text));
     }
     timelines(tx, &entries).await
+}
+
+/// A `paged` timeline entry written by the notifier.
+fn paged_entry(incident_id: i64, at: i64, text: String) -> Entry {
+    Entry {
+        incident_id,
+        at,
+        kind: TimelineKind::Paged,
+        actor_id: None,
+        text,
+    }
 }
 
 /// Says on each incident of a sent summary that it was paged in it.
@@ -461,17 +472,12 @@ async fn record_summaries(tx: &mut Tx, summaries: &[&Vec<Send>], now: i64) -> Re
             let Some(incident_id) = send.page.incident_id else {
                 continue;
             };
-            entries.push(Entry {
-                incident_id,
-                at: now,
-                kind: TimelineKind::Paged,
-                actor_id: None,
-                text: format!(
-                    "{} page to {who} went in one summary push with {} other incidents",
-                    send.page.kind.as_str().replace('_', "-"),
-                    n - 1
-                ),
-            });
+            let text = format!(
+                "{} page to {who} went in one summary push with {} other incidents",
+                send.page.kind.as_str().replace('_', "-"),
+                n - 1
+            );
+            entries.push(paged_entry(incident_id, now, text));
         }
     }
     timelines(tx, &entries).await

@@ -22,6 +22,19 @@ const RETRY: Duration = Duration::from_secs(1);
 /// a revoked key ends the stream, and a new membership is heard.
 const RECHECK: Duration = Duration::from_secs(30);
 
+/// One event of the stream, as an `EventSource` hands it to a page.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)] // The document's description of what `sse` writes.
+pub struct StreamEvent {
+    /// What changed.
+    event: EventKind,
+    /// JSON naming the subject, never the change: `{"id": …, "team_id": …}`.
+    data: String,
+    /// The event's place in the stream, sent back as `Last-Event-ID` on a reconnect.
+    #[schema(pattern = "^[0-9]+$")]
+    id: String,
+}
+
 /// One stream per signed-in tab. Each event names what changed (`event:` `incident`, `team` or
 /// `schedule`; `data:` `{"id", "team_id"}`), never the change itself: the page refetches it.
 /// `id:` is monotonic; a browser that reconnects sends it back as `Last-Event-ID` and first
@@ -32,7 +45,7 @@ const RECHECK: Duration = Duration::from_secs(30);
     path = "/api/events",
     tag = "events",
     params(("Last-Event-ID" = Option<i64>, Header, minimum = 0, description = "The last `id:` this client received; the stream starts with the caller's events after it.")),
-    responses((status = 200, content_type = "text/event-stream", body = String, description = "An endless stream of server-sent events."),
+    responses((status = 200, content_type = "text/event-stream", body = StreamEvent, description = "An endless stream of server-sent events, each as `StreamEvent` describes."),
               (status = 429, body = ErrorBody, description = "the account already holds 20 open streams on this server (`Retry-After`)"))
 )]
 pub async fn stream(
