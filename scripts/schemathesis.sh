@@ -21,6 +21,13 @@ base="http://127.0.0.1:$port"
 for _ in $(seq 100); do curl -sf "$base/healthz" >/dev/null && break; sleep 0.1; done
 key="$(curl -sf -X POST "$base/api/bootstrap" -H 'content-type: application/json' \
   -d '{"username":"admin","password":"schemathesis admin"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["api_key"])')"
+# A spare key, the one scripts/schemathesis.toml points key deletion at (the run's own key is the first).
+spare="$(curl -sf -X POST "$base/api/users/1/api-keys" -H "authorization: Bearer $key" -H 'content-type: application/json' \
+  -d '{"name":"spare"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')"
+if [ "$spare" != 2 ]; then
+  echo "schemathesis: the spare key is $spare, not 2 as scripts/schemathesis.toml expects"
+  exit 1
+fi
 set +e
 schemathesis --config-file "$ROOT/scripts/schemathesis.toml" --no-color run "$base/api/openapi.json" \
   -H "Authorization: Bearer $key" \
@@ -28,6 +35,12 @@ schemathesis --config-file "$ROOT/scripts/schemathesis.toml" --no-color run "$ba
   >"$work/report.txt" 2>&1
 set -e
 sed -n '/^=* SUMMARY/,$p' "$work/report.txt"
+# Every operation was tried with a working administrator's key: a run that lost it part way
+# tested the rest only for 401s.
+if [ "$(curl -s -o /dev/null -w '%{http_code}' -H "authorization: Bearer $key" "$base/api/admin/settings")" != 200 ]; then
+  echo "schemathesis: FAILED: the run's administrator key stopped working part way"
+  exit 1
+fi
 # Each failure kind is a line "  ❌ STnnn <title>: <count>" under "Failures:".
 kinds="$(sed -n '/^Failures:/,/^$/p' "$work/report.txt" | grep -oE 'ST[0-9]+ [^:]+' || true)"
 refused="$(grep -E '^ST202 ' <<<"$kinds" || true)"
