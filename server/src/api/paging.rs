@@ -32,9 +32,12 @@ pub async fn put_policy(
 }
 
 /// The Acknowledge button of a page. No credential: the token in the path is one, valid
-/// for one incident, one user and one day, once.
+/// for one incident (or, on a summary push, the incidents of its bundle), one user and one day,
+/// once.
 #[utoipa::path(post, path = "/api/notify/ack/{token}", tag = "paging", security(()),
-    responses((status = 200, body = AckOutcome), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+    responses((status = 200, body = AckOutcome),
+              (status = 404, body = ErrorBody, description = "unknown or expired token, or its user was disabled"),
+              (status = 409, body = ErrorBody, description = "used already: says who acknowledged, or that the incident is resolved; for a summary, that every incident of it was already owned")))]
 pub async fn acknowledge(
     State(s): State<AppState>,
     Path(token): Path<String>,
