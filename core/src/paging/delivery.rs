@@ -172,12 +172,9 @@ impl Core {
                 }
                 Outcome::Failed(e) => {
                     if e.rate_limited {
-                        topic_backoff(
-                            &mut tx,
-                            push.topic(),
-                            now + e.retry_after.unwrap_or_else(|| retry_delay(1, None)),
-                        )
-                        .await?;
+                        // As asked (at most a day; 5 s when the service said nothing).
+                        let wait = retry_delay(1, e.retry_after);
+                        topic_backoff(&mut tx, push.topic(), now + wait).await?;
                     }
                     for page in push.pages() {
                         done.failed += 1;
