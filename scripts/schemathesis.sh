@@ -7,6 +7,7 @@
 # contradicts the document. Requests the document allows but the handler refuses for reasons a
 # schema cannot state (a duration out of range, a user who is not a member) are counted and
 # printed, not failed. scripts/schemathesis.toml says where a check does not apply, and why.
+# SCHEMATHESIS_BIN checks another build (a debug one, say) instead of the release binary.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 seconds="${SCHEMATHESIS_SECONDS:-600}"
