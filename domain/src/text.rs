@@ -200,12 +200,14 @@ fn group_name(raw: &str) -> Result<String, String> {
 }
 
 fn free_text(raw: &str, max: usize) -> Result<String, String> {
-    let s = raw.trim();
-    if s.is_empty() || s.chars().count() > max {
-        return Err(format!("must be 1 to {max} characters"));
-    }
-    if s.chars().any(char::is_control) {
+    // Checked as given, before trimming, as the schema states it: a control character is
+    // refused even where trimming would drop it ("\nops"), and so is a value over `max`.
+    if raw.chars().any(char::is_control) {
         return Err("must not contain control characters".into());
+    }
+    let s = raw.trim();
+    if s.is_empty() || raw.chars().count() > max {
+        return Err(format!("must be 1 to {max} characters"));
     }
     Ok(s.to_string())
 }
@@ -269,6 +271,10 @@ mod tests {
         assert_eq!(Label::parse(" Payments ").unwrap().as_str(), "Payments");
         assert!(Label::parse(&"é".repeat(101)).is_err());
         assert!(GroupName::parse(&"é".repeat(256)).is_ok());
+        // As the schema's pattern says: no control character even at the ends.
+        assert!(GroupName::parse("\nops").is_err());
+        assert!(Label::parse("payments\t").is_err());
+        assert_eq!(Label::parse("  payments ").unwrap().to_string(), "payments");
         assert_eq!(
             TeamName::parse("Payments-EU").unwrap().as_str(),
             "payments-eu"
