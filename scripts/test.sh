@@ -56,6 +56,11 @@ begin playwright
 begin perf
 # Figures only (first paint and hydration on "Fast 3G", file sizes); nothing here is a timed assertion.
 node "$ROOT/end2end/perf.mjs"; ok
+begin chaos
+# Three replicas through kills, freezes, a PostgreSQL restart and a misbehaving push service under
+# steady webhooks, on a PostgreSQL of its own; fails on a lost alert or page, a doubled one, or a
+# page after its acknowledgement (about 3 minutes).
+"$TARGET_DIR/release/klaxon" bench chaos --seconds 120 --seed 7; ok
 begin schemathesis
 # The release binary against its own OpenAPI document, every operation, bounded in time.
 "$ROOT/scripts/schemathesis.sh"; ok

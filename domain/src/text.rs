@@ -96,13 +96,13 @@ fn string_schema(
 
 text_type!(
     /// A username: case-insensitive, kept lower-case, 1–64 of `a-z 0-9 . _ @ -`.
-    Username, username, schema(1, 64, "^[A-Za-z0-9._@-]+$",
-        "1 to 64 of `A-Z a-z 0-9 . _ @ -`, case-insensitive (kept lower-case).")
+    Username, username, schema(1, 64, "^ *[A-Za-z0-9._@-]+ *$",
+        "1 to 64 of `A-Z a-z 0-9 . _ @ -`, case-insensitive (kept lower-case); spaces around it are dropped.")
 );
 text_type!(
     /// A team's name, its identifier: kept lower-case, 1–64 of `a-z 0-9 - _`.
-    TeamName, team_name, schema(1, 64, "^[A-Za-z0-9_-]+$",
-        "1 to 64 of `A-Z a-z 0-9 - _` (kept lower-case).")
+    TeamName, team_name, schema(1, 64, "^ *[A-Za-z0-9_-]+ *$",
+        "1 to 64 of `A-Z a-z 0-9 - _` (kept lower-case); spaces around it are dropped.")
 );
 text_type!(
     /// A human-readable label (display name, key name, integration or switch name): trimmed,
@@ -129,14 +129,14 @@ text_type!(
 );
 text_type!(
     /// An ntfy topic, or the empty string for none: up to 64 of `A-Z a-z 0-9 _ -`.
-    Topic, topic, schema(0, 64, "^[A-Za-z0-9_-]*$",
-        "An ntfy topic: up to 64 of `A-Z a-z 0-9 _ -`; empty is none.")
+    Topic, topic, schema(0, 64, "^ *[A-Za-z0-9_-]* *$",
+        "An ntfy topic: up to 64 of `A-Z a-z 0-9 _ -`; empty is none; spaces around it are dropped.")
 );
 text_type!(
     /// An email address as Klaxon keeps it: trimmed, lower-case, one `@` with text on both
     /// sides, at most 254 bytes, no spaces or control characters.
-    Email, email, schema(3, 254, "^[^@\\s\\x00-\\x1f\\x7f-\\x9f]+@[^@\\s\\x00-\\x1f\\x7f-\\x9f]+$",
-        "An email address, at most 254 characters.")
+    Email, email, schema(3, 254, "^ *[^@\\s\\x00-\\x1f\\x7f-\\x9f]+@[^@\\s\\x00-\\x1f\\x7f-\\x9f]+ *$",
+        "An email address, at most 254 characters; spaces around it are dropped.")
 );
 
 impl LabelOrBlank {
@@ -156,9 +156,20 @@ impl Topic {
     }
 }
 
+/// Identifiers drop the spaces a phone keyboard adds around a word, and only those: the
+/// schema's pattern (` *…* *`) says the same, and its length counts them.
+fn identifier(raw: &str) -> &str {
+    raw.trim_matches(' ')
+}
+
+/// Blank as the schema's `\s` means it (JavaScript's white space: Unicode's, and U+FEFF).
+fn trim_blank(raw: &str) -> &str {
+    raw.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
+}
+
 fn username(raw: &str) -> Result<String, String> {
-    let u = raw.trim().to_lowercase();
-    if u.is_empty() || u.len() > 64 {
+    let u = identifier(raw).to_lowercase();
+    if u.is_empty() || raw.len() > 64 {
         return Err("must be 1 to 64 characters".into());
     }
     if !u
@@ -171,8 +182,8 @@ fn username(raw: &str) -> Result<String, String> {
 }
 
 fn team_name(raw: &str) -> Result<String, String> {
-    let n = raw.trim().to_lowercase();
-    if n.is_empty() || n.len() > 64 {
+    let n = identifier(raw).to_lowercase();
+    if n.is_empty() || raw.len() > 64 {
         return Err("must be 1 to 64 characters".into());
     }
     if !n
@@ -189,9 +200,9 @@ fn label(raw: &str) -> Result<String, String> {
 }
 
 fn label_or_blank(raw: &str) -> Result<String, String> {
-    match raw.trim() {
-        "" => Ok(String::new()),
-        s => free_text(s, 100),
+    match trim_blank(raw) {
+        "" if !raw.chars().any(char::is_control) => Ok(String::new()),
+        _ => free_text(raw, 100),
     }
 }
 
@@ -205,7 +216,7 @@ fn free_text(raw: &str, max: usize) -> Result<String, String> {
     if raw.chars().any(char::is_control) {
         return Err("must not contain control characters".into());
     }
-    let s = raw.trim();
+    let s = trim_blank(raw);
     if s.is_empty() || raw.chars().count() > max {
         return Err(format!("must be 1 to {max} characters"));
     }
@@ -220,8 +231,8 @@ fn secret(raw: &str) -> Result<String, String> {
 }
 
 fn topic(raw: &str) -> Result<String, String> {
-    let t = raw.trim();
-    if t.len() > 64
+    let t = identifier(raw);
+    if raw.len() > 64
         || !t
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
@@ -232,9 +243,11 @@ fn topic(raw: &str) -> Result<String, String> {
 }
 
 fn email(raw: &str) -> Result<String, String> {
-    let e = raw.trim().to_lowercase();
-    let ok = e.len() <= 254
-        && !e.chars().any(|c| c.is_whitespace() || c.is_control())
+    let e = identifier(raw).to_lowercase();
+    let ok = raw.chars().count() <= 254
+        && !e
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || c == '\u{feff}')
         && matches!(e.split_once('@'), Some((local, domain)) if !local.is_empty() && !domain.is_empty() && !domain.contains('@'));
     if ok {
         Ok(e)
@@ -253,7 +266,7 @@ mod tests {
             Username::parse(" Alice@Example.com ").unwrap().as_str(),
             "alice@example.com"
         );
-        for bad in ["", "a b", &"x".repeat(65), "ünïcode"] {
+        for bad in ["", "a b", &"x".repeat(65), "ünïcode", "\talice", "   "] {
             assert!(Username::parse(bad).is_err(), "{bad}");
         }
     }
@@ -280,6 +293,10 @@ mod tests {
             "payments-eu"
         );
         assert!(TeamName::parse("pay ments").is_err());
+        // Lengths count the spaces, as the schema's `maxLength` does.
+        assert!(TeamName::parse(&format!(" {} ", "x".repeat(63))).is_err());
+        assert_eq!(Topic::parse("  ").unwrap().get(), None);
+        assert!(Label::parse("\u{feff}").is_err());
         assert_eq!(LabelOrBlank::parse("  ").unwrap().label(), None);
         assert_eq!(
             LabelOrBlank::parse(" Ops ").unwrap().label(),

@@ -55,6 +55,9 @@ enum BenchCommand {
     Ticks(crate::bench::TickArgs),
     /// Several `klaxon serve` processes on one PostgreSQL: intake, paging and failover.
     Replicas(crate::bench::ReplicaArgs),
+    /// Three replicas, a misbehaving push service and a seeded plan of kills, freezes and a
+    /// database restart under steady webhooks; checks that no page was lost or doubled.
+    Chaos(crate::bench::ChaosArgs),
 }
 
 #[derive(Args)]
@@ -365,6 +368,7 @@ pub async fn run() -> Result<(), String> {
         Command::Bench(BenchCommand::Paging(args)) => crate::bench::paging(args).await,
         Command::Bench(BenchCommand::Ticks(args)) => crate::bench::ticks(args).await,
         Command::Bench(BenchCommand::Replicas(args)) => crate::bench::replicas(args).await,
+        Command::Bench(BenchCommand::Chaos(args)) => crate::bench::chaos(args).await,
         Command::Login(args) => crate::terminal::login(args).await,
         Command::Logout => crate::terminal::logout().await,
         Command::Whoami => crate::terminal::whoami().await,

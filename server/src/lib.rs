@@ -3,7 +3,7 @@
 
 pub mod api;
 mod assets;
-mod bench;
+pub mod bench;
 pub mod cli;
 pub mod error;
 pub mod extract;

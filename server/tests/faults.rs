@@ -4,11 +4,11 @@
 
 mod common;
 
-use common::cluster::Cluster;
 use common::process::{until, LIMIT};
 use common::world::{world, world_on, World};
 use common::Payload;
 use futures::future::join_all;
+use klaxon_server::bench::Cluster;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};

@@ -501,6 +501,39 @@ both_with!(
     }
 );
 
+// A push waits its topic's turn behind a slow one; the incident it is about is acknowledged in
+// that time. It is not sent: the next pass finds the incident owned and cancels its page.
+both!(a_page_owned_while_it_waits_its_turn_is_not_sent, |app| {
+    let w = app.paging_world().await;
+    let first = app.fire(&w.key, "slow").await;
+    let second = app.fire(&w.key, "waiting").await;
+    let mut held = app.ntfy.hold_next();
+    let pass = tokio::spawn({
+        let core = app.core.clone();
+        async move { core.notify_tick("test").await.unwrap() }
+    });
+    held.arrived().await;
+    app.post(
+        &format!("/api/incidents/{second}/acknowledge"),
+        &w.alice.1,
+        json!({}),
+    )
+    .await
+    .expect(200);
+    held.release();
+    assert_eq!(pass.await.unwrap().sent, 1);
+    app.tick().await;
+    let pages = app.ntfy.take();
+    let clicks: Vec<String> = pages.iter().filter_map(|p| p.click.clone()).collect();
+    assert_eq!(clicks.len(), 1, "{clicks:?}");
+    assert!(
+        clicks[0].ends_with(&format!("/incidents/{first}")),
+        "{clicks:?}"
+    );
+    let d = app.detail(&w.admin, second).await;
+    assert_eq!(d["pages"][0]["status"], "cancelled", "{d}");
+});
+
 both!(test_page_reports_the_push_service_error, |app| {
     let w = app.paging_world().await;
     app.post("/api/me/notify/test", &w.alice.1, json!({}))

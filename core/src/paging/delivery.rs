@@ -161,6 +161,7 @@ impl Core {
         let mut summaries = Vec::new();
         let mut failed = Vec::new();
         let mut backing_off = Vec::new();
+        let mut replan = Vec::new();
         let mut tx = self.db.begin().await?;
         for (push, outcome) in &outcomes {
             match outcome {
@@ -183,6 +184,7 @@ impl Core {
                     }
                 }
                 Outcome::BackingOff => backing_off.extend(push.pages().map(|p| p.id)),
+                Outcome::Replan => replan.extend(push.pages().map(|p| p.id)),
                 // The claim lapsed: the page is another replica's now, or this one's next pass.
                 Outcome::Lapsed => {}
             }
@@ -198,6 +200,13 @@ impl Core {
              WHERE claimed_by = $1 AND id IN ({ids})",
             &[holder.into()],
             &backing_off,
+        )
+        .await?;
+        // Owned while they waited: released, so the next pass cancels them or sends the rest.
+        tx.execute_in(
+            "UPDATE pages SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = $1 AND id IN ({ids})",
+            &[holder.into()],
+            &replan,
         )
         .await?;
         // The push service answers again: what waited for it goes now, not at its backoff.
@@ -226,7 +235,7 @@ impl Core {
                 None => 0,
             };
         }
-        if all_clears > 0 || recovered > 0 {
+        if all_clears > 0 || recovered > 0 || !replan.is_empty() {
             self.wake_notifier();
         }
         Ok(done)
@@ -360,6 +369,13 @@ impl Core {
                             Outcome::BackingOff
                         } else if !hold.valid(self.now()) {
                             Outcome::Lapsed
+                        } else if self
+                            .owned_since_planned(push.pages(), self.now())
+                            .await
+                            .unwrap_or(true)
+                        {
+                            // Owned while it waited (or unreadable): the next pass plans it again.
+                            Outcome::Replan
                         } else {
                             let result = match &ntfy {
                                 Some(ntfy) => ntfy.publish(&message).await,
@@ -393,6 +409,8 @@ enum Outcome {
     Lapsed,
     /// Not tried: the push service refused its topic earlier in the batch (429).
     BackingOff,
+    /// Not tried: an incident of it was owned since it was planned (see `owned_since_planned`).
+    Replan,
 }
 
 /// A topic refused with 429 waits until `retry_at`; the due query skips its pages until then.

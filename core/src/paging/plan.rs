@@ -74,6 +74,15 @@ struct Subject {
     annotations: Option<String>,
 }
 
+/// An incident's state as `plan_delivery` weighs it.
+#[derive(sqlx::FromRow)]
+struct StateNow {
+    #[sqlx(try_from = "String")]
+    state: IncidentState,
+    archived_at: Option<i64>,
+    snoozed_until: Option<i64>,
+}
+
 /// The description (or summary) among an alert's annotations.
 fn description(annotations: Option<&str>) -> Option<String> {
     let annotations: BTreeMap<String, String> = annotations
@@ -93,6 +102,45 @@ fn sorted_unique(mut ids: Vec<i64>) -> Vec<i64> {
 
 impl Core {
     /// What to do with each claimed page.
+    /// Whether a page of `pages` that asks for an owner would now be cancelled (its incident was
+    /// acknowledged, resolved, snoozed or archived since the batch was planned). Read again just
+    /// before each push: a push can wait its topic's turn behind slow ones while an
+    /// acknowledgement commits, and it must not page someone about an incident already owned.
+    pub(super) async fn owned_since_planned<'a>(
+        &self,
+        pages: impl Iterator<Item = &'a Claimed>,
+        now: i64,
+    ) -> Result<bool> {
+        let asking: Vec<i64> = pages
+            .filter(|p| p.kind.wants_owner())
+            .filter_map(|p| p.incident_id)
+            .collect();
+        if asking.is_empty() {
+            return Ok(false);
+        }
+        let rows = self
+            .db
+            .fetch_in::<StateNow>(
+                "SELECT state, archived_at, snoozed_until FROM incidents WHERE id IN ({ids})",
+                &[],
+                &sorted_unique(asking.clone()),
+            )
+            .await?;
+        let gone = rows.len() < sorted_unique(asking).len();
+        Ok(gone
+            || rows.iter().any(|r| {
+                let now_state = IncidentNow {
+                    state: r.state,
+                    archived: r.archived_at.is_some(),
+                    snoozed_until: r.snoozed_until,
+                };
+                matches!(
+                    plan_delivery(PageKind::Reminder, false, Some(&now_state), now),
+                    Delivery::Cancel(_)
+                )
+            }))
+    }
+
     pub(super) async fn plan(&self, pages: Vec<Claimed>, now: i64) -> Result<Vec<Plan>> {
         let ids = sorted_unique(pages.iter().filter_map(|p| p.incident_id).collect());
         let asking = sorted_unique(

@@ -1,10 +1,15 @@
 //! `klaxon bench`: measurements on throwaway databases, reported as ratios and percentiles
 //! from one run, because the machine they run on is shared and noisy.
 
+mod chaos;
+mod cluster;
+mod flaky_ntfy;
 mod intake;
 mod paging;
 mod replicas;
 
+pub use chaos::{chaos, ChaosArgs};
+pub use cluster::Cluster;
 pub use intake::{intake, IntakeArgs};
 pub use paging::{paging, ticks, PagingArgs, TickArgs};
 pub use replicas::{replicas, ReplicaArgs};
@@ -85,6 +90,26 @@ pub(crate) async fn drop_schema(base: &str, schema: &str) -> Result<(), String> 
     Ok(())
 }
 
+/// Waits until `base` answers `/healthz` with 200.
+pub(crate) async fn wait_healthy(base: &str, limit: std::time::Duration) -> Result<(), String> {
+    let client = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(2))
+        .build()
+        .map_err(err)?;
+    let started = std::time::Instant::now();
+    loop {
+        if let Ok(r) = client.get(format!("{base}/healthz")).send().await {
+            if r.status().is_success() {
+                return Ok(());
+            }
+        }
+        if started.elapsed() > limit {
+            return Err(format!("{base} never answered /healthz"));
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
 pub(crate) async fn post(
     client: &reqwest::Client,
     url: &str,
@@ -104,24 +129,37 @@ pub(crate) async fn post(
     serde_json::from_str(&text).map_err(err)
 }
 
+/// A `PUT` with a bearer key; an answer other than 2xx is an error.
+pub(crate) async fn put(
+    client: &reqwest::Client,
+    url: &str,
+    bearer: &str,
+    body: Value,
+) -> Result<(), String> {
+    succeeds(client.put(url).bearer_auth(bearer).json(&body), "PUT").await
+}
+
+/// Sends the request; an answer other than 2xx is an error naming `what` and the status.
+async fn succeeds(req: reqwest::RequestBuilder, what: &str) -> Result<(), String> {
+    let r = req.send().await.map_err(err)?;
+    if r.status().is_success() {
+        Ok(())
+    } else {
+        Err(format!("{what} {} answered {}", r.url(), r.status()))
+    }
+}
+
 /// Posts one pre-encoded webhook payload; an answer other than 2xx is an error.
 pub(crate) async fn send_webhook(
     client: &reqwest::Client,
     url: &str,
     body: axum::body::Bytes,
 ) -> Result<(), String> {
-    let r = client
+    let req = client
         .post(url)
         .header("content-type", "application/json")
-        .body(body)
-        .send()
-        .await
-        .map_err(err)?;
-    if r.status().is_success() {
-        Ok(())
-    } else {
-        Err(format!("webhook answered {}", r.status()))
-    }
+        .body(body);
+    succeeds(req, "webhook").await
 }
 
 /// What `bench_team` made: the bootstrapped administrator, their team and its webhook.

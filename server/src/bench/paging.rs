@@ -370,16 +370,13 @@ pub(super) fn one_alert(i: usize) -> Value {
 pub(super) async fn on_call_setup(base: &str) -> Result<String, String> {
     let client = reqwest::Client::new();
     let team = super::bench_team(&client, base).await?;
-    let r = client
-        .put(format!("{base}/api/users/{}/push-topic", team.user_id))
-        .bearer_auth(&team.api_key)
-        .json(&json!({"push_topic": "bench-pager"}))
-        .send()
-        .await
-        .map_err(err)?;
-    if !r.status().is_success() {
-        return Err(format!("setting the push topic: {}", r.status()));
-    }
+    super::put(
+        &client,
+        &format!("{base}/api/users/{}/push-topic", team.user_id),
+        &team.api_key,
+        json!({"push_topic": "bench-pager"}),
+    )
+    .await?;
     let today = klaxon_domain::incident::utc_date(time::OffsetDateTime::now_utc().unix_timestamp());
     post(
         &client,

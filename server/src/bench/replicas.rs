@@ -64,19 +64,8 @@ impl Replica {
             .spawn()
             .map_err(err)?;
         let base = format!("http://127.0.0.1:{port}");
-        let client = reqwest::Client::new();
-        let started = Instant::now();
-        loop {
-            if let Ok(r) = client.get(format!("{base}/healthz")).send().await {
-                if r.status().is_success() {
-                    return Ok(Replica { base, child });
-                }
-            }
-            if started.elapsed() > Duration::from_secs(60) {
-                return Err(format!("{base} never answered /healthz"));
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        super::wait_healthy(&base, Duration::from_secs(60)).await?;
+        Ok(Replica { base, child })
     }
 
     fn pid(&self) -> u32 {

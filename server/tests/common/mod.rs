@@ -3,7 +3,6 @@
 #![allow(dead_code)]
 
 pub mod alertmanager;
-pub mod cluster;
 pub mod live;
 pub mod ntfy;
 pub mod oidc;

@@ -1,6 +1,7 @@
-//! A PostgreSQL cluster of the test's own, started and stopped with `pg_ctl`, for faults the
-//! shared server cannot suffer (a restart under load). Debian's server binaries are used; as
-//! root, they run as the `postgres` user, which initdb and the server require.
+//! A PostgreSQL cluster of one's own, started and stopped with `pg_ctl`, for faults a shared
+//! server cannot suffer (a restart under load): used by `klaxon bench chaos` and the fault tests.
+//! Debian's server binaries are used; as root, they run as the `postgres` user, which initdb and
+//! the server require.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -26,11 +27,20 @@ fn command(bin: &std::path::Path, tool: &str) -> Command {
 
 /// Runs a server binary; panics when it fails.
 fn run(bin: &std::path::Path, tool: &str, args: &[&str]) {
+    // Their chatter is not the caller's output; failures still say so on stderr.
     let status = command(bin, tool)
         .args(args)
+        .stdout(std::process::Stdio::null())
         .status()
         .unwrap_or_else(|e| panic!("{tool}: {e}"));
     assert!(status.success(), "{tool} {args:?}: {status}");
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
 }
 
 fn is_root() -> bool {
@@ -77,7 +87,7 @@ impl Cluster {
         let cluster = Cluster {
             bin,
             data,
-            port: super::process::free_port(),
+            port: free_port(),
             _dir: dir,
         };
         cluster.up();
@@ -120,6 +130,7 @@ impl Drop for Cluster {
         let data = self.data.display().to_string();
         let _ = command(&self.bin, "pg_ctl")
             .args(["-D", &data, "-m", "immediate", "stop"])
+            .stdout(std::process::Stdio::null())
             .status();
     }
 }
