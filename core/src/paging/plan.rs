@@ -111,10 +111,12 @@ impl Core {
         pages: impl Iterator<Item = &'a Claimed>,
         now: i64,
     ) -> Result<bool> {
-        let asking: Vec<i64> = pages
-            .filter(|p| p.kind.wants_owner())
-            .filter_map(|p| p.incident_id)
-            .collect();
+        let asking = sorted_unique(
+            pages
+                .filter(|p| p.kind.wants_owner())
+                .filter_map(|p| p.incident_id)
+                .collect(),
+        );
         if asking.is_empty() {
             return Ok(false);
         }
@@ -123,10 +125,11 @@ impl Core {
             .fetch_in::<StateNow>(
                 "SELECT state, archived_at, snoozed_until FROM incidents WHERE id IN ({ids})",
                 &[],
-                &sorted_unique(asking.clone()),
+                &asking,
             )
             .await?;
-        let gone = rows.len() < sorted_unique(asking).len();
+        // A deleted incident is not paged either.
+        let gone = rows.len() < asking.len();
         Ok(gone
             || rows.iter().any(|r| {
                 let now_state = IncidentNow {
