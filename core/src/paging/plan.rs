@@ -101,7 +101,6 @@ fn sorted_unique(mut ids: Vec<i64>) -> Vec<i64> {
 }
 
 impl Core {
-    /// What to do with each claimed page.
     /// Whether a page of `pages` that asks for an owner would now be cancelled (its incident was
     /// acknowledged, resolved, snoozed or archived since the batch was planned). Read again just
     /// before each push: a push can wait its topic's turn behind slow ones while an
@@ -144,6 +143,7 @@ impl Core {
             }))
     }
 
+    /// What to do with each claimed page.
     pub(super) async fn plan(&self, pages: Vec<Claimed>, now: i64) -> Result<Vec<Plan>> {
         let ids = sorted_unique(pages.iter().filter_map(|p| p.incident_id).collect());
         let asking = sorted_unique(
