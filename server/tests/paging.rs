@@ -513,6 +513,8 @@ both!(a_page_owned_while_it_waits_its_turn_is_not_sent, |app| {
         async move { core.notify_tick("test").await.unwrap() }
     });
     held.arrived().await;
+    // The held push takes its time; meanwhile the second incident is acknowledged.
+    app.clock.advance(1);
     app.post(
         &format!("/api/incidents/{second}/acknowledge"),
         &w.alice.1,

@@ -24,6 +24,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Publishes in flight at once.
 const PARALLEL: usize = 16;
+/// A push goes on a read of its incidents' state at most this old (`Core::owned_now`): one read
+/// per push would put a round trip before every push of a flooded topic.
+const REREAD_AFTER: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// What one delivery batch did.
 #[derive(Default)]
@@ -347,8 +350,8 @@ impl Core {
 
     /// Publishes the pushes: `PARALLEL` topics at a time, each topic's pushes one after another
     /// in the order their pages were queued. A push whose claim may have lapsed by the time its
-    /// turn comes is not sent (`Lapsed`); after a 429, the rest of that topic's pushes wait
-    /// (`BackingOff`) and other topics go on.
+    /// turn comes is not sent (`Lapsed`), nor one whose incident was owned meanwhile (`Replan`);
+    /// after a 429, the rest of that topic's pushes wait (`BackingOff`) and other topics go on.
     async fn publish(&self, pushes: Vec<(Push, Message)>, hold: &Hold) -> Vec<(Push, Outcome)> {
         let mut by_topic: BTreeMap<String, Vec<(Push, Message)>> = BTreeMap::new();
         for (push, message) in pushes {
@@ -364,34 +367,55 @@ impl Core {
                 async move {
                     let mut outcomes = Vec::with_capacity(pushes.len());
                     let mut refused = false;
-                    for (push, message) in pushes {
-                        let outcome = if refused {
-                            Outcome::BackingOff
-                        } else if !hold.valid(self.now()) {
-                            Outcome::Lapsed
-                        } else if self
-                            .owned_since_planned(push.pages(), self.now())
-                            .await
-                            .unwrap_or(true)
-                        {
-                            // Owned while it waited (or unreadable): the next pass plans it again.
-                            Outcome::Replan
-                        } else {
-                            let result = match &ntfy {
-                                Some(ntfy) => ntfy.publish(&message).await,
-                                None => Err(PushError::unconfigured()),
-                            };
-                            match result {
-                                Ok(()) => Outcome::Sent,
-                                Err(e) => {
-                                    refused = e.rate_limited;
-                                    Outcome::Failed(e)
+                    // Incidents owned since planning: read before the topic's first push and again
+                    // whenever the last read is `REREAD_AFTER` old (or from another second of the
+                    // clock, which tests control), for all of the topic's remaining pushes.
+                    let mut owned = HashSet::new();
+                    let mut read_at: Option<(std::time::Instant, i64)> = None;
+                    for i in 0..pushes.len() {
+                        let outcome =
+                            if refused {
+                                Outcome::BackingOff
+                            } else if !hold.valid(self.now()) {
+                                Outcome::Lapsed
+                            } else {
+                                let stale = |(at, second): (std::time::Instant, i64)| {
+                                    at.elapsed() >= REREAD_AFTER || second != self.now()
+                                };
+                                if read_at.is_none_or(stale) {
+                                    let rest = || pushes[i..].iter().flat_map(|(p, _)| p.pages());
+                                    // Unreadable: nothing goes that the next pass cannot re-check.
+                                    owned =
+                                        self.owned_now(rest(), self.now()).await.unwrap_or_else(
+                                            |_| rest().filter_map(|p| p.incident_id).collect(),
+                                        );
+                                    read_at = Some((std::time::Instant::now(), self.now()));
                                 }
-                            }
-                        };
-                        outcomes.push((push, outcome));
+                                let (push, message) = &pushes[i];
+                                let owned_meanwhile = push.pages().any(|p| {
+                                    p.kind.wants_owner()
+                                        && p.incident_id.is_some_and(|id| owned.contains(&id))
+                                });
+                                if owned_meanwhile {
+                                    Outcome::Replan
+                                } else {
+                                    let result = match &ntfy {
+                                        Some(ntfy) => ntfy.publish(message).await,
+                                        None => Err(PushError::unconfigured()),
+                                    };
+                                    match result {
+                                        Ok(()) => Outcome::Sent,
+                                        Err(e) => {
+                                            refused = e.rate_limited;
+                                            Outcome::Failed(e)
+                                        }
+                                    }
+                                }
+                            };
+                        outcomes.push(outcome);
                     }
-                    outcomes
+                    let pushes = pushes.into_iter().map(|(push, _)| push);
+                    pushes.zip(outcomes).collect::<Vec<_>>()
                 }
             })
             .buffer_unordered(PARALLEL)
@@ -409,7 +433,7 @@ enum Outcome {
     Lapsed,
     /// Not tried: the push service refused its topic earlier in the batch (429).
     BackingOff,
-    /// Not tried: an incident of it was owned since it was planned (see `owned_since_planned`).
+    /// Not tried: an incident of it was owned since it was planned (see `Core::owned_now`).
     Replan,
 }
 

@@ -8,7 +8,7 @@ use crate::secrets::new_token;
 use crate::{Core, Result};
 use klaxon_domain::alerting::{IncidentState, Severity};
 use klaxon_domain::paging::{plan_delivery, Delivery, IncidentNow, PageKind};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// A page claimed for delivery by this replica.
 #[derive(sqlx::FromRow)]
@@ -77,6 +77,7 @@ struct Subject {
 /// An incident's state as `plan_delivery` weighs it.
 #[derive(sqlx::FromRow)]
 struct StateNow {
+    id: i64,
     #[sqlx(try_from = "String")]
     state: IncidentState,
     archived_at: Option<i64>,
@@ -101,15 +102,15 @@ fn sorted_unique(mut ids: Vec<i64>) -> Vec<i64> {
 }
 
 impl Core {
-    /// Whether a page of `pages` that asks for an owner would now be cancelled (its incident was
-    /// acknowledged, resolved, snoozed or archived since the batch was planned). Read again just
-    /// before each push: a push can wait its topic's turn behind slow ones while an
-    /// acknowledgement commits, and it must not page someone about an incident already owned.
-    pub(super) async fn owned_since_planned<'a>(
+    /// The incidents among `pages` asked an owner for whose pages would now be cancelled: owned
+    /// (acknowledged, resolved), snoozed, archived or deleted since the batch was planned, by
+    /// `plan_delivery`'s rule. `publish` reads this again while a topic's pushes go one after
+    /// another: a push can wait its turn behind slow ones while an acknowledgement commits.
+    pub(super) async fn owned_now<'a>(
         &self,
         pages: impl Iterator<Item = &'a Claimed>,
         now: i64,
-    ) -> Result<bool> {
+    ) -> Result<HashSet<i64>> {
         let asking = sorted_unique(
             pages
                 .filter(|p| p.kind.wants_owner())
@@ -117,30 +118,30 @@ impl Core {
                 .collect(),
         );
         if asking.is_empty() {
-            return Ok(false);
+            return Ok(HashSet::new());
         }
         let rows = self
             .db
             .fetch_in::<StateNow>(
-                "SELECT state, archived_at, snoozed_until FROM incidents WHERE id IN ({ids})",
+                "SELECT id, state, archived_at, snoozed_until FROM incidents WHERE id IN ({ids})",
                 &[],
                 &asking,
             )
             .await?;
-        // A deleted incident is not paged either.
-        let gone = rows.len() < asking.len();
-        Ok(gone
-            || rows.iter().any(|r| {
-                let now_state = IncidentNow {
-                    state: r.state,
-                    archived: r.archived_at.is_some(),
-                    snoozed_until: r.snoozed_until,
-                };
-                matches!(
-                    plan_delivery(PageKind::Reminder, false, Some(&now_state), now),
-                    Delivery::Cancel(_)
-                )
-            }))
+        let mut owned: HashSet<i64> = asking.into_iter().collect();
+        for r in rows {
+            let now_state = IncidentNow {
+                state: r.state,
+                archived: r.archived_at.is_some(),
+                snoozed_until: r.snoozed_until,
+            };
+            if let Delivery::Send { .. } =
+                plan_delivery(PageKind::Reminder, false, Some(&now_state), now)
+            {
+                owned.remove(&r.id);
+            }
+        }
+        Ok(owned)
     }
 
     /// What to do with each claimed page.
