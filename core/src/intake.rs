@@ -2,7 +2,7 @@
 //! fingerprint); a transition into firing opens or joins an incident; incidents whose alerts
 //! have all stopped firing resolve. Idempotent, because HA Alertmanager delivers at least once.
 
-use crate::db::Tx;
+use crate::db::{insert_rows, Col::*, Tx};
 use crate::deadman;
 use crate::incidents::lifecycle::{self, Group};
 use crate::timeline;
@@ -12,7 +12,7 @@ use klaxon_domain::alerting::{
 };
 use klaxon_domain::incident::TimelineKind;
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// How a payload arrived.
 pub enum Route<'a> {
@@ -146,15 +146,26 @@ impl Core {
             ..Applied::default()
         };
         let beats = deadman::heartbeat_sources(self, &mut tx, team_id, alerts.values()).await?;
+        // Alerts seen for the first time go in one statement: a round trip per alert was most
+        // of a payload's cost on PostgreSQL. One that a concurrent delivery stored first is
+        // applied with the known ones, as an update of what that delivery wrote.
+        let (new, known): (Vec<&IncomingAlert>, Vec<&IncomingAlert>) = alerts
+            .values()
+            .partition(|a| !stored.contains_key(&a.fingerprint));
+        let (mut applied, raced) = insert_new(&mut tx, &mut p, &new, &beats).await?;
+        for alert in known.into_iter().chain(raced) {
+            let stored = stored.remove(&alert.fingerprint);
+            let heartbeat = beats.contains_key(&alert.fingerprint);
+            let decision = apply_alert(&mut tx, &mut p, alert, stored, heartbeat).await?;
+            applied.push((alert, decision));
+        }
         let mut heard = BTreeSet::new();
         let mut discarded = 0;
-        for alert in alerts.values() {
-            let sources = beats.get(&alert.fingerprint);
-            let stored = stored.remove(&alert.fingerprint);
-            match apply_alert(&mut tx, &mut p, alert, stored, sources.is_some()).await? {
+        for (alert, decision) in applied {
+            match decision {
                 Ingest::Discard => discarded += 1,
                 Ingest::Fire | Ingest::Refresh => {
-                    heard.extend(sources.into_iter().flatten().cloned())
+                    heard.extend(beats.get(&alert.fingerprint).into_iter().flatten().cloned())
                 }
                 Ingest::Resolve | Ingest::StoreResolved => {}
             }
@@ -162,20 +173,8 @@ impl Core {
         deadman::record_heartbeats(&mut tx, &heard, now).await?;
         let opened = p.opened;
         let paged = p.finish(&mut tx).await?;
-        // Last, because its row lock is held until commit: taken first, it would serialize
-        // every payload of one integration on PostgreSQL.
         if let Some(id) = integration_id {
-            // The last webhook time moves on every payload, the last alert time only with a usable alert.
-            let sql = if alerts.is_empty() {
-                "UPDATE integrations SET last_webhook_at = $1 WHERE id = $2"
-            } else {
-                "UPDATE integrations SET last_webhook_at = $1, last_alert_at = $1 WHERE id = $2"
-            };
-            sqlx::query(sql)
-                .bind(now)
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
+            stamp_integration(&mut tx, id, !alerts.is_empty(), now).await?;
         }
         tx.commit().await?;
         if paged {
@@ -183,6 +182,25 @@ impl Core {
         }
         Ok(Committed { discarded, opened })
     }
+}
+
+/// Moves the integration's last webhook time (and with usable alerts its last alert time) to
+/// `now`. Last in the transaction, and only when the second has moved on: the row lock an update
+/// takes is held until commit, so stamping every payload serialized each integration's payloads
+/// behind one another's commits on PostgreSQL (measured: most of intake's waiting).
+pub async fn stamp_integration(tx: &mut Tx, id: i64, alerted: bool, now: i64) -> Result<()> {
+    let sql = if alerted {
+        "UPDATE integrations SET last_webhook_at = $1, last_alert_at = $1 WHERE id = $2 \
+         AND (COALESCE(last_webhook_at, 0) < $1 OR COALESCE(last_alert_at, 0) < $1)"
+    } else {
+        "UPDATE integrations SET last_webhook_at = $1 WHERE id = $2 AND COALESCE(last_webhook_at, 0) < $1"
+    };
+    sqlx::query(sql)
+        .bind(now)
+        .bind(id)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
 }
 
 /// What a committed payload did.
@@ -207,6 +225,8 @@ struct Applied<'a> {
     resolved: BTreeMap<i64, Vec<String>>,
     /// Incidents that may have nothing firing any more.
     touched: BTreeSet<i64>,
+    /// The severity of the incident this payload opened, if it opened one.
+    opened_at: Option<Severity>,
     /// Whether a page may have been queued (an incident opened or resolved).
     paged: bool,
     opened: u64,
@@ -220,16 +240,62 @@ impl Applied<'_> {
         let group = self.group.expect("set at construction");
         let (id, opened) =
             lifecycle::open_or_join(tx, self.team_id, group, alert, self.now).await?;
+        if opened {
+            self.opened_at = Some(Severity::from_label(
+                alert.labels.get("severity").map(String::as_str),
+            ));
+        }
         self.incident = Some(id);
         self.paged |= opened;
         self.opened += u64::from(opened);
         Ok(id)
     }
 
+    /// Notes a written alert for the payload's timeline summaries and cascades.
+    fn record(
+        &mut self,
+        a: &IncomingAlert,
+        decision: Ingest,
+        previous_incident: Option<i64>,
+        incident: Option<i64>,
+        heartbeat: bool,
+    ) {
+        let name = format!(
+            "{} ({})",
+            a.labels
+                .get("alertname")
+                .map(String::as_str)
+                .unwrap_or_default(),
+            a.fingerprint.chars().take(8).collect::<String>()
+        );
+        match decision {
+            Ingest::Fire => {
+                // An alert that moved on from an older incident may leave it with nothing firing.
+                if let Some(old) = previous_incident.filter(|old| Some(*old) != incident) {
+                    self.touched.insert(old);
+                }
+                if !heartbeat {
+                    self.fired.push(name);
+                    let severity =
+                        Severity::from_label(a.labels.get("severity").map(String::as_str));
+                    self.severity = self.severity.max(Some(severity));
+                }
+            }
+            Ingest::Resolve => {
+                if let Some(incident) = previous_incident {
+                    self.resolved.entry(incident).or_default().push(name);
+                    self.touched.insert(incident);
+                }
+            }
+            Ingest::Refresh | Ingest::StoreResolved | Ingest::Discard => {}
+        }
+    }
+
     /// Writes the payload's timeline summaries and cascades; true when a page may be queued.
     async fn finish(self, tx: &mut Tx) -> Result<bool> {
         if let (Some(incident), false) = (self.incident, self.fired.is_empty()) {
-            if let Some(severity) = self.severity {
+            // An incident this payload opened already has its first alert's severity.
+            if let Some(severity) = self.severity.filter(|s| Some(*s) > self.opened_at) {
                 lifecycle::raise_severity(tx, incident, severity).await?;
             }
             timeline::timeline(
@@ -314,6 +380,117 @@ async fn load_stored<'a>(
         .collect())
 }
 
+/// An alert row as intake writes it, inserted from JSON (`insert_rows`) or bound to an update.
+#[derive(Serialize)]
+struct AlertRow<'a> {
+    team_id: i64,
+    fingerprint: &'a str,
+    status: &'static str,
+    labels: String,
+    annotations: String,
+    starts_at: i64,
+    ends_at: Option<i64>,
+    received_at: i64,
+    resolution_source: Option<&'static str>,
+    integration_id: Option<i64>,
+    alertname: String,
+    incident_id: Option<i64>,
+}
+
+impl<'a> AlertRow<'a> {
+    fn of(p: &Applied<'_>, a: &'a IncomingAlert, incident_id: Option<i64>) -> Self {
+        let (status, ends_at, resolution_source) = match a.status {
+            AlertStatus::Firing => ("firing", a.ends_at, None),
+            AlertStatus::Resolved => (
+                "resolved",
+                Some(a.ends_at.unwrap_or(p.now)),
+                Some("alertmanager"),
+            ),
+        };
+        AlertRow {
+            team_id: p.team_id,
+            fingerprint: &a.fingerprint,
+            status,
+            labels: serde_json::to_string(&a.labels).unwrap_or_default(),
+            annotations: serde_json::to_string(&a.annotations).unwrap_or_default(),
+            starts_at: a.starts_at,
+            ends_at,
+            received_at: p.now,
+            resolution_source,
+            integration_id: p.integration_id,
+            alertname: a.labels.get("alertname").cloned().unwrap_or_default(),
+            incident_id,
+        }
+    }
+}
+
+/// Inserts `rows` in one statement, skipping any a concurrent delivery stored first; returns the
+/// fingerprints inserted.
+async fn insert_alerts(tx: &mut Tx, rows: &[&AlertRow<'_>]) -> Result<HashSet<String>> {
+    if rows.is_empty() {
+        return Ok(HashSet::new());
+    }
+    // `WHERE true`: SQLite reads the `ON` of an upsert after a bare `SELECT … FROM` as a join's.
+    let sql = format!(
+        "{} WHERE true ON CONFLICT DO NOTHING RETURNING fingerprint",
+        insert_rows(
+            tx.backend,
+            "alerts",
+            &[
+                Int("team_id"),
+                Text("fingerprint"),
+                Text("status"),
+                Text("labels"),
+                Text("annotations"),
+                Int("starts_at"),
+                Int("ends_at"),
+                Int("received_at"),
+                Text("resolution_source"),
+                Int("integration_id"),
+                Text("alertname"),
+                Int("incident_id"),
+            ],
+        )
+    );
+    let json = serde_json::to_string(rows)
+        .map_err(|e| Error::Internal(format!("cannot encode alerts: {e}")))?;
+    let inserted: Vec<(String,)> = sqlx::query_as(&sql).bind(json).fetch_all(&mut **tx).await?;
+    Ok(inserted.into_iter().map(|r| r.0).collect())
+}
+
+/// Applies alerts with no stored row: opens or joins the group's incident for those that fire,
+/// inserts them all at once, and returns the decisions applied and the alerts a concurrent
+/// delivery stored first (to apply as known).
+async fn insert_new<'a>(
+    tx: &mut Tx,
+    p: &mut Applied<'_>,
+    alerts: &[&'a IncomingAlert],
+    beats: &HashMap<String, Vec<(i64, String)>>,
+) -> Result<(Vec<(&'a IncomingAlert, Ingest)>, Vec<&'a IncomingAlert>)> {
+    let mut rows = Vec::with_capacity(alerts.len());
+    for a in alerts {
+        let heartbeat = beats.contains_key(&a.fingerprint);
+        let decision = ingest(None, a.status, a.starts_at);
+        let incident = match decision {
+            Ingest::Fire if !heartbeat => Some(p.group_incident(tx, a).await?),
+            _ => None,
+        };
+        rows.push((decision, heartbeat, AlertRow::of(p, a, incident)));
+    }
+    let rows_only: Vec<&AlertRow> = rows.iter().map(|r| &r.2).collect();
+    let inserted = insert_alerts(tx, &rows_only).await?;
+    let mut applied = Vec::with_capacity(alerts.len());
+    let mut raced = Vec::new();
+    for (a, (decision, heartbeat, row)) in alerts.iter().zip(&rows) {
+        if inserted.contains(&a.fingerprint) {
+            p.record(a, *decision, None, row.incident_id, *heartbeat);
+            applied.push((*a, *decision));
+        } else {
+            raced.push(*a);
+        }
+    }
+    Ok((applied, raced))
+}
 /// Applies one alert under the seed's transition table. Every write is conditional on the row
 /// still being what was read, so a concurrent delivery makes us re-read, never double-apply.
 /// A dead man's switch heartbeat is stored like any alert but opens no incident.
@@ -324,17 +501,7 @@ async fn apply_alert(
     mut stored: Option<StoredRow>,
     heartbeat: bool,
 ) -> Result<Ingest> {
-    let labels = serde_json::to_string(&a.labels).unwrap_or_default();
-    let annotations = serde_json::to_string(&a.annotations).unwrap_or_default();
-    let alertname = a.labels.get("alertname").cloned().unwrap_or_default();
-    let (status, ends_at, source) = match a.status {
-        AlertStatus::Firing => ("firing", a.ends_at, None),
-        AlertStatus::Resolved => (
-            "resolved",
-            Some(a.ends_at.unwrap_or(p.now)),
-            Some("alertmanager"),
-        ),
-    };
+    let mut row = AlertRow::of(p, a, None);
     for attempt in 0..5 {
         if attempt > 0 {
             // Lost a race with a concurrent delivery: read the row as it is now.
@@ -356,34 +523,13 @@ async fn apply_alert(
         }
         let previous_incident = stored.as_ref().and_then(|s| s.incident_id);
         // A new occurrence belongs to the group's incident; otherwise the alert keeps its own.
-        let incident = match decision {
+        row.incident_id = match decision {
             Ingest::Fire if heartbeat => None,
             Ingest::Fire => Some(p.group_incident(tx, a).await?),
             _ => previous_incident,
         };
         let written = match &stored {
-            None => {
-                let inserted: Option<(i64,)> = sqlx::query_as(
-                    "INSERT INTO alerts (team_id, fingerprint, status, labels, annotations, starts_at, ends_at, received_at, \
-                     resolution_source, integration_id, alertname, incident_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
-                     ON CONFLICT DO NOTHING RETURNING id",
-                )
-                .bind(p.team_id)
-                .bind(&a.fingerprint)
-                .bind(status)
-                .bind(&labels)
-                .bind(&annotations)
-                .bind(a.starts_at)
-                .bind(ends_at)
-                .bind(p.now)
-                .bind(source)
-                .bind(p.integration_id)
-                .bind(&alertname)
-                .bind(incident)
-                .fetch_optional(&mut **tx)
-                .await?;
-                inserted.is_some()
-            }
+            None => !insert_alerts(tx, &[&row]).await?.is_empty(),
             Some(old) => {
                 // Firing again clears the archive mark; the last sender wins on integration_id.
                 let done = sqlx::query(
@@ -392,16 +538,16 @@ async fn apply_alert(
                      incident_id = $10, archived_at = CASE WHEN $1 = 'firing' THEN NULL ELSE archived_at END \
                      WHERE id = $11 AND status = $12 AND starts_at = $13",
                 )
-                .bind(status)
-                .bind(&labels)
-                .bind(&annotations)
-                .bind(a.starts_at)
-                .bind(ends_at)
-                .bind(p.now)
-                .bind(source)
-                .bind(p.integration_id)
-                .bind(&alertname)
-                .bind(incident)
+                .bind(row.status)
+                .bind(&row.labels)
+                .bind(&row.annotations)
+                .bind(row.starts_at)
+                .bind(row.ends_at)
+                .bind(row.received_at)
+                .bind(row.resolution_source)
+                .bind(row.integration_id)
+                .bind(&row.alertname)
+                .bind(row.incident_id)
                 .bind(old.id)
                 .bind(old.status.as_str())
                 .bind(old.starts_at)
@@ -413,31 +559,7 @@ async fn apply_alert(
         if !written {
             continue;
         }
-        let name = format!(
-            "{alertname} ({})",
-            a.fingerprint.chars().take(8).collect::<String>()
-        );
-        match decision {
-            Ingest::Fire => {
-                // An alert that moved on from an older incident may leave it with nothing firing.
-                if let Some(old) = previous_incident.filter(|old| Some(*old) != incident) {
-                    p.touched.insert(old);
-                }
-                if !heartbeat {
-                    p.fired.push(name);
-                    let severity =
-                        Severity::from_label(a.labels.get("severity").map(String::as_str));
-                    p.severity = p.severity.max(Some(severity));
-                }
-            }
-            Ingest::Resolve => {
-                if let Some(incident) = previous_incident {
-                    p.resolved.entry(incident).or_default().push(name);
-                    p.touched.insert(incident);
-                }
-            }
-            Ingest::Refresh | Ingest::StoreResolved | Ingest::Discard => {}
-        }
+        p.record(a, decision, previous_incident, row.incident_id, heartbeat);
         return Ok(decision);
     }
     Err(Error::Busy)

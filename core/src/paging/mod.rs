@@ -22,7 +22,7 @@ mod test_page;
 pub mod tokens;
 
 use crate::db::{insert_json, insert_rows, Col::*, Tx};
-use crate::timeline::{timeline, timelines, Entry};
+use crate::timeline::{timelines, Entry};
 use crate::Result;
 use klaxon_domain::alerting::IncidentState;
 use klaxon_domain::incident::TimelineKind;
@@ -46,25 +46,65 @@ pub(crate) async fn reach_user(
     team_id: i64,
     user_id: i64,
 ) -> Result<Result<Reached, String>> {
-    let row: Option<(String, Option<String>, i64, Option<i64>)> = sqlx::query_as(
-        "SELECT u.username, u.push_topic, u.disabled, \
-         (SELECT 1 FROM team_members m WHERE m.team_id = $1 AND m.user_id = u.id) FROM users u WHERE u.id = $2",
-    )
+    let row: Option<(String, Option<String>, i64, Option<i64>)> = sqlx::query_as(&format!(
+        "SELECT {REACH_COLUMNS} FROM users u WHERE u.id = $2"
+    ))
     .bind(team_id)
     .bind(user_id)
     .fetch_optional(&mut *conn)
     .await?;
     Ok(match row {
         None => Err(format!("user {user_id} no longer exists")),
-        Some((name, _, _, None)) => Err(format!("{name} is not in the team")),
-        Some((name, _, 1, _)) => Err(format!("{name} is disabled")),
-        Some((name, None, _, _)) => Err(format!("{name} has no push topic")),
-        Some((username, Some(topic), _, _)) => Ok(Reached {
-            user_id,
-            username,
-            topic,
-        }),
+        Some((name, topic, disabled, member)) => {
+            ReachRow(name, topic, disabled, member).reach(user_id)
+        }
     })
+}
+
+/// Today's holder of a team's schedule, and whether they can be paged.
+pub(crate) struct Holder {
+    pub user_id: i64,
+    pub username: String,
+    pub reach: Result<Reached, String>,
+}
+
+/// The holder of `date` in the team's schedule, read with what paging them needs in one query.
+pub(crate) async fn holder_on(tx: &mut Tx, team_id: i64, date: &str) -> Result<Option<Holder>> {
+    let row: Option<(i64, String, Option<String>, i64, Option<i64>)> = sqlx::query_as(&format!(
+        "SELECT s.user_id, {REACH_COLUMNS} FROM schedule s JOIN users u ON u.id = s.user_id \
+         WHERE s.team_id = $1 AND s.date = $2"
+    ))
+    .bind(team_id)
+    .bind(date)
+    .fetch_optional(&mut **tx)
+    .await?;
+    Ok(row.map(|(user_id, name, topic, disabled, member)| Holder {
+        user_id,
+        username: name.clone(),
+        reach: ReachRow(name, topic, disabled, member).reach(user_id),
+    }))
+}
+
+/// `u`'s name, topic, disabled flag and membership of team `$1`.
+const REACH_COLUMNS: &str = "u.username, u.push_topic, u.disabled, \
+    (SELECT 1 FROM team_members m WHERE m.team_id = $1 AND m.user_id = u.id)";
+
+/// A user's `REACH_COLUMNS`.
+struct ReachRow(String, Option<String>, i64, Option<i64>);
+
+impl ReachRow {
+    fn reach(self, user_id: i64) -> Result<Reached, String> {
+        match self {
+            ReachRow(name, _, _, None) => Err(format!("{name} is not in the team")),
+            ReachRow(name, _, 1, _) => Err(format!("{name} is disabled")),
+            ReachRow(name, None, _, _) => Err(format!("{name} has no push topic")),
+            ReachRow(username, Some(topic), _, _) => Ok(Reached {
+                user_id,
+                username,
+                topic,
+            }),
+        }
+    }
 }
 
 /// The owners of each team who can be paged now (enabled, with a topic), by team, in name order.
@@ -171,7 +211,7 @@ pub(crate) async fn enqueue_many(tx: &mut Tx, pages: &[NewPage], now: i64) -> Re
         .collect();
     asking.sort_unstable();
     asking.dedup();
-    let mut waiting: HashSet<(i64, String)> = tx
+    let waiting: HashSet<(i64, String)> = tx
         .fetch_in::<(i64, String)>(
             "SELECT incident_id, topic FROM pages WHERE state = 'pending' AND kind <> 'all_clear' AND incident_id IN ({ids})",
             &[],
@@ -180,6 +220,16 @@ pub(crate) async fn enqueue_many(tx: &mut Tx, pages: &[NewPage], now: i64) -> Re
         .await?
         .into_iter()
         .collect();
+    enqueue_after(tx, pages, waiting, now).await
+}
+
+/// `enqueue_many` once the pages already waiting (incident, topic) are known.
+async fn enqueue_after(
+    tx: &mut Tx,
+    pages: &[NewPage],
+    mut waiting: HashSet<(i64, String)>,
+    now: i64,
+) -> Result<Vec<bool>> {
     let mut queued = Vec::with_capacity(pages.len());
     let mut kept = Vec::with_capacity(pages.len());
     for page in pages {
@@ -235,54 +285,64 @@ pub(crate) async fn enqueue_many(tx: &mut Tx, pages: &[NewPage], now: i64) -> Re
 }
 
 /// Where an incident's opening page goes.
-enum Opening {
+enum Choice {
     User(Reached),
     Fallback(String, String),
     Owners(Vec<Reached>, String),
     Nobody(String),
 }
 
-/// A new incident: choose the opening topic, queue the opening page, and start reminders or,
-/// when the team has a ladder, put it on level 1 (entered by the notifier on its next pass).
-pub(crate) async fn opened(
+/// How a new incident is paged: chosen before its row is written, so the insert carries the
+/// opening topic and the reminder or ladder start, and `queue_opening` queues its pages.
+pub(crate) struct Opening {
+    pub page_topic: Option<String>,
+    pub page_user_id: Option<i64>,
+    pub page_owners: bool,
+    /// When reminders count from: set when someone is paged and the team has no ladder.
+    pub reminded_at: Option<i64>,
+    /// The team has a ladder: its first level is due at once (entered by the notifier).
+    pub ladder: bool,
+    pages: Vec<(String, Option<i64>)>,
+    kind: TimelineKind,
+    text: String,
+}
+
+/// Chooses the opening topic of a new incident of `team_id` whose assignee is `assignee`.
+pub(crate) async fn plan_opening(
     tx: &mut Tx,
-    incident_id: i64,
     team_id: i64,
-    assignee: Option<i64>,
+    assignee: Option<Result<Reached, String>>,
     now: i64,
-) -> Result<()> {
+) -> Result<Opening> {
     let policy = policy(tx, team_id).await?;
     let ladder = !policy.levels.is_empty();
-    let assignee = match assignee {
-        Some(user) => reach_user(tx, team_id, user).await?,
-        None => Err("nobody is on call today".to_string()),
-    };
-    let opening = match (assignee, &policy.fallback_topic) {
-        (Ok(r), _) => Opening::User(r),
-        (Err(why), Some(topic)) => Opening::Fallback(topic.to_string(), why),
+    let assignee = assignee.unwrap_or_else(|| Err("nobody is on call today".to_string()));
+    let choice = match (assignee, &policy.fallback_topic) {
+        (Ok(r), _) => Choice::User(r),
+        (Err(why), Some(topic)) => Choice::Fallback(topic.to_string(), why),
         // A ladder pages its first level at once; without one the owners are the last resort.
-        (Err(why), None) if ladder => Opening::Nobody(why),
+        (Err(why), None) if ladder => Choice::Nobody(why),
         (Err(why), None) => match reachable_owners(tx, &[team_id]).await?.remove(&team_id) {
-            Some(owners) => Opening::Owners(owners, why),
-            None => Opening::Nobody(why),
+            Some(owners) => Choice::Owners(owners, why),
+            None => Choice::Nobody(why),
         },
     };
-    let (topic, user, owners, pages, text) = match opening {
-        Opening::User(r) => (
+    let (page_topic, page_user_id, page_owners, pages, text) = match choice {
+        Choice::User(r) => (
             Some(r.topic.clone()),
             Some(r.user_id),
             false,
             vec![(r.topic, Some(r.user_id))],
             format!("paging {}", r.username),
         ),
-        Opening::Fallback(topic, why) => (
+        Choice::Fallback(topic, why) => (
             Some(topic.clone()),
             None,
             false,
             vec![(topic.clone(), None)],
             format!("{why}: paging the fallback topic {topic}"),
         ),
-        Opening::Owners(owners, why) => {
+        Choice::Owners(owners, why) => {
             let names: Vec<&str> = owners.iter().map(|o| o.username.as_str()).collect();
             let text = format!(
                 "{why} and the team has no fallback topic: paging its owners {}",
@@ -291,52 +351,68 @@ pub(crate) async fn opened(
             let pages = owners.iter().map(|o| (o.topic.clone(), Some(o.user_id)));
             (None, None, true, pages.collect(), text)
         }
-        Opening::Nobody(why) => {
-            let text = if ladder {
-                format!("{why}: the escalation ladder pages its first level")
-            } else {
-                format!("nobody paged: {why}, the team has no fallback topic and no owner can be reached")
-            };
-            let kind = if ladder {
-                TimelineKind::Paged
-            } else {
-                TimelineKind::NobodyReachable
-            };
-            timeline(tx, incident_id, now, kind, None, &text).await?;
-            (None, None, false, Vec::new(), String::new())
-        }
+        Choice::Nobody(why) if ladder => (
+            None,
+            None,
+            false,
+            Vec::new(),
+            format!("{why}: the escalation ladder pages its first level"),
+        ),
+        Choice::Nobody(why) => (
+            None,
+            None,
+            false,
+            Vec::new(),
+            format!(
+                "nobody paged: {why}, the team has no fallback topic and no owner can be reached"
+            ),
+        ),
     };
-    if !pages.is_empty() {
-        sqlx::query(
-            "UPDATE incidents SET page_topic = $1, page_user_id = $2, page_owners = $3, reminded_at = $4 WHERE id = $5",
-        )
-        .bind(topic)
-        .bind(user)
-        .bind(i64::from(owners))
-        .bind(if ladder { None } else { Some(now) })
-        .bind(incident_id)
-        .execute(&mut **tx)
-        .await?;
-        let pages: Vec<NewPage> = pages
-            .into_iter()
-            .map(|(topic, user_id)| NewPage {
-                incident_id,
-                kind: PageKind::Opening,
-                topic,
-                user_id,
-                detail: String::new(),
-            })
-            .collect();
-        enqueue_many(tx, &pages, now).await?;
-        timeline(tx, incident_id, now, TimelineKind::Paged, None, &text).await?;
-    }
-    if ladder {
-        sqlx::query("UPDATE incidents SET esc_step = 0, esc_due_at = $1 WHERE id = $2")
-            .bind(now)
-            .bind(incident_id)
-            .execute(&mut **tx)
-            .await?;
-    }
+    let kind = if pages.is_empty() && !ladder {
+        TimelineKind::NobodyReachable
+    } else {
+        TimelineKind::Paged
+    };
+    Ok(Opening {
+        reminded_at: (!pages.is_empty() && !ladder).then_some(now),
+        page_topic,
+        page_user_id,
+        page_owners,
+        ladder,
+        pages,
+        kind,
+        text,
+    })
+}
+
+/// Queues a new incident's opening pages, and adds what was chosen to its timeline `entries`.
+pub(crate) async fn queue_opening(
+    tx: &mut Tx,
+    incident_id: i64,
+    opening: Opening,
+    now: i64,
+    entries: &mut Vec<Entry>,
+) -> Result<()> {
+    let pages: Vec<NewPage> = opening
+        .pages
+        .into_iter()
+        .map(|(topic, user_id)| NewPage {
+            incident_id,
+            kind: PageKind::Opening,
+            topic,
+            user_id,
+            detail: String::new(),
+        })
+        .collect();
+    // Nothing of an incident opened in this transaction can be waiting.
+    enqueue_after(tx, &pages, HashSet::new(), now).await?;
+    entries.push(Entry {
+        incident_id,
+        at: now,
+        kind: opening.kind,
+        actor_id: None,
+        text: opening.text,
+    });
     Ok(())
 }
 

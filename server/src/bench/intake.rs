@@ -321,11 +321,8 @@ async fn raw_payload(db: &Db, team: i64, integration: i64, p: &Value) -> Result<
     }
     let text = format!("{} alerts firing: {}", fired.len(), fired.join(", "));
     timeline(&mut tx, incident, now, "alert_firing", &text).await?;
-    // Stamped last, as intake does.
-    sqlx::query("UPDATE integrations SET last_webhook_at = $1, last_alert_at = $1 WHERE id = $2")
-        .bind(now)
-        .bind(integration)
-        .execute(&mut *tx)
+    // Stamped last, as intake does (when the second has moved on).
+    klaxon_core::intake::stamp_integration(&mut tx, integration, true, now)
         .await
         .map_err(err)?;
     tx.commit().await.map_err(err)
