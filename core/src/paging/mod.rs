@@ -46,7 +46,7 @@ pub(crate) async fn reach_user(
     team_id: i64,
     user_id: i64,
 ) -> Result<Result<Reached, String>> {
-    let row: Option<(String, Option<String>, i64, Option<i64>)> = sqlx::query_as(&format!(
+    let row: Option<ReachCols> = sqlx::query_as(&format!(
         "SELECT {REACH_COLUMNS} FROM users u WHERE u.id = $2"
     ))
     .bind(team_id)
@@ -70,7 +70,7 @@ pub(crate) struct Holder {
 
 /// The holder of `date` in the team's schedule, read with what paging them needs in one query.
 pub(crate) async fn holder_on(tx: &mut Tx, team_id: i64, date: &str) -> Result<Option<Holder>> {
-    let row: Option<(i64, String, Option<String>, i64, Option<i64>)> = sqlx::query_as(&format!(
+    let row: Option<HolderCols> = sqlx::query_as(&format!(
         "SELECT s.user_id, {REACH_COLUMNS} FROM schedule s JOIN users u ON u.id = s.user_id \
          WHERE s.team_id = $1 AND s.date = $2"
     ))
@@ -88,6 +88,11 @@ pub(crate) async fn holder_on(tx: &mut Tx, team_id: i64, date: &str) -> Result<O
 /// `u`'s name, topic, disabled flag and membership of team `$1`.
 const REACH_COLUMNS: &str = "u.username, u.push_topic, u.disabled, \
     (SELECT 1 FROM team_members m WHERE m.team_id = $1 AND m.user_id = u.id)";
+
+/// A user's `REACH_COLUMNS` as read.
+type ReachCols = (String, Option<String>, i64, Option<i64>);
+/// A holder's user id and `REACH_COLUMNS` as read.
+type HolderCols = (i64, String, Option<String>, i64, Option<i64>);
 
 /// A user's `REACH_COLUMNS`.
 struct ReachRow(String, Option<String>, i64, Option<i64>);
