@@ -226,7 +226,7 @@ struct Applied<'a> {
     /// Incidents that may have nothing firing any more.
     touched: BTreeSet<i64>,
     /// The severity of the incident this payload opened, if it opened one.
-    opened_at: Option<Severity>,
+    opened_severity: Option<Severity>,
     /// Whether a page may have been queued (an incident opened or resolved).
     paged: bool,
     opened: u64,
@@ -241,7 +241,7 @@ impl Applied<'_> {
         let (id, opened) =
             lifecycle::open_or_join(tx, self.team_id, group, alert, self.now).await?;
         if opened {
-            self.opened_at = Some(Severity::from_label(
+            self.opened_severity = Some(Severity::from_label(
                 alert.labels.get("severity").map(String::as_str),
             ));
         }
@@ -295,7 +295,7 @@ impl Applied<'_> {
     async fn finish(self, tx: &mut Tx) -> Result<bool> {
         if let (Some(incident), false) = (self.incident, self.fired.is_empty()) {
             // An incident this payload opened already has its first alert's severity.
-            if let Some(severity) = self.severity.filter(|s| Some(*s) > self.opened_at) {
+            if let Some(severity) = self.severity.filter(|s| Some(*s) > self.opened_severity) {
                 lifecycle::raise_severity(tx, incident, severity).await?;
             }
             timeline::timeline(
