@@ -46,7 +46,7 @@ pub(crate) async fn reach_user(
     team_id: i64,
     user_id: i64,
 ) -> Result<Result<Reached, String>> {
-    let row: Option<ReachCols> = sqlx::query_as(&format!(
+    let row: Option<ReachRow> = sqlx::query_as(&format!(
         "SELECT {REACH_COLUMNS} FROM users u WHERE u.id = $2"
     ))
     .bind(team_id)
@@ -55,9 +55,7 @@ pub(crate) async fn reach_user(
     .await?;
     Ok(match row {
         None => Err(format!("user {user_id} no longer exists")),
-        Some((name, topic, disabled, member)) => {
-            ReachRow(name, topic, disabled, member).reach(user_id)
-        }
+        Some(row) => row.reach(user_id),
     })
 }
 
@@ -70,7 +68,13 @@ pub(crate) struct Holder {
 
 /// The holder of `date` in the team's schedule, read with what paging them needs in one query.
 pub(crate) async fn holder_on(tx: &mut Tx, team_id: i64, date: &str) -> Result<Option<Holder>> {
-    let row: Option<HolderCols> = sqlx::query_as(&format!(
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        user_id: i64,
+        #[sqlx(flatten)]
+        user: ReachRow,
+    }
+    let row: Option<Row> = sqlx::query_as(&format!(
         "SELECT s.user_id, {REACH_COLUMNS} FROM schedule s JOIN users u ON u.id = s.user_id \
          WHERE s.team_id = $1 AND s.date = $2"
     ))
@@ -78,34 +82,36 @@ pub(crate) async fn holder_on(tx: &mut Tx, team_id: i64, date: &str) -> Result<O
     .bind(date)
     .fetch_optional(&mut **tx)
     .await?;
-    Ok(row.map(|(user_id, name, topic, disabled, member)| Holder {
+    Ok(row.map(|Row { user_id, user }| Holder {
         user_id,
-        username: name.clone(),
-        reach: ReachRow(name, topic, disabled, member).reach(user_id),
+        username: user.username.clone(),
+        reach: user.reach(user_id),
     }))
 }
 
-/// `u`'s name, topic, disabled flag and membership of team `$1`.
+/// What paging user `u` needs: name, topic, disabled flag and membership of team `$1`.
 const REACH_COLUMNS: &str = "u.username, u.push_topic, u.disabled, \
-    (SELECT 1 FROM team_members m WHERE m.team_id = $1 AND m.user_id = u.id)";
-
-/// A user's `REACH_COLUMNS` as read.
-type ReachCols = (String, Option<String>, i64, Option<i64>);
-/// A holder's user id and `REACH_COLUMNS` as read.
-type HolderCols = (i64, String, Option<String>, i64, Option<i64>);
+    (SELECT 1 FROM team_members m WHERE m.team_id = $1 AND m.user_id = u.id) AS member";
 
 /// A user's `REACH_COLUMNS`.
-struct ReachRow(String, Option<String>, i64, Option<i64>);
+#[derive(sqlx::FromRow)]
+struct ReachRow {
+    username: String,
+    push_topic: Option<String>,
+    disabled: i64,
+    member: Option<i64>,
+}
 
 impl ReachRow {
     fn reach(self, user_id: i64) -> Result<Reached, String> {
-        match self {
-            ReachRow(name, _, _, None) => Err(format!("{name} is not in the team")),
-            ReachRow(name, _, 1, _) => Err(format!("{name} is disabled")),
-            ReachRow(name, None, _, _) => Err(format!("{name} has no push topic")),
-            ReachRow(username, Some(topic), _, _) => Ok(Reached {
+        let name = self.username;
+        match (self.member, self.disabled, self.push_topic) {
+            (None, _, _) => Err(format!("{name} is not in the team")),
+            (_, 1, _) => Err(format!("{name} is disabled")),
+            (_, _, None) => Err(format!("{name} has no push topic")),
+            (_, _, Some(topic)) => Ok(Reached {
                 user_id,
-                username,
+                username: name,
                 topic,
             }),
         }
