@@ -5,7 +5,7 @@
 use crate::db::{insert_rows, Col::*, Tx};
 use crate::deadman;
 use crate::incidents::lifecycle::{self, Group};
-use crate::timeline;
+use crate::timeline::{self, Entry};
 use crate::{Core, Error, Result};
 use klaxon_domain::alerting::{
     ingest, AlertStatus, IncomingAlert, Ingest, PayloadGroup, Severity, StoredAlert, WebhookPayload,
@@ -38,6 +38,9 @@ pub const MAX_ALERTS: usize = 10_000;
 pub struct Destination {
     integration_id: Option<i64>,
     team_id: i64,
+    /// Whether the team has dead man's switches, read with the key: a payload's transaction
+    /// reads them only then (a switch added while a payload is in flight counts from the next).
+    switches: bool,
 }
 
 impl Core {
@@ -47,10 +50,11 @@ impl Core {
     pub async fn intake_destination(&self, route: Route<'_>) -> Result<Destination> {
         match route {
             Route::Key(key) => {
-                let (integration_id, team_id) = self.integration_by_key(key).await?;
+                let (integration_id, team_id, switches) = self.integration_by_key(key).await?;
                 Ok(Destination {
                     integration_id: Some(integration_id),
                     team_id,
+                    switches: switches > 0,
                 })
             }
             Route::Legacy if !self.config.legacy_webhook => Err(Error::NotFound),
@@ -65,16 +69,14 @@ impl Core {
                 Ok(Destination {
                     integration_id: None,
                     team_id,
+                    switches: true,
                 })
             }
         }
     }
 
     pub async fn intake(&self, to: Destination, payload: WebhookPayload) -> Result<IntakeOutcome> {
-        let Destination {
-            integration_id,
-            team_id,
-        } = to;
+        let integration_id = to.integration_id;
         if payload.alerts.len() > MAX_ALERTS {
             return Err(Error::Invalid(format!(
                 "a payload may carry at most {MAX_ALERTS} alerts"
@@ -107,10 +109,7 @@ impl Core {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            match self
-                .apply_payload(team_id, integration_id, &group, &usable)
-                .await
-            {
+            match self.apply_payload(to, &group, &usable).await {
                 Err(Error::Busy) if attempt < 5 => continue,
                 Err(e) => return Err(e),
                 Ok(done) => {
@@ -130,11 +129,15 @@ impl Core {
     /// One transaction for the whole payload.
     async fn apply_payload(
         &self,
-        team_id: i64,
-        integration_id: Option<i64>,
+        to: Destination,
         group: &Group<'_>,
         alerts: &BTreeMap<String, IncomingAlert>,
     ) -> Result<Committed> {
+        let Destination {
+            integration_id,
+            team_id,
+            switches,
+        } = to;
         let now = self.now();
         let mut tx = self.db.begin().await?;
         let mut stored = load_stored(&mut tx, team_id, alerts.keys()).await?;
@@ -145,7 +148,11 @@ impl Core {
             now,
             ..Applied::default()
         };
-        let beats = deadman::heartbeat_sources(self, &mut tx, team_id, alerts.values()).await?;
+        let beats = if switches {
+            deadman::heartbeat_sources(self, &mut tx, team_id, alerts.values()).await?
+        } else {
+            HashMap::new()
+        };
         // Alerts seen for the first time go in one statement: a round trip per alert was most
         // of a payload's cost on PostgreSQL. One that a concurrent delivery stored first is
         // applied with the known ones, as an update of what that delivery wrote.
@@ -229,6 +236,8 @@ struct Applied<'a> {
     opened_severity: Option<Severity>,
     /// Whether a page may have been queued (an incident opened or resolved).
     paged: bool,
+    /// Timeline entries of an incident this payload opened, written with its summaries.
+    entries: Vec<Entry>,
     opened: u64,
 }
 
@@ -239,7 +248,8 @@ impl Applied<'_> {
         }
         let group = self.group.expect("set at construction");
         let (id, opened) =
-            lifecycle::open_or_join(tx, self.team_id, group, alert, self.now).await?;
+            lifecycle::open_or_join(tx, self.team_id, group, alert, self.now, &mut self.entries)
+                .await?;
         if opened {
             self.opened_severity = Some(Severity::from_label(
                 alert.labels.get("severity").map(String::as_str),
@@ -292,32 +302,30 @@ impl Applied<'_> {
     }
 
     /// Writes the payload's timeline summaries and cascades; true when a page may be queued.
-    async fn finish(self, tx: &mut Tx) -> Result<bool> {
+    async fn finish(mut self, tx: &mut Tx) -> Result<bool> {
+        let entry = |incident_id, kind, text| Entry {
+            incident_id,
+            at: self.now,
+            kind,
+            actor_id: None,
+            text,
+        };
         if let (Some(incident), false) = (self.incident, self.fired.is_empty()) {
             // An incident this payload opened already has its first alert's severity.
             if let Some(severity) = self.severity.filter(|s| Some(*s) > self.opened_severity) {
                 lifecycle::raise_severity(tx, incident, severity).await?;
             }
-            timeline::timeline(
-                tx,
-                incident,
-                self.now,
-                TimelineKind::AlertFiring,
-                None,
-                &summary("firing", &self.fired),
-            )
-            .await?;
+            let text = summary("firing", &self.fired);
+            self.entries
+                .push(entry(incident, TimelineKind::AlertFiring, text));
         }
         for (incident, names) in &self.resolved {
-            timeline::timeline(
-                tx,
-                *incident,
-                self.now,
-                TimelineKind::AlertResolved,
-                None,
-                &summary("resolved by Alertmanager", names),
-            )
-            .await?;
+            let text = summary("resolved by Alertmanager", names);
+            self.entries
+                .push(entry(*incident, TimelineKind::AlertResolved, text));
+        }
+        if !self.entries.is_empty() {
+            timeline::timelines(tx, &self.entries).await?;
         }
         let mut paged = self.paged;
         for incident in self.touched {

@@ -195,12 +195,16 @@ impl Core {
         Ok(())
     }
 
-    /// (integration id, team id) of a raw key; 401 for an unknown or revoked key.
-    pub(crate) async fn integration_by_key(&self, key: &str) -> Result<(i64, i64)> {
+    /// (integration id, team id, the team's dead man's switches) of a raw key; 401 for an
+    /// unknown or revoked key.
+    pub(crate) async fn integration_by_key(&self, key: &str) -> Result<(i64, i64, i64)> {
         if !looks_like_token(key) {
             return Err(Error::Unauthorized);
         }
-        sqlx::query_as("SELECT id, team_id FROM integrations WHERE key_hash = $1")
+        sqlx::query_as(
+            "SELECT i.id, i.team_id, (SELECT COUNT(*) FROM deadman_switches d WHERE d.team_id = i.team_id) \
+             FROM integrations i WHERE i.key_hash = $1",
+        )
             .bind(hash_token(key))
             .fetch_optional(&self.db.pool)
             .await?

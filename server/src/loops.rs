@@ -13,6 +13,7 @@
 //! On stop, each loop finishes the pass it is in, then the replica gives up its lease and its
 //! page claims, so another replica takes over at once.
 
+use klaxon_core::db::Backend;
 use klaxon_core::paging::notifier::TICK;
 use klaxon_core::sweeper::{LEASE_RENEW, LEASE_TTL, SWEEP_EVERY};
 use klaxon_core::Core;
@@ -136,8 +137,10 @@ pub fn spawn_notifier(
         loop {
             let started = tokio::time::Instant::now();
             let pass = core.notify_tick(&holder).await;
-            // Many pages in one pass: a storm, whose pages are better sent in batches.
-            let busy = matches!(&pass, Ok(r) if r.sent + r.failed + r.cancelled >= BUSY_PASS);
+            let pages = match &pass {
+                Ok(r) => r.sent + r.failed + r.cancelled,
+                Err(_) => 0,
+            };
             match pass {
                 Ok(r) if !r.is_idle() => tracing::info!(
                     resumed = r.resumed,
@@ -155,11 +158,12 @@ pub fn spawn_notifier(
                 _ = tokio::time::timeout(core.clock.tick(TICK), core.wake.notified()) => {}
                 _ = stopped.changed() => return,
             }
-            // Woken sooner in a storm: what is queued until `PASS_GAP` after this pass began
-            // goes with the next one.
-            if busy {
+            // Woken soon after a pass with pages: what is queued until its gap has passed goes
+            // with the next one.
+            let gap = pass_gap(pages, core.db.backend);
+            if !gap.is_zero() {
                 tokio::select! {
-                    _ = tokio::time::sleep_until(started + PASS_GAP) => {}
+                    _ = tokio::time::sleep_until(started + gap) => {}
                     _ = stopped.changed() => return,
                 }
             }
@@ -167,10 +171,39 @@ pub fn spawn_notifier(
     })
 }
 
-/// Pages a pass handles that mark a storm (a quiet server's pass has one or two).
-const BUSY_PASS: u64 = 8;
-/// After a pass of `BUSY_PASS` pages or more, the least time from its start to the next pass's. In
-/// a storm, pages then go in batches rather than a pass (a dozen statements on the paging lane)
-/// for every page or two (`klaxon bench paging` on PostgreSQL, 64 senders: p50 48 ms, p99
-/// 126 ms without it; 41 ms and 70 ms with it). A page after a quiet pass waits for no one.
-const PASS_GAP: Duration = Duration::from_millis(20);
+/// The least time from the start of a pass that handled `pages` pages to the next pass's start:
+/// none after a lone page, else `GAP_PER_PAGE` a page, at most the backend's most. In a storm
+/// the gap grows with the passes until pages go in batches, rather than a pass (a dozen
+/// statements, three write transactions) for every page or two. Measured with `klaxon bench
+/// paging` (64 senders): on PostgreSQL p50 48 ms and p99 126 ms without a gap, 41 ms and 70 ms
+/// with 20 ms; on SQLite passes of one or two pages cost intake 23 % of its rate, and its three
+/// transactions a pass take the one writer from intake, so its batches are longer.
+fn pass_gap(pages: u64, backend: Backend) -> Duration {
+    let most = match backend {
+        Backend::Sqlite => Duration::from_millis(40),
+        Backend::Postgres => Duration::from_millis(20),
+    };
+    if pages <= 1 {
+        return Duration::ZERO;
+    }
+    most.min(GAP_PER_PAGE * u32::try_from(pages).unwrap_or(u32::MAX))
+}
+
+const GAP_PER_PAGE: Duration = Duration::from_millis(2);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lone_page_waits_for_nobody_and_a_storm_goes_in_batches() {
+        let ms = |pages, backend| pass_gap(pages, backend).as_millis();
+        assert_eq!(ms(0, Backend::Postgres), 0);
+        assert_eq!(ms(1, Backend::Sqlite), 0);
+        assert_eq!(ms(2, Backend::Postgres), 4);
+        assert_eq!(ms(5, Backend::Postgres), 10);
+        assert_eq!(ms(500, Backend::Postgres), 20);
+        assert_eq!(ms(500, Backend::Sqlite), 40);
+        assert_eq!(ms(u64::MAX, Backend::Sqlite), 40);
+    }
+}

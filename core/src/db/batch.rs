@@ -156,6 +156,26 @@ impl Db {
         let mut conn = self.pool.acquire().await?;
         fetch_in(&mut conn, self.backend, sql, args, ids).await
     }
+
+    /// `fetch_in` for a write whose every statement stands alone (a conditional claim, say):
+    /// each commits by itself, without the round trips of `BEGIN` and `COMMIT`; on SQLite in
+    /// the writer's turn.
+    pub(crate) async fn write_in<T>(
+        &self,
+        sql: &str,
+        args: &[Arg<'_>],
+        ids: &[impl Id],
+    ) -> Result<Vec<T>>
+    where
+        T: for<'r> sqlx::FromRow<'r, AnyRow> + Send + Unpin,
+    {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let _turn = self.writer_turn().await;
+        let mut conn = self.pool.acquire().await?;
+        fetch_in(&mut conn, self.backend, sql, args, ids).await
+    }
 }
 
 /// A column of `insert_rows`: integers, or text.

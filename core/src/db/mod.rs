@@ -5,7 +5,7 @@
 
 mod batch;
 
-pub(crate) use batch::{execute_in, insert_json, insert_rows, Arg, Col};
+pub(crate) use batch::{insert_json, insert_rows, Arg, Col};
 
 use crate::Result;
 use sqlx::any::AnyPoolOptions;
@@ -203,26 +203,29 @@ impl Db {
     /// IMMEDIATE`): a deferred transaction that reads and then writes cannot wait for a
     /// concurrent writer and fails with "database is locked" instead.
     pub async fn begin(&self) -> Result<Tx> {
-        Ok(match self.backend {
-            Backend::Sqlite => {
-                let queued = match &self.queue {
-                    Some(queue) => Some(queue.lock().await),
-                    None => None,
-                };
-                let turn = self.writer.clone().lock_owned().await;
-                drop(queued);
-                Tx {
-                    tx: self.pool.begin_with("BEGIN IMMEDIATE").await?,
-                    _turn: Some(turn),
-                    backend: self.backend,
-                }
-            }
-            Backend::Postgres => Tx {
-                tx: self.pool.begin().await?,
-                _turn: None,
-                backend: self.backend,
+        let turn = self.writer_turn().await;
+        Ok(Tx {
+            tx: match self.backend {
+                Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
+                Backend::Postgres => self.pool.begin().await?,
             },
+            _turn: turn,
+            backend: self.backend,
         })
+    }
+
+    /// On SQLite, this process's turn to write (see `Tx`); PostgreSQL has none.
+    pub(crate) async fn writer_turn(&self) -> Option<tokio::sync::OwnedMutexGuard<()>> {
+        if self.backend != Backend::Sqlite {
+            return None;
+        }
+        let queued = match &self.queue {
+            Some(queue) => Some(queue.lock().await),
+            None => None,
+        };
+        let turn = self.writer.clone().lock_owned().await;
+        drop(queued);
+        Some(turn)
     }
 
     /// A trivial round trip, for `/healthz`.

@@ -2,7 +2,7 @@
 //! opened like any other so it is assigned and paged; a source heard again has it resolved.
 
 use crate::incidents::lifecycle::{self, Group};
-use crate::timeline;
+use crate::timeline::{self, Entry};
 use crate::{Core, Result};
 use klaxon_domain::alerting::{AlertStatus, IncidentState, IncomingAlert, Severity};
 use klaxon_domain::deadman::{self, SwitchStatus, CLUSTER_LABEL};
@@ -114,7 +114,9 @@ impl Core {
             labels: &no_labels,
         };
         let mut tx = self.db.begin().await?;
-        let (incident, _) = lifecycle::open_or_join(&mut tx, *team_id, &group, &alert, now).await?;
+        let mut entries = Vec::new();
+        let (incident, _) =
+            lifecycle::open_or_join(&mut tx, *team_id, &group, &alert, now, &mut entries).await?;
         let claimed = sqlx::query(
             "UPDATE deadman_heartbeats SET incident_id = $1 \
              WHERE switch_id = $2 AND cluster = $3 AND last_seen_at = $4 AND incident_id IS NULL",
@@ -129,18 +131,17 @@ impl Core {
             // A heartbeat arrived since the read: dropping the transaction undoes the incident.
             return Ok(false);
         }
-        timeline::timeline(
-            &mut tx,
-            incident,
-            now,
-            TimelineKind::AlertFiring,
-            None,
-            &format!(
+        entries.push(Entry {
+            incident_id: incident,
+            at: now,
+            kind: TimelineKind::AlertFiring,
+            actor_id: None,
+            text: format!(
                 "dead man's switch {name}: last heartbeat{from} at {}",
                 Timestamp(*last_seen).to_rfc3339()
             ),
-        )
-        .await?;
+        });
+        timeline::timelines(&mut tx, &entries).await?;
         sqlx::query("UPDATE deadman_switches SET last_incident_id = $1 WHERE id = $2")
             .bind(incident)
             .bind(switch_id)

@@ -36,21 +36,19 @@ fn title(alert: &IncomingAlert) -> String {
 
 /// The open incident of this group, or a new one. A unique index allows one open incident per
 /// (team, group key), so concurrent deliveries of the same group converge on one incident.
-/// Returns (incident id, whether this call opened it).
+/// Returns (incident id, whether this call opened it). An opening's timeline entries are added
+/// to `entries` for the caller to write with its own, in one insert.
 pub async fn open_or_join(
     tx: &mut Tx,
     team_id: i64,
     group: &Group<'_>,
     alert: &IncomingAlert,
     now: i64,
+    entries: &mut Vec<Entry>,
 ) -> Result<(i64, bool)> {
     for _ in 0..3 {
-        let open: Option<(i64,)> = sqlx::query_as("SELECT id FROM incidents WHERE team_id = $1 AND group_key = $2 AND state <> 'resolved'")
-            .bind(team_id)
-            .bind(group.key)
-            .fetch_optional(&mut **tx)
-            .await?;
-        if let Some((id,)) = open {
+        let before = paging::before_opening(tx, team_id, group.key, &utc_date(now)).await?;
+        if let Some(id) = before.open {
             raise_severity(
                 tx,
                 id,
@@ -72,10 +70,9 @@ pub async fn open_or_join(
         let severity = Severity::from_label(alert.labels.get("severity").map(String::as_str));
         // Who is paged is chosen before the insert, so the row carries it: an opening is a
         // dozen statements otherwise, most of intake's cost on PostgreSQL.
-        let holder = paging::holder_on(tx, team_id, &utc_date(now)).await?;
-        let opening =
-            paging::plan_opening(tx, team_id, holder.as_ref().map(|h| h.reach.clone()), now)
-                .await?;
+        let holder = before.holder;
+        let reach = holder.as_ref().map(|h| h.reach.clone());
+        let opening = paging::plan_opening(tx, team_id, reach, &before.policy, now).await?;
         let created: Option<(i64,)> = sqlx::query_as(
             "INSERT INTO incidents (team_id, title, state, severity, group_key, signature, assignee_id, created_at, \
              page_topic, page_user_id, page_owners, reminded_at, esc_step, esc_due_at) \
@@ -104,15 +101,14 @@ pub async fn open_or_join(
                 actor_id: None,
                 text,
             };
-            let mut entries = vec![entry(TimelineKind::Opened, title(alert))];
+            entries.push(entry(TimelineKind::Opened, title(alert)));
             if let Some(h) = &holder {
                 entries.push(entry(
                     TimelineKind::Assigned,
                     format!("assigned to {}, on call today", h.username),
                 ));
             }
-            paging::queue_opening(tx, id, opening, now, &mut entries).await?;
-            timelines(tx, &entries).await?;
+            paging::queue_opening(tx, id, opening, now, entries).await?;
             return Ok((id, true));
         }
         // Another transaction opened it between our look and our insert: join that one.

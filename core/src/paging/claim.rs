@@ -21,7 +21,6 @@
 //! itself. (Abandoning it when the hold lapses would not close that window, since the push
 //! service may already have the message, and would turn a test's clock jump into a resend.)
 
-use crate::db::Backend;
 use crate::{Core, Result};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
@@ -70,20 +69,14 @@ impl Core {
     }
 
     async fn renew(&self, holder: &str, ids: &[i64], now: i64) -> Result<()> {
-        let sql = "UPDATE pages SET claimed_until = $1 WHERE claimed_by = $2 AND state = 'pending' AND id IN ({ids})";
-        let args = [(now + CLAIM_FOR).into(), holder.into()];
-        // SQLite: the writer's turn; PostgreSQL: a plain statement per chunk.
-        match self.db.backend {
-            Backend::Sqlite => {
-                let mut tx = self.db.begin().await?;
-                tx.execute_in(sql, &args, ids).await?;
-                tx.commit().await
-            }
-            Backend::Postgres => {
-                let mut conn = self.db.pool.acquire().await?;
-                crate::db::execute_in(&mut conn, self.db.backend, sql, &args, ids).await?;
-                Ok(())
-            }
-        }
+        let _renewed: Vec<(i64,)> = self
+            .db
+            .write_in(
+                "UPDATE pages SET claimed_until = $1 WHERE claimed_by = $2 AND state = 'pending' AND id IN ({ids}) RETURNING id",
+                &[(now + CLAIM_FOR).into(), holder.into()],
+                ids,
+            )
+            .await?;
+        Ok(())
     }
 }

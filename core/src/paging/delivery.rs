@@ -88,9 +88,10 @@ impl Core {
         if ids.is_empty() {
             return Ok(Delivered::default());
         }
-        let mut claim = self.db.begin().await?;
-        let mut pages: Vec<Claimed> = claim
-            .fetch_in(
+        // Each claim stands alone: a row is claimed or not, whatever becomes of the others.
+        let mut pages: Vec<Claimed> = self
+            .db
+            .write_in(
                 &format!(
                     "UPDATE pages SET claimed_by = $1, claimed_until = $2 WHERE state = 'pending' AND due_at <= $3 \
                      AND (claimed_until IS NULL OR claimed_until < $3) AND id IN ({{ids}}) RETURNING {}",
@@ -100,7 +101,6 @@ impl Core {
                 &ids,
             )
             .await?;
-        claim.commit().await?;
         let more = ids.len() as i64 == BATCH;
         if pages.is_empty() {
             return Ok(Delivered {

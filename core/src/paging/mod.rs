@@ -66,27 +66,65 @@ pub(crate) struct Holder {
     pub reach: Result<Reached, String>,
 }
 
-/// The holder of `date` in the team's schedule, read with what paging them needs in one query.
-pub(crate) async fn holder_on(tx: &mut Tx, team_id: i64, date: &str) -> Result<Option<Holder>> {
+/// What opening an incident of a team's group needs, read in one query because intake opens
+/// incidents at storm rates and every statement is a round trip.
+pub(crate) struct BeforeOpening {
+    /// The group's open incident, which a firing alert joins instead.
+    pub open: Option<i64>,
+    /// The holder of the date in the team's schedule, with whether they can be paged.
+    pub holder: Option<Holder>,
+    pub policy: EscalationPolicy,
+}
+
+/// Reads `BeforeOpening` for the group `group_key` of team `team_id` on `date`.
+pub(crate) async fn before_opening(
+    tx: &mut Tx,
+    team_id: i64,
+    group_key: &str,
+    date: &str,
+) -> Result<BeforeOpening> {
     #[derive(sqlx::FromRow)]
     struct Row {
-        user_id: i64,
-        #[sqlx(flatten)]
-        user: ReachRow,
+        open_id: Option<i64>,
+        policy: Option<String>,
+        user_id: Option<i64>,
+        username: Option<String>,
+        push_topic: Option<String>,
+        disabled: Option<i64>,
+        member: Option<i64>,
     }
-    let row: Option<Row> = sqlx::query_as(&format!(
-        "SELECT s.user_id, {REACH_COLUMNS} FROM schedule s JOIN users u ON u.id = s.user_id \
-         WHERE s.team_id = $1 AND s.date = $2"
+    let row: Row = sqlx::query_as(&format!(
+        "SELECT (SELECT id FROM incidents WHERE team_id = $1 AND group_key = $3 AND state <> 'resolved') AS open_id, \
+         (SELECT policy FROM escalation_policies WHERE team_id = $1) AS policy, s.user_id, {REACH_COLUMNS} \
+         FROM (SELECT 1 AS one) one LEFT JOIN schedule s ON s.team_id = $1 AND s.date = $2 \
+         LEFT JOIN users u ON u.id = s.user_id"
     ))
     .bind(team_id)
     .bind(date)
-    .fetch_optional(&mut **tx)
+    .bind(group_key)
+    .fetch_one(&mut **tx)
     .await?;
-    Ok(row.map(|Row { user_id, user }| Holder {
-        user_id,
-        username: user.username.clone(),
-        reach: user.reach(user_id),
-    }))
+    let holder = match (row.user_id, row.username, row.disabled) {
+        (Some(user_id), Some(username), Some(disabled)) => {
+            let user = ReachRow {
+                username,
+                push_topic: row.push_topic,
+                disabled,
+                member: row.member,
+            };
+            Some(Holder {
+                user_id,
+                username: user.username.clone(),
+                reach: user.reach(user_id),
+            })
+        }
+        _ => None,
+    };
+    Ok(BeforeOpening {
+        open: row.open_id,
+        holder,
+        policy: parse_policy(row.policy),
+    })
 }
 
 /// What paging user `u` needs: name, topic, disabled flag and membership of team `$1`.
@@ -197,9 +235,14 @@ pub(crate) async fn policy(conn: &mut AnyConnection, team_id: i64) -> Result<Esc
             .bind(team_id)
             .fetch_optional(&mut *conn)
             .await?;
-    Ok(row
-        .and_then(|(p,)| serde_json::from_str(&p).ok())
-        .unwrap_or_default())
+    Ok(parse_policy(row.map(|r| r.0)))
+}
+
+/// A stored policy; the empty policy for none (or one no longer understood).
+fn parse_policy(stored: Option<String>) -> EscalationPolicy {
+    stored
+        .and_then(|p| serde_json::from_str(&p).ok())
+        .unwrap_or_default()
 }
 
 /// A page to queue, for `enqueue_many`.
@@ -323,9 +366,9 @@ pub(crate) async fn plan_opening(
     tx: &mut Tx,
     team_id: i64,
     assignee: Option<Result<Reached, String>>,
+    policy: &EscalationPolicy,
     now: i64,
 ) -> Result<Opening> {
-    let policy = policy(tx, team_id).await?;
     let ladder = !policy.levels.is_empty();
     let assignee = assignee.unwrap_or_else(|| Err("nobody is on call today".to_string()));
     let choice = match (assignee, &policy.fallback_topic) {

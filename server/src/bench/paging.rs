@@ -29,6 +29,9 @@ pub struct PagingArgs {
     /// Webhooks in each storm run.
     #[arg(long, default_value_t = 4000)]
     storm_webhooks: usize,
+    /// Storm runs of each kind, taking turns; the figures are over all of them.
+    #[arg(long, default_value_t = 3)]
+    rounds: usize,
     /// A `postgres://…` URL: measure PostgreSQL in a throwaway schema. Default: a SQLite file.
     #[arg(long)]
     database_url: Option<String>,
@@ -177,43 +180,73 @@ pub async fn paging(args: PagingArgs) -> Result<(), String> {
         return Err("--incidents and --storm-webhooks must be at least 1".into());
     }
     let name = backend(args.database_url.as_deref());
-    let quiet = run_paging(&args, 1, args.incidents, true).await?;
+    let mut quiet = run_paging(&args, 0, args.incidents, true).await?;
     println!(
-        "{name}: quiet: {} incidents, one webhook after another; webhook answered → ntfy publish received: \
+        "{name}: quiet: {} incidents, each webhook after the previous page arrived; webhook answered → ntfy publish received: \
          p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
-        args.incidents, quiet.p50_ms, quiet.p99_ms, quiet.max_ms
+        args.incidents,
+        quiet.ms(50),
+        quiet.ms(99),
+        quiet.ms(100)
     );
     if args.storm_senders == 0 {
         return Ok(());
     }
-    let storm = run_paging(&args, args.storm_senders, args.storm_webhooks, true).await?;
-    let unpaged = run_paging(&args, args.storm_senders, args.storm_webhooks, false).await?;
+    // Paged and unpaged storms take turns, so a slow spell of a shared machine falls on both.
+    let (mut storm, mut unpaged) = (PagingRun::default(), PagingRun::default());
+    for _ in 0..args.rounds.max(1) {
+        let (senders, webhooks) = (args.storm_senders, args.storm_webhooks);
+        unpaged.add(run_paging(&args, senders, webhooks, false).await?);
+        storm.add(run_paging(&args, senders, webhooks, true).await?);
+    }
     println!(
-        "{name}: storm: {} webhooks from {} senders, an incident and a page each; webhook answered → \
+        "{name}: storm: {} webhooks from {} senders, an incident and a page each, {} rounds; webhook answered → \
          ntfy publish received: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms; intake {:.0} alerts/s, \
          {:.2}x the same storm with nobody to page ({:.0} alerts/s)",
         args.storm_webhooks,
         args.storm_senders,
-        storm.p50_ms,
-        storm.p99_ms,
-        storm.max_ms,
-        storm.alerts_per_s,
-        storm.alerts_per_s / unpaged.alerts_per_s,
-        unpaged.alerts_per_s,
+        args.rounds.max(1),
+        storm.ms(50),
+        storm.ms(99),
+        storm.ms(100),
+        storm.alerts_per_s(),
+        storm.alerts_per_s() / unpaged.alerts_per_s(),
+        unpaged.alerts_per_s(),
     );
     Ok(())
 }
 
-/// What one paging run measured.
+/// What paging runs measured: each page's webhook answered → publish received (none when
+/// nobody was paged), and the webhooks sent and the time intake took, summed over the runs.
+#[derive(Default)]
 struct PagingRun {
-    p50_ms: f64,
-    p99_ms: f64,
-    max_ms: f64,
-    alerts_per_s: f64,
+    latencies: Vec<Duration>,
+    webhooks: usize,
+    intake: Duration,
+}
+
+impl PagingRun {
+    fn add(&mut self, run: PagingRun) {
+        self.latencies.extend(run.latencies);
+        self.webhooks += run.webhooks;
+        self.intake += run.intake;
+    }
+
+    fn alerts_per_s(&self) -> f64 {
+        self.webhooks as f64 / self.intake.as_secs_f64()
+    }
+
+    /// The `q`th percentile latency, in milliseconds (100: the largest).
+    fn ms(&mut self, q: usize) -> f64 {
+        self.latencies.sort();
+        let i = (self.latencies.len() * q / 100).min(self.latencies.len().saturating_sub(1));
+        self.latencies.get(i).map_or(0.0, |d| d.as_secs_f64() * 1e3)
+    }
 }
 
 /// Sends `webhooks` webhooks, each opening an incident, from `senders` concurrent senders to a
-/// fresh server with the real notifier loop; with `paged`, today's on-call has a topic and
+/// fresh server with the real notifier loop (0 senders: one, each webhook after the previous
+/// page arrived, so every page has the server to itself); with `paged`, today's on-call has a topic and
 /// every incident is paged, else nobody can be (the same intake work, no pages).
 async fn run_paging(
     args: &PagingArgs,
@@ -258,8 +291,10 @@ async fn run_paging(
             .collect();
         let started = Instant::now();
         let mut tasks = tokio::task::JoinSet::new();
+        let paced = senders == 0;
+        let senders = senders.max(1);
         for s in 0..senders {
-            let (client, webhook) = (client.clone(), webhook.clone());
+            let (client, webhook, arrivals) = (client.clone(), webhook.clone(), arrivals.clone());
             let mine: Vec<(usize, Bytes)> = (s..webhooks)
                 .step_by(senders)
                 .map(|i| (i, bodies[i].clone()))
@@ -269,6 +304,9 @@ async fn run_paging(
                 for (i, body) in mine {
                     send_webhook(&client, &webhook, body).await?;
                     answered.push((i, Instant::now()));
+                    if paced {
+                        arrivals.wait_for(i + 1, Duration::from_secs(10)).await?;
+                    }
                 }
                 Ok::<_, String>(answered)
             });
@@ -283,10 +321,9 @@ async fn run_paging(
         if !paged {
             server.abort();
             return Ok(PagingRun {
-                p50_ms: 0.0,
-                p99_ms: 0.0,
-                max_ms: 0.0,
-                alerts_per_s: webhooks as f64 / intake.as_secs_f64(),
+                latencies: Vec::new(),
+                webhooks,
+                intake,
             });
         }
         arrivals
@@ -294,7 +331,7 @@ async fn run_paging(
             .await?;
         server.abort();
         let seen = arrivals.seen.lock().unwrap().clone();
-        let mut latencies: Vec<Duration> = (0..webhooks)
+        let latencies: Vec<Duration> = (0..webhooks)
             .filter_map(|i| {
                 let at = seen.get(&title(i))?;
                 Some(at.saturating_duration_since(answered[i]))
@@ -324,14 +361,10 @@ async fn run_paging(
                 "a page was lost or sent twice: {published} published, {pages} marked sent, for {webhooks} incidents"
             ));
         }
-        latencies.sort();
-        let ms = |d: Duration| d.as_secs_f64() * 1e3;
-        let at = |q: usize| ms(latencies[(latencies.len() * q / 100).min(latencies.len() - 1)]);
         Ok(PagingRun {
-            p50_ms: at(50),
-            p99_ms: at(99),
-            max_ms: ms(latencies[latencies.len() - 1]),
-            alerts_per_s: webhooks as f64 / intake.as_secs_f64(),
+            latencies,
+            webhooks,
+            intake,
         })
     })
     .await
