@@ -3,6 +3,7 @@
 
 mod common;
 
+use common::ntfy::Held;
 use common::process::{until, LIMIT};
 use common::world::world;
 use common::Payload;
@@ -111,8 +112,7 @@ async fn a_replica_killed_mid_publish_is_replaced_and_every_page_arrives_once() 
     let first_holder = replica_0_sweeping(&w).await;
     // Replica 0 claims the opening page and is publishing it when it is killed.
     let mut held = w.ntfy.hold_next();
-    w.fire(0, "in-flight").await;
-    held.arrived().await;
+    replica_0_publishing(&w, &mut held, "in-flight").await;
     w.replicas[0].signal("KILL");
     w.replicas[0].child.wait().await.unwrap();
     // Its publish never completed: ntfy refused it, so nothing was delivered.
@@ -146,8 +146,7 @@ async fn a_frozen_replica_loses_its_claim_and_sends_nothing_when_it_wakes() {
     let w = world(2).await;
     let frozen_holder = replica_0_sweeping(&w).await;
     let mut held = w.ntfy.hold_next();
-    w.fire(0, "in-flight").await;
-    held.arrived().await;
+    replica_0_publishing(&w, &mut held, "in-flight").await;
     w.replicas[0].signal("STOP");
 
     // Frozen, it renews nothing: once the claim lapses the survivor sends the page.
@@ -207,6 +206,16 @@ async fn a_slow_publish_keeps_its_claim_and_is_sent_once() {
     assert_eq!(w.outbox_drained().await, 1);
     assert_eq!(w.ntfy.attempts(), 1, "never taken by the other replica");
     assert_eq!(w.ntfy.published().len(), 1);
+}
+
+/// Fires `group` at replica 0 and waits until replica 0's publish of its page is `held` at ntfy.
+/// Replica 1 is paused meanwhile: its own passes (every 100 ms on the test's clock) could claim
+/// the page first, and the test would then kill or freeze a replica that holds nothing.
+async fn replica_0_publishing(w: &common::world::World, held: &mut Held, group: &str) {
+    w.replicas[1].signal("STOP");
+    w.fire(0, group).await;
+    held.arrived().await;
+    w.replicas[1].signal("CONT");
 }
 
 /// Waits until replica 0, the first started, holds the sweeper lease; returns its holder name.
