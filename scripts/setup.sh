@@ -63,4 +63,10 @@ if [ "$(schemathesis --version 2>/dev/null | awk '{print $NF}')" != "$schemathes
   say "installing schemathesis $schemathesis_version (PyPI)"
   python3 -m pip install --quiet "schemathesis==$schemathesis_version"
 fi
+# PyPI: aiosmtpd, the real SMTP server (STARTTLS and AUTH) the email tests send to.
+aiosmtpd_version=1.4.6
+if [ "$(python3 -c 'import aiosmtpd; print(aiosmtpd.__version__)' 2>/dev/null)" != "$aiosmtpd_version" ]; then
+  say "installing aiosmtpd $aiosmtpd_version (PyPI)"
+  python3 -m pip install --quiet "aiosmtpd==$aiosmtpd_version"
+fi
 say "done"

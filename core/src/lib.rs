@@ -17,6 +17,7 @@ pub mod health;
 pub mod incidents;
 pub mod intake;
 pub mod integrations;
+pub mod mail;
 pub mod maintenance;
 pub mod metrics;
 pub mod outbound;
@@ -66,6 +67,8 @@ pub struct Config {
     pub outbound_allow: outbound::OutboundAllow,
     /// `POST /api/alertmanager/webhook` without a key is served (`KLAXON_LEGACY_WEBHOOK`).
     pub legacy_webhook: bool,
+    /// `KLAXON_SMTP_*`; `None` sends no mail.
+    pub smtp: Option<mail::SmtpConfig>,
 }
 
 impl Default for Config {
@@ -83,6 +86,7 @@ impl Default for Config {
             trusted_proxies: client::TrustedProxies::default(),
             outbound_allow: outbound::OutboundAllow::default(),
             legacy_webhook: false,
+            smtp: None,
         }
     }
 }
@@ -95,6 +99,8 @@ pub struct Core {
     pub config: Arc<Config>,
     /// The push service client; `None` when `KLAXON_NTFY_URL` is not set.
     pub ntfy: Option<Arc<paging::ntfy::Ntfy>>,
+    /// The mail server's client; `None` when `KLAXON_SMTP_URL` is not set.
+    pub mail: Option<Arc<mail::Mailer>>,
     /// The identity provider, when single sign-on is configured.
     pub sso: Option<Arc<sso::Sso>>,
     /// Wakes this replica's notifier when a page is queued, so it leaves at once.
@@ -121,6 +127,10 @@ impl Core {
             .ntfy_url
             .as_deref()
             .map(|url| Arc::new(paging::ntfy::Ntfy::new(url, config.ntfy_token.as_deref())));
+        let mail = match &config.smtp {
+            Some(smtp) => Some(Arc::new(mail::Mailer::new(smtp).map_err(Error::Invalid)?)),
+            None => None,
+        };
         let sso = match &config.oidc {
             Some(oidc) => Some(Arc::new(
                 sso::Sso::new(oidc.clone(), &config.public_url).map_err(Error::Invalid)?,
@@ -134,6 +144,7 @@ impl Core {
             clock,
             config: Arc::new(config),
             ntfy,
+            mail,
             wake: Arc::new(tokio::sync::Notify::new()),
             matchers: Arc::default(),
             holder: format!(

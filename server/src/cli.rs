@@ -2,6 +2,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use klaxon_core::client::TrustedProxies;
+use klaxon_core::mail::SmtpConfig;
 use klaxon_core::outbound::OutboundAllow;
 use klaxon_core::sso::OidcConfig;
 use klaxon_core::{Config, Core, Db};
@@ -120,6 +121,16 @@ struct ServeArgs {
     /// ntfy access token (tk_…).
     #[arg(long, env = "KLAXON_NTFY_TOKEN", hide_env_values = true)]
     ntfy_token: Option<String>,
+    /// Mail server for email contact methods: smtp://[user:password@]host[:port] (STARTTLS, port
+    /// 587) or smtps://… (TLS, port 465). Without it no mail is sent.
+    #[arg(long, env = "KLAXON_SMTP_URL", hide_env_values = true)]
+    smtp_url: Option<String>,
+    /// The sender of Klaxon's mail, e.g. "Klaxon <klaxon@example.org>"; needed with KLAXON_SMTP_URL.
+    #[arg(long, env = "KLAXON_SMTP_FROM")]
+    smtp_from: Option<String>,
+    /// A PEM file of certificates to trust for the mail server besides the public roots.
+    #[arg(long, env = "KLAXON_SMTP_CA")]
+    smtp_ca: Option<std::path::PathBuf>,
     /// Pushes a topic gets in any minute before the rest of its pages go as one summary
     /// push; 0 sends every page on its own.
     #[arg(long, env = "KLAXON_PAGE_BUNDLE_AFTER", default_value_t = klaxon_domain::paging::BUNDLE_AFTER,
@@ -247,6 +258,31 @@ impl OidcArgs {
 }
 
 impl ServeArgs {
+    /// `KLAXON_SMTP_*`, checked now so a mistake stops the start with its name.
+    fn smtp(&self) -> Result<Option<SmtpConfig>, String> {
+        let given = |v: &Option<String>| v.clone().filter(|v| !v.is_empty());
+        let (url, from) = match (given(&self.smtp_url), given(&self.smtp_from)) {
+            (None, None) if self.smtp_ca.is_none() => return Ok(None),
+            (Some(url), Some(from)) => (url, from),
+            (None, _) => {
+                return Err("KLAXON_SMTP_FROM and KLAXON_SMTP_CA need KLAXON_SMTP_URL".into())
+            }
+            (Some(_), None) => {
+                return Err("KLAXON_SMTP_URL needs KLAXON_SMTP_FROM, the sender's address".into())
+            }
+        };
+        let ca_pem = match &self.smtp_ca {
+            Some(path) => Some(
+                std::fs::read(path)
+                    .map_err(|e| format!("KLAXON_SMTP_CA: cannot read {}: {e}", path.display()))?,
+            ),
+            None => None,
+        };
+        let config = SmtpConfig { url, from, ca_pem };
+        klaxon_core::mail::Mailer::new(&config)?;
+        Ok(Some(config))
+    }
+
     /// Validates the start-time configuration; a bad value stops the start with a clear sentence.
     fn config(&self) -> Result<Config, String> {
         let mut seeds = Vec::new();
@@ -280,6 +316,7 @@ impl ServeArgs {
                 return Err("KLAXON_NTFY_URL must start with http:// or https://".into());
             }
         }
+        let smtp = self.smtp()?;
         let trusted_proxies = TrustedProxies::parse(&self.trusted_proxies)
             .map_err(|e| format!("KLAXON_TRUSTED_PROXIES: {e}"))?;
         let outbound_allow = OutboundAllow::parse(&self.outbound_allow)
@@ -297,6 +334,7 @@ impl ServeArgs {
             ntfy_token: self.ntfy_token.clone().filter(|t| !t.is_empty()),
             page_bundle_after: self.page_bundle_after,
             setting_seeds: seeds,
+            smtp,
         })
     }
 }

@@ -2,6 +2,7 @@
 //! `signin`, administering users in `admin`, what users change of their own in `profile`.
 
 mod admin;
+mod contacts;
 mod device;
 mod invites;
 mod profile;

@@ -92,7 +92,7 @@ impl Core {
     }
 
     /// The user `id`, refused when it is a service account: a person's settings are not its.
-    async fn person(&self, id: i64) -> Result<User> {
+    pub(super) async fn person(&self, id: i64) -> Result<User> {
         let user = self.user_by_id(id).await?;
         if user.kind == klaxon_domain::account::AccountKind::Service {
             return Err(Error::forbidden(

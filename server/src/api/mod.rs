@@ -2,6 +2,7 @@
 
 mod accounts;
 mod admin;
+mod contact_methods;
 mod deadman;
 mod device;
 mod events;
@@ -172,6 +173,13 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(users::set_admin))
         .routes(routes!(users::list_api_keys, users::create_api_key))
         .routes(routes!(users::delete_api_key))
+        .routes(routes!(
+            contact_methods::list_contact_methods,
+            contact_methods::add_contact_method
+        ))
+        .routes(routes!(contact_methods::delete_contact_method))
+        .routes(routes!(contact_methods::verify_contact_method))
+        .routes(routes!(contact_methods::resend_contact_code))
         .routes(routes!(admin::users))
         .routes(routes!(admin::teams))
         .routes(routes!(admin::get_settings, admin::put_settings))

@@ -7,6 +7,7 @@ pub mod live;
 pub mod ntfy;
 pub mod oidc;
 pub mod process;
+pub mod smtp;
 pub mod world;
 
 use klaxon_core::{Config, Core, Db, ManualClock};

@@ -1,0 +1,338 @@
+//! A person's contact methods (`domain::contact`): listed, added and removed by that person or an
+//! administrator, and an email address verified by a code sent to it. The seed's push topic stays
+//! on the user row and is paged as before.
+
+use crate::authz::require_self_or_admin;
+use crate::mail::{escape_html, Mail};
+use crate::secrets::hash_token;
+use crate::{Actor, Core, Error, Result};
+use klaxon_domain::contact::{
+    normalize_code, push_origin, ContactKind, ContactMethod, NewContactMethod, Road, CODE_ATTEMPTS,
+    CODE_DIGITS, CODE_RESEND_AFTER, CODE_TTL, MAX_METHODS,
+};
+use klaxon_domain::Timestamp;
+use rand::Rng;
+
+#[derive(sqlx::FromRow)]
+struct MethodRow {
+    id: i64,
+    user_id: i64,
+    #[sqlx(try_from = "String")]
+    kind: ContactKind,
+    name: String,
+    target: String,
+    verified_at: Option<i64>,
+    created_at: i64,
+}
+
+const COLUMNS: &str = "id, user_id, kind, name, target, verified_at, created_at";
+
+/// An address's outstanding code.
+#[derive(sqlx::FromRow)]
+struct Pending {
+    code_hash: Option<String>,
+    code_expires_at: Option<i64>,
+    code_attempts: i64,
+    code_sent_at: Option<i64>,
+}
+
+#[derive(sqlx::FromRow)]
+struct Awaiting {
+    #[sqlx(flatten)]
+    row: MethodRow,
+    #[sqlx(flatten)]
+    pending: Pending,
+}
+
+/// What is stored of a code: its hash, bound to the method it was sent for.
+fn code_hash(method_id: i64, code: &str) -> String {
+    hash_token(&format!("{method_id}:{code}"))
+}
+
+impl From<MethodRow> for ContactMethod {
+    fn from(r: MethodRow) -> ContactMethod {
+        // A subscription's endpoint is a capability: only its push service is shown.
+        let target = match r.kind {
+            ContactKind::Webpush => push_origin(&r.target).unwrap_or_default(),
+            _ => r.target,
+        };
+        ContactMethod {
+            id: r.id,
+            user_id: r.user_id,
+            kind: r.kind,
+            name: r.name,
+            target,
+            verified: r.verified_at.is_some(),
+            created_at: Timestamp(r.created_at),
+        }
+    }
+}
+
+impl Core {
+    /// The user's contact methods, oldest first.
+    pub async fn list_contact_methods(
+        &self,
+        actor: &Actor,
+        user_id: i64,
+    ) -> Result<Vec<ContactMethod>> {
+        require_self_or_admin(actor, user_id)?;
+        self.person(user_id).await?;
+        let rows: Vec<MethodRow> = sqlx::query_as(&format!(
+            "SELECT {COLUMNS} FROM contact_methods WHERE user_id = $1 ORDER BY id"
+        ))
+        .bind(user_id)
+        .fetch_all(&self.db.pool)
+        .await?;
+        Ok(rows.into_iter().map(Into::into).collect())
+    }
+
+    /// Adds a method. A topic and a subscription are verified as added (the person chose the
+    /// topic; the browser made the subscription); an email address could be anyone's, so it
+    /// waits for the code mailed to it, and is not offered without mail settings. When the code
+    /// cannot be sent, the address is not kept and the mail server's answer is the error.
+    pub async fn add_contact_method(
+        &self,
+        actor: &Actor,
+        user_id: i64,
+        new: NewContactMethod,
+    ) -> Result<ContactMethod> {
+        require_self_or_admin(actor, user_id)?;
+        self.person(user_id).await?;
+        let (target, keys) = match &new.road {
+            Road::Ntfy { topic } => (
+                topic
+                    .get()
+                    .ok_or_else(|| Error::Invalid("topic: must not be empty".into()))?
+                    .to_string(),
+                None,
+            ),
+            Road::Webpush { subscription } => {
+                let checked = subscription.check().map_err(Error::Invalid)?;
+                let keys = (
+                    subscription.keys.p256dh.trim_end_matches('=').to_string(),
+                    subscription.keys.auth.trim_end_matches('=').to_string(),
+                );
+                (checked.endpoint, Some(keys))
+            }
+            Road::Email { address } => {
+                if self.mail.is_none() {
+                    return Err(Error::Conflict(
+                        "kind: email is not offered: this server has no mail settings (KLAXON_SMTP_URL)"
+                            .into(),
+                    ));
+                }
+                (address.to_string(), None)
+            }
+        };
+        let needs_code = new.road.kind() == ContactKind::Email;
+        let now = self.now();
+        let mut tx = self.db.begin().await?;
+        // Holds the user's row, so two additions at once cannot both find room for one.
+        sqlx::query("UPDATE users SET id = id WHERE id = $1")
+            .bind(user_id)
+            .execute(&mut *tx)
+            .await?;
+        let (count,): (i64,) =
+            sqlx::query_as("SELECT COUNT(*) FROM contact_methods WHERE user_id = $1")
+                .bind(user_id)
+                .fetch_one(&mut *tx)
+                .await?;
+        if count >= MAX_METHODS as i64 {
+            return Err(Error::Conflict(format!(
+                "a person has at most {MAX_METHODS} contact methods; remove one first"
+            )));
+        }
+        let (p256dh, auth) = keys.unzip();
+        let row: MethodRow = sqlx::query_as(&format!(
+            "INSERT INTO contact_methods (user_id, kind, name, target, p256dh, auth, verified_at, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING {COLUMNS}"
+        ))
+        .bind(user_id)
+        .bind(new.road.kind().as_str())
+        .bind(new.name.as_str())
+        .bind(&target)
+        .bind(p256dh)
+        .bind(auth)
+        .bind((!needs_code).then_some(now))
+        .bind(now)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(Error::unique("this contact method is already added"))?;
+        tx.commit().await?;
+        if needs_code {
+            if let Err(e) = self.send_code(row.id, &row.target).await {
+                sqlx::query("DELETE FROM contact_methods WHERE id = $1")
+                    .bind(row.id)
+                    .execute(&self.db.pool)
+                    .await?;
+                return Err(e);
+            }
+        }
+        Ok(row.into())
+    }
+
+    /// Removes a method; 404 when the user has no such method.
+    pub async fn delete_contact_method(
+        &self,
+        actor: &Actor,
+        user_id: i64,
+        method_id: i64,
+    ) -> Result<()> {
+        require_self_or_admin(actor, user_id)?;
+        self.person(user_id).await?;
+        let done = sqlx::query("DELETE FROM contact_methods WHERE id = $1 AND user_id = $2")
+            .bind(method_id)
+            .bind(user_id)
+            .execute(&self.db.pool)
+            .await?;
+        if done.rows_affected() == 0 {
+            return Err(Error::NotFound);
+        }
+        Ok(())
+    }
+
+    /// Mails a new code to an address still unverified (at most one a minute); the earlier code
+    /// and its wrong guesses are forgotten.
+    pub async fn resend_contact_code(
+        &self,
+        actor: &Actor,
+        user_id: i64,
+        method_id: i64,
+    ) -> Result<()> {
+        require_self_or_admin(actor, user_id)?;
+        let Awaiting { row, pending } = self.awaiting_code(user_id, method_id).await?;
+        if let Some(sent) = pending.code_sent_at {
+            let wait = sent + CODE_RESEND_AFTER - self.now();
+            if wait > 0 {
+                return Err(Error::RateLimited {
+                    retry_after: wait,
+                    message: format!(
+                        "a code was sent less than a minute ago; ask again in {wait} s"
+                    ),
+                });
+            }
+        }
+        self.send_code(row.id, &row.target).await
+    }
+
+    /// Checks the code mailed to an address. Right, the method is verified; wrong, one of
+    /// `CODE_ATTEMPTS` guesses is used up; after the last, or once the code lapsed, only a new
+    /// code can verify it.
+    pub async fn verify_contact_method(
+        &self,
+        actor: &Actor,
+        user_id: i64,
+        method_id: i64,
+        code: &str,
+    ) -> Result<ContactMethod> {
+        require_self_or_admin(actor, user_id)?;
+        let Awaiting { pending, .. } = self.awaiting_code(user_id, method_id).await?;
+        let now = self.now();
+        if pending.code_hash.is_none()
+            || pending.code_expires_at.is_none_or(|t| t <= now)
+            || pending.code_attempts >= CODE_ATTEMPTS
+        {
+            return Err(Error::Conflict(
+                "the code has lapsed or was guessed wrong too often; send a new one".into(),
+            ));
+        }
+        let Some(code) = normalize_code(code) else {
+            return Err(Error::Invalid(format!(
+                "code: must be the {CODE_DIGITS} digits mailed to the address"
+            )));
+        };
+        // One statement decides, so two guesses at once cannot both take the last attempt.
+        let verified: Option<MethodRow> = sqlx::query_as(&format!(
+            "UPDATE contact_methods SET verified_at = $1, code_hash = NULL, code_expires_at = NULL \
+             WHERE id = $2 AND user_id = $3 AND verified_at IS NULL AND code_hash = $4 \
+             AND code_expires_at > $1 AND code_attempts < $5 RETURNING {COLUMNS}"
+        ))
+        .bind(now)
+        .bind(method_id)
+        .bind(user_id)
+        .bind(code_hash(method_id, &code))
+        .bind(CODE_ATTEMPTS)
+        .fetch_optional(&self.db.pool)
+        .await?;
+        if let Some(row) = verified {
+            return Ok(row.into());
+        }
+        let (attempts,): (i64,) = sqlx::query_as(
+            "UPDATE contact_methods SET code_attempts = code_attempts + 1 \
+             WHERE id = $1 AND user_id = $2 RETURNING code_attempts",
+        )
+        .bind(method_id)
+        .bind(user_id)
+        .fetch_one(&self.db.pool)
+        .await?;
+        let left = (CODE_ATTEMPTS - attempts).max(0);
+        Err(Error::Invalid(if left == 0 {
+            "code: wrong, and that was the last try; send a new code".into()
+        } else {
+            format!("code: wrong; {left} tries left")
+        }))
+    }
+
+    /// The user's method `method_id` with its code, when it is an address waiting for one.
+    async fn awaiting_code(&self, user_id: i64, method_id: i64) -> Result<Awaiting> {
+        self.person(user_id).await?;
+        let found: Option<Awaiting> = sqlx::query_as(&format!(
+            "SELECT {COLUMNS}, code_hash, code_expires_at, code_attempts, code_sent_at \
+             FROM contact_methods WHERE id = $1 AND user_id = $2"
+        ))
+        .bind(method_id)
+        .bind(user_id)
+        .fetch_optional(&self.db.pool)
+        .await?;
+        let found = found.ok_or(Error::NotFound)?;
+        if found.row.kind != ContactKind::Email || found.row.verified_at.is_some() {
+            return Err(Error::Conflict(
+                "this contact method is not waiting for a code".into(),
+            ));
+        }
+        Ok(found)
+    }
+
+    /// Stores a new code's hash for the method, then mails the code to `address`.
+    async fn send_code(&self, method_id: i64, address: &str) -> Result<()> {
+        let mail = self.mail.as_ref().ok_or_else(|| {
+            Error::Conflict("this server has no mail settings (KLAXON_SMTP_URL)".into())
+        })?;
+        let code = format!("{:06}", rand::thread_rng().gen_range(0..1_000_000));
+        let now = self.now();
+        sqlx::query(
+            "UPDATE contact_methods SET code_hash = $1, code_expires_at = $2, code_attempts = 0, \
+             code_sent_at = $3 WHERE id = $4",
+        )
+        .bind(code_hash(method_id, &code))
+        .bind(now + CODE_TTL)
+        .bind(now)
+        .bind(method_id)
+        .execute(&self.db.pool)
+        .await?;
+        let minutes = CODE_TTL / 60;
+        let profile = format!("{}/me", self.config.public_url);
+        let text = format!(
+            "Your Klaxon verification code is {code}\n\n\
+             Enter it in Klaxon within {minutes} minutes to receive pages at this address:\n\
+             {profile}\n\n\
+             If you did not ask for it, ignore this message: nothing more is sent here unless the code is entered.\n"
+        );
+        let html = format!(
+            "<p>Your Klaxon verification code is</p>\
+             <p style=\"font-size:2em;letter-spacing:0.2em\"><b>{code}</b></p>\
+             <p>Enter it in Klaxon within {minutes} minutes to receive pages at this address: \
+             <a href=\"{link}\">{link}</a></p>\
+             <p>If you did not ask for it, ignore this message: nothing more is sent here unless the code is entered.</p>",
+            link = escape_html(&profile),
+        );
+        mail.send(Mail {
+            to: address.to_string(),
+            subject: "Your Klaxon verification code".into(),
+            text,
+            html,
+        })
+        .await
+        .map_err(|e| Error::PushFailed(e.reason))
+    }
+}

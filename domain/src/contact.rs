@@ -1,0 +1,332 @@
+//! A person's contact methods: the roads a page takes to them (an ntfy topic, a browser's Web Push
+//! subscription, an email address), each checked here once for the server and the phone app.
+
+use crate::text::{Email, Label, Topic};
+use crate::Timestamp;
+use base64::Engine;
+use serde::{Deserialize, Serialize};
+
+/// At most this many methods a person.
+pub const MAX_METHODS: usize = 20;
+/// A verification code is refused after this many wrong guesses; a new one must be sent.
+pub const CODE_ATTEMPTS: i64 = 5;
+/// A verification code lives this long (seconds).
+pub const CODE_TTL: i64 = 15 * 60;
+/// A new code is sent at most once a minute for a method.
+pub const CODE_RESEND_AFTER: i64 = 60;
+/// Digits in a verification code.
+pub const CODE_DIGITS: usize = 6;
+/// The longest push endpoint accepted (bytes); push services' URLs are a few hundred.
+pub const MAX_ENDPOINT: usize = 2048;
+
+/// What kind of road a method is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum ContactKind {
+    Ntfy,
+    Webpush,
+    Email,
+}
+
+crate::words!(ContactKind, "contact method kind" {
+    Ntfy => "ntfy",
+    Webpush => "webpush",
+    Email => "email",
+});
+
+/// One of a person's contact methods, as listed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ContactMethod {
+    pub id: i64,
+    pub user_id: i64,
+    pub kind: ContactKind,
+    pub name: String,
+    /// The topic, the address, or for Web Push the push service's origin: a subscription's
+    /// endpoint is a capability and is never shown again.
+    pub target: String,
+    /// Only a verified method is paged. An email address is verified by the code sent to it;
+    /// a topic and a subscription are verified when added.
+    pub verified: bool,
+    pub created_at: Timestamp,
+}
+
+/// A browser's push subscription as `PushSubscription.toJSON()` gives it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct PushSubscription {
+    /// The push service's URL for this subscription: `https` (plain `http` only to a loopback
+    /// address), at most 2048 bytes.
+    #[cfg_attr(feature = "openapi", schema(min_length = 8, max_length = 2048))]
+    pub endpoint: String,
+    pub keys: PushKeys,
+}
+
+/// The subscription's keys (RFC 8291), base64url as browsers give them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct PushKeys {
+    /// The browser's P-256 public key, uncompressed (65 bytes; 87 characters unpadded).
+    #[cfg_attr(
+        feature = "openapi",
+        schema(min_length = 87, max_length = 88, pattern = "^[A-Za-z0-9_-]{87}=?$")
+    )]
+    pub p256dh: String,
+    /// The 16-byte authentication secret (22 characters unpadded).
+    #[cfg_attr(
+        feature = "openapi",
+        schema(min_length = 22, max_length = 24, pattern = "^[A-Za-z0-9_-]{22}(==)?$")
+    )]
+    pub auth: String,
+}
+
+/// The road of a new method, named by `kind`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum Road {
+    Ntfy { topic: Topic },
+    Webpush { subscription: PushSubscription },
+    Email { address: Email },
+}
+
+/// `POST /api/users/{id}/contact-methods`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct NewContactMethod {
+    pub name: Label,
+    #[serde(flatten)]
+    pub road: Road,
+}
+
+/// `POST /api/users/{id}/contact-methods/{method_id}/verify`: the code sent to the address.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct VerifyCode {
+    /// The six digits, spaces allowed.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(min_length = 6, max_length = 20, pattern = "^[0-9 ]+$")
+    )]
+    pub code: String,
+}
+
+/// A subscription whose endpoint and keys have been checked: the decoded keys beside it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckedSubscription {
+    pub endpoint: String,
+    /// The push service's origin (`https://host[:port]`), what a listing shows.
+    pub origin: String,
+    pub p256dh: [u8; 65],
+    pub auth: [u8; 16],
+}
+
+impl Road {
+    pub fn kind(&self) -> ContactKind {
+        match self {
+            Road::Ntfy { .. } => ContactKind::Ntfy,
+            Road::Webpush { .. } => ContactKind::Webpush,
+            Road::Email { .. } => ContactKind::Email,
+        }
+    }
+}
+
+impl PushSubscription {
+    /// Checks the endpoint (an absolute `https` URL with a host, or `http` to a loopback
+    /// address, no credentials, at most `MAX_ENDPOINT` bytes) and decodes the keys. Whether
+    /// the endpoint's address may be called is the outbound policy's to say, when it is.
+    pub fn check(&self) -> Result<CheckedSubscription, String> {
+        let endpoint = self.endpoint.as_str();
+        if endpoint.len() > MAX_ENDPOINT {
+            return Err(format!("endpoint: must be at most {MAX_ENDPOINT} bytes"));
+        }
+        let origin = push_origin(endpoint)?;
+        let p256dh = decode_key::<65>(&self.keys.p256dh)
+            .filter(|k| k[0] == 0x04)
+            .ok_or("keys.p256dh: must be an uncompressed P-256 public key (65 bytes, base64url)")?;
+        let auth =
+            decode_key::<16>(&self.keys.auth).ok_or("keys.auth: must be 16 bytes, base64url")?;
+        Ok(CheckedSubscription {
+            endpoint: endpoint.to_string(),
+            origin,
+            p256dh,
+            auth,
+        })
+    }
+}
+
+/// `scheme://host[:port]` of an endpoint that may receive pushes, else why not.
+pub fn push_origin(endpoint: &str) -> Result<String, String> {
+    const WHY: &str = "endpoint: must be an https URL (http only to a loopback address)";
+    let (scheme, rest) = endpoint.split_once("://").ok_or(WHY)?;
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if authority.is_empty() || authority.contains('@') {
+        return Err(WHY.into());
+    }
+    if endpoint
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control())
+    {
+        return Err("endpoint: must not contain spaces or control characters".into());
+    }
+    let host = match authority.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => authority.rsplit_once(':').map_or(authority, |(h, _)| h),
+    };
+    let loopback = host.eq_ignore_ascii_case("localhost")
+        || host == "::1"
+        || host
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|a| a.is_loopback());
+    match scheme.to_ascii_lowercase().as_str() {
+        "https" => {}
+        "http" if loopback => {}
+        _ => return Err(WHY.into()),
+    }
+    Ok(format!(
+        "{}://{}",
+        scheme.to_ascii_lowercase(),
+        authority.to_ascii_lowercase()
+    ))
+}
+
+/// base64url of exactly `N` bytes, with its padding or none (browsers differ), never with wrong
+/// padding: what the schema's pattern accepts, and only that.
+fn decode_key<const N: usize>(text: &str) -> Option<[u8; N]> {
+    let bare = (N * 4).div_ceil(3);
+    let padded = N.div_ceil(3) * 4;
+    let digits = match text.len() {
+        len if len == bare => text,
+        len if len == padded && text.as_bytes()[bare..].iter().all(|b| *b == b'=') => {
+            text.get(..bare)?
+        }
+        _ => return None,
+    };
+    base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(digits)
+        .ok()?
+        .try_into()
+        .ok()
+}
+
+/// A verification code as typed: spaces dropped, exactly `CODE_DIGITS` digits.
+pub fn normalize_code(raw: &str) -> Option<String> {
+    let code: String = raw.chars().filter(|c| *c != ' ').collect();
+    (code.len() == CODE_DIGITS && code.bytes().all(|b| b.is_ascii_digit())).then_some(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn subscription(endpoint: &str, p256dh: &str, auth: &str) -> PushSubscription {
+        PushSubscription {
+            endpoint: endpoint.into(),
+            keys: PushKeys {
+                p256dh: p256dh.into(),
+                auth: auth.into(),
+            },
+        }
+    }
+
+    // The subscription of RFC 8291's Appendix A.
+    const P256DH: &str =
+        "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4";
+    const AUTH: &str = "BTBZMqHH6r4Tts7J_aSIgg";
+
+    #[test]
+    fn a_browsers_subscription_is_read_with_its_keys() {
+        let s = subscription("https://push.example.net/wpush/v2/gAAAA?x=1", P256DH, AUTH)
+            .check()
+            .unwrap();
+        assert_eq!(s.origin, "https://push.example.net");
+        assert_eq!(s.p256dh[0], 0x04);
+        assert_eq!(s.auth.len(), 16);
+        // Padded keys, as some browsers give them, read the same.
+        let padded = subscription(
+            "https://push.example.net/x",
+            &format!("{P256DH}="),
+            &format!("{AUTH}=="),
+        );
+        assert_eq!(padded.check().unwrap().p256dh, s.p256dh);
+        // Plain http only to this machine, for tests.
+        assert_eq!(
+            subscription("http://127.0.0.1:9000/notify/a", P256DH, AUTH)
+                .check()
+                .unwrap()
+                .origin,
+            "http://127.0.0.1:9000"
+        );
+        assert!(subscription("http://[::1]:9000/a", P256DH, AUTH)
+            .check()
+            .is_ok());
+    }
+
+    #[test]
+    fn a_subscription_that_cannot_be_pushed_to_is_refused_with_the_reason() {
+        let refused = |endpoint: &str, p256dh: &str, auth: &str| {
+            subscription(endpoint, p256dh, auth).check().unwrap_err()
+        };
+        assert!(refused("http://push.example.net/a", P256DH, AUTH).starts_with("endpoint"));
+        assert!(refused("ftp://push.example.net/a", P256DH, AUTH).starts_with("endpoint"));
+        assert!(refused("https:///a", P256DH, AUTH).starts_with("endpoint"));
+        assert!(refused("https://user:pw@push.example.net/a", P256DH, AUTH).starts_with("endpoint"));
+        assert!(refused("https://push.example.net/a b", P256DH, AUTH).starts_with("endpoint"));
+        let long = format!("https://push.example.net/{}", "a".repeat(MAX_ENDPOINT));
+        assert!(refused(&long, P256DH, AUTH).starts_with("endpoint"));
+        // A key of the wrong length, not base64url, or a compressed point.
+        assert!(refused("https://p.example/a", &P256DH[..80], AUTH).starts_with("keys.p256dh"));
+        assert!(
+            refused("https://p.example/a", &P256DH.replace('_', "/"), AUTH)
+                .starts_with("keys.p256dh")
+        );
+        let compressed = P256DH.replacen('B', "A", 1);
+        assert!(refused("https://p.example/a", &compressed, AUTH).starts_with("keys.p256dh"));
+        assert!(refused("https://p.example/a", P256DH, "BTBZMqHH6r4Tts7J").starts_with("keys.auth"));
+        // Not ASCII where the padding would be: refused, not a panic.
+        let odd = format!("{}é", &AUTH[..22]);
+        assert!(refused("https://p.example/a", P256DH, &odd).starts_with("keys.auth"));
+        // Padding where none belongs, or too much of it.
+        assert!(
+            refused("https://p.example/a", P256DH, &format!("{AUTH}=")).starts_with("keys.auth")
+        );
+        assert!(
+            refused("https://p.example/a", &format!("{P256DH}=="), AUTH).starts_with("keys.p256dh")
+        );
+    }
+
+    #[test]
+    fn a_new_method_names_its_road_by_kind() {
+        let m: NewContactMethod =
+            serde_json::from_str(r#"{"name":"Phone","kind":"ntfy","topic":"alice-pager"}"#)
+                .unwrap();
+        assert_eq!(m.road.kind(), ContactKind::Ntfy);
+        let m: NewContactMethod = serde_json::from_str(
+            r#"{"name":"Mail","kind":"email","address":" Alice@Example.org "}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            m.road,
+            Road::Email {
+                address: Email::parse("alice@example.org").unwrap()
+            }
+        );
+        assert!(
+            serde_json::from_str::<NewContactMethod>(r#"{"name":"x","kind":"sms","to":"1"}"#)
+                .is_err()
+        );
+        assert!(serde_json::from_str::<NewContactMethod>(
+            r#"{"name":"x","kind":"email","address":"nobody"}"#
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn codes_are_read_as_people_type_them() {
+        assert_eq!(normalize_code(" 123 456 ").as_deref(), Some("123456"));
+        assert_eq!(normalize_code("12345"), None);
+        assert_eq!(normalize_code("12345a"), None);
+        assert_eq!(normalize_code("123\t456"), None);
+    }
+}

@@ -1,0 +1,94 @@
+//! A person's contact methods: the roads a page takes to them besides their push topic.
+
+use crate::error::ApiResult;
+use crate::extract::{Body, Caller, Path};
+use crate::AppState;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::Json;
+use klaxon_domain::contact::{ContactMethod, NewContactMethod, VerifyCode};
+use klaxon_domain::ErrorBody;
+
+/// The person's contact methods, oldest first. A Web Push method shows its push service's origin,
+/// never the subscription's endpoint.
+#[utoipa::path(get, path = "/api/users/{id}/contact-methods", tag = "users",
+    responses((status = 200, body = Vec<ContactMethod>), (status = 403, body = ErrorBody, description = "neither the person nor an administrator, or a service account on either side"),
+              (status = 404, body = ErrorBody, description = "no such user")))]
+pub async fn list_contact_methods(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path(id): Path<i64>,
+) -> ApiResult<Json<Vec<ContactMethod>>> {
+    Ok(Json(s.core.list_contact_methods(&a, id).await?))
+}
+
+/// Adds a contact method: an ntfy topic (not empty), or a browser's Web Push subscription
+/// (`https` endpoint, or `http` to a loopback address; an uncompressed P-256 `p256dh` and a
+/// 16-byte `auth`), or an email address (needs the server's mail settings): a code is mailed to
+/// it, and it is paged only once verified with that code.
+#[utoipa::path(post, path = "/api/users/{id}/contact-methods", tag = "users", request_body = NewContactMethod,
+    responses((status = 201, body = ContactMethod), (status = 403, body = ErrorBody, description = "neither the person nor an administrator, or a service account on either side"),
+              (status = 404, body = ErrorBody, description = "no such user"),
+              (status = 409, body = ErrorBody, description = "the method is already added, the person has 20 methods, or email is not configured on this server"),
+              (status = 502, body = ErrorBody, description = "the verification code could not be mailed: the mail server's answer is the message, and the address is not added")))]
+pub async fn add_contact_method(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path(id): Path<i64>,
+    Body(b): Body<NewContactMethod>,
+) -> ApiResult<(StatusCode, Json<ContactMethod>)> {
+    Ok((
+        StatusCode::CREATED,
+        Json(s.core.add_contact_method(&a, id, b).await?),
+    ))
+}
+
+#[utoipa::path(delete, path = "/api/users/{id}/contact-methods/{method_id}", tag = "users",
+    responses((status = 204), (status = 403, body = ErrorBody, description = "neither the person nor an administrator, or a service account on either side"),
+              (status = 404, body = ErrorBody, description = "no such user, or no such method of theirs")))]
+pub async fn delete_contact_method(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path((id, method_id)): Path<(i64, i64)>,
+) -> ApiResult<StatusCode> {
+    s.core.delete_contact_method(&a, id, method_id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Verifies an email method with the code mailed to it. A wrong code uses one of 5 tries.
+#[utoipa::path(post, path = "/api/users/{id}/contact-methods/{method_id}/verify", tag = "users", request_body = VerifyCode,
+    responses((status = 200, body = ContactMethod, description = "verified: the address can be paged"),
+              (status = 400, body = ErrorBody, description = "not six digits, or the wrong code (the message says how many tries are left)"),
+              (status = 403, body = ErrorBody, description = "neither the person nor an administrator, or a service account on either side"),
+              (status = 404, body = ErrorBody, description = "no such user, or no such method of theirs"),
+              (status = 409, body = ErrorBody, description = "the method is not an address waiting for a code, or its code lapsed (15 minutes) or was guessed wrong 5 times: send a new one")))]
+pub async fn verify_contact_method(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path((id, method_id)): Path<(i64, i64)>,
+    Body(b): Body<VerifyCode>,
+) -> ApiResult<Json<ContactMethod>> {
+    Ok(Json(
+        s.core
+            .verify_contact_method(&a, id, method_id, &b.code)
+            .await?,
+    ))
+}
+
+/// Mails a new code to an email method still waiting for one (at most one a minute); the
+/// earlier code stops working.
+#[utoipa::path(post, path = "/api/users/{id}/contact-methods/{method_id}/code", tag = "users",
+    responses((status = 204, description = "sent"),
+              (status = 403, body = ErrorBody, description = "neither the person nor an administrator, or a service account on either side"),
+              (status = 404, body = ErrorBody, description = "no such user, or no such method of theirs"),
+              (status = 409, body = ErrorBody, description = "the method is not an address waiting for a code"),
+              (status = 429, body = ErrorBody, description = "a code was sent less than a minute ago (`Retry-After`)"),
+              (status = 502, body = ErrorBody, description = "the mail server did not take the message; its answer is the message")))]
+pub async fn resend_contact_code(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path((id, method_id)): Path<(i64, i64)>,
+) -> ApiResult<StatusCode> {
+    s.core.resend_contact_code(&a, id, method_id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}

@@ -1,0 +1,71 @@
+"""A real SMTP server for the email tests: aiosmtpd with STARTTLS required and AUTH required.
+
+Usage: smtp.py PORT CERT KEY OUTDIR USER PASSWORD
+Each accepted message is written to OUTDIR as N.eml, after an X-Rcpt-To header naming its
+recipients. A recipient whose address starts with "refused" is refused with 550. The server exits
+when its standard input closes (the test process that started it ended).
+"""
+import logging
+import os
+import ssl
+import sys
+import threading
+
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import AuthResult
+
+# aiosmtpd logs a warning about its own use of a deprecated attribute on every login.
+logging.getLogger("mail.log").setLevel(logging.ERROR)
+
+port, cert, key, outdir, user, password = sys.argv[1:7]
+
+
+class Recorder:
+    def __init__(self):
+        self.count = 0
+        self.lock = threading.Lock()
+
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+        if address.lower().startswith("refused"):
+            return "550 5.1.1 no such mailbox here"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server, session, envelope):
+        with self.lock:
+            self.count += 1
+            n = self.count
+        path = os.path.join(outdir, f"{n}.eml")
+        with open(path + ".tmp", "wb") as f:
+            f.write(("X-Rcpt-To: " + ", ".join(envelope.rcpt_tos) + "\r\n").encode())
+            f.write(("X-Mail-From: " + envelope.mail_from + "\r\n").encode())
+            f.write(envelope.original_content)
+        os.rename(path + ".tmp", path)
+        return "250 Message accepted for delivery"
+
+
+def authenticator(server, session, envelope, mechanism, auth_data):
+    ok = (
+        auth_data is not None
+        and auth_data.login.decode() == user
+        and auth_data.password.decode() == password
+    )
+    return AuthResult(success=ok, handled=False, auth_data=auth_data)
+
+
+context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+context.load_cert_chain(cert, key)
+controller = Controller(
+    Recorder(),
+    hostname="127.0.0.1",
+    port=int(port),
+    server_hostname="localhost",
+    tls_context=context,
+    require_starttls=True,
+    authenticator=authenticator,
+    auth_required=True,
+)
+controller.start()
+print("ready", flush=True)
+sys.stdin.read()
+controller.stop()
