@@ -108,6 +108,11 @@ impl Mailer {
         })
     }
 
+    /// The sender's address, as mail shows it.
+    pub fn from(&self) -> String {
+        self.from.email.to_string()
+    }
+
     pub async fn send(&self, mail: Mail) -> Result<(), MailError> {
         let to: Mailbox = mail.to.parse().map_err(|e| MailError {
             reason: format!("not an address the mail server can take ({e})"),

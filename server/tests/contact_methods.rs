@@ -416,3 +416,72 @@ both_with!(
         assert_eq!(app.get(&path, &bob).await.expect(200), json!([]));
     }
 );
+
+both_with!(
+    a_test_message_goes_by_the_road_chosen_and_its_refusal_is_the_answer,
+    common::smtp::mail_config(),
+    |app| {
+        let smtp = common::smtp::smtp();
+        let admin = app.bootstrap().await;
+        let (bob_id, bob) = app.user(&admin, "bob").await;
+        let path = format!("/api/users/{bob_id}/contact-methods");
+        let ntfy = app
+            .post(
+                &path,
+                &bob,
+                json!({"name": "Phone", "kind": "ntfy", "topic": "bob-second-phone"}),
+            )
+            .await
+            .expect(201);
+        app.post(&format!("{path}/{}/test", ntfy["id"]), &bob, json!({}))
+            .await
+            .expect(204);
+        let sent = app.ntfy.take();
+        assert_eq!(sent.len(), 1);
+        assert_eq!(sent[0].topic, "bob-second-phone");
+        app.ntfy.fail_next(1, 500, None);
+        let why = app
+            .post(&format!("{path}/{}/test", ntfy["id"]), &bob, json!({}))
+            .await
+            .expect_error(502, "push_failed");
+        assert!(why.contains("500"), "{why}");
+
+        // An address is tested once verified.
+        let to = address("test");
+        let mail = app
+            .post(
+                &path,
+                &bob,
+                json!({"name": "Mail", "kind": "email", "address": to}),
+            )
+            .await
+            .expect(201);
+        let test = format!("{path}/{}/test", mail["id"]);
+        app.post(&test, &bob, json!({}))
+            .await
+            .expect_error(409, "conflict");
+        assert_eq!(smtp.messages_to(&to).len(), 1, "only the code");
+        let code = code_in(&smtp.wait_for(&to, 1).await);
+        app.post(
+            &format!("{path}/{}/verify", mail["id"]),
+            &bob,
+            json!({"code": code}),
+        )
+        .await
+        .expect(200);
+        app.post(&test, &bob, json!({})).await.expect(204);
+        let message = smtp.wait_for(&to, 2).await;
+        assert!(message.contains("Subject: Klaxon test page"), "{message}");
+
+        // Web Push is stored, not yet sent: the answer says so.
+        let push = app
+            .post(&path, &bob, webpush("https://push.example.net/a"))
+            .await
+            .expect(201);
+        let why = app
+            .post(&format!("{path}/{}/test", push["id"]), &bob, json!({}))
+            .await
+            .expect_error(409, "conflict");
+        assert!(why.contains("Web Push"), "{why}");
+    }
+);

@@ -191,6 +191,58 @@ impl Core {
         Ok(())
     }
 
+    /// Sends a test message by the method, straight away and not through the outbox, so what the
+    /// road's service answers is the answer. An address must be verified first.
+    pub async fn test_contact_method(
+        &self,
+        actor: &Actor,
+        user_id: i64,
+        method_id: i64,
+    ) -> Result<()> {
+        require_self_or_admin(actor, user_id)?;
+        self.person(user_id).await?;
+        let row: MethodRow = sqlx::query_as(&format!(
+            "SELECT {COLUMNS} FROM contact_methods WHERE id = $1 AND user_id = $2"
+        ))
+        .bind(method_id)
+        .bind(user_id)
+        .fetch_optional(&self.db.pool)
+        .await?
+        .ok_or(Error::NotFound)?;
+        if row.verified_at.is_none() {
+            return Err(Error::Conflict(
+                "verify this address with the code mailed to it first".into(),
+            ));
+        }
+        match row.kind {
+            ContactKind::Ntfy => self.publish_test_page(row.target).await,
+            ContactKind::Email => {
+                let mail = self.mail.as_ref().ok_or_else(|| {
+                    Error::Conflict("this server has no mail settings (KLAXON_SMTP_URL)".into())
+                })?;
+                let profile = format!("{}/me", self.config.public_url);
+                mail.send(Mail {
+                    to: row.target,
+                    subject: "Klaxon test page".into(),
+                    text: format!(
+                        "Pages reach this address. Klaxon sends them from {}.\n\n{profile}\n",
+                        mail.from()
+                    ),
+                    html: format!(
+                        "<p>Pages reach this address. Klaxon sends them from {}.</p><p><a href=\"{link}\">{link}</a></p>",
+                        escape_html(&mail.from()),
+                        link = escape_html(&profile)
+                    ),
+                })
+                .await
+                .map_err(|e| Error::PushFailed(e.reason))
+            }
+            ContactKind::Webpush => Err(Error::Conflict(
+                "Web Push messages are not sent yet: this server pages by ntfy and email".into(),
+            )),
+        }
+    }
+
     /// Mails a new code to an address still unverified (at most one a minute); the earlier code
     /// and its wrong guesses are forgotten.
     pub async fn resend_contact_code(

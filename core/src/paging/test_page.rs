@@ -16,6 +16,11 @@ impl Core {
         let topic = topic.ok_or_else(|| {
             Error::Conflict("push_topic: set your ntfy topic before sending a test page".into())
         })?;
+        self.publish_test_page(topic).await
+    }
+
+    /// Publishes the test page to `topic`; ntfy's refusal is the error.
+    pub(crate) async fn publish_test_page(&self, topic: String) -> Result<()> {
         let ntfy = self.ntfy.as_ref().ok_or_else(|| {
             Error::Conflict("no push service is configured (KLAXON_NTFY_URL)".into())
         })?;

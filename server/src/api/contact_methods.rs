@@ -92,3 +92,20 @@ pub async fn resend_contact_code(
     s.core.resend_contact_code(&a, id, method_id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
+
+/// Sends a test message by the method at once (not through the outbox); the road's own refusal is
+/// the error, as with the test page.
+#[utoipa::path(post, path = "/api/users/{id}/contact-methods/{method_id}/test", tag = "users",
+    responses((status = 204, description = "the road's service took the message"),
+              (status = 403, body = ErrorBody, description = "neither the person nor an administrator, or a service account on either side"),
+              (status = 404, body = ErrorBody, description = "no such user, or no such method of theirs"),
+              (status = 409, body = ErrorBody, description = "an address not verified yet, a road this server has no service for (ntfy, mail), or Web Push, which is not sent yet"),
+              (status = 502, body = ErrorBody, description = "the road's service refused or could not be reached; its answer is the message")))]
+pub async fn test_contact_method(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path((id, method_id)): Path<(i64, i64)>,
+) -> ApiResult<StatusCode> {
+    s.core.test_contact_method(&a, id, method_id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}

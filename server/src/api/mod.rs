@@ -180,6 +180,7 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(contact_methods::delete_contact_method))
         .routes(routes!(contact_methods::verify_contact_method))
         .routes(routes!(contact_methods::resend_contact_code))
+        .routes(routes!(contact_methods::test_contact_method))
         .routes(routes!(admin::users))
         .routes(routes!(admin::teams))
         .routes(routes!(admin::get_settings, admin::put_settings))
