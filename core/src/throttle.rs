@@ -25,6 +25,11 @@ pub const DEVICE_STARTS_PER_ADDRESS: i64 = 30;
 /// soon; a guesser stops here.
 pub const UNKNOWN_DEVICE_CODES_PER_ADDRESS: i64 = 30;
 
+/// Verification codes mailed for one person's addresses per `WINDOW`, and to one address from
+/// anyone: adding and removing an address again cannot make Klaxon mail a stranger over and over.
+pub const CODE_MAILS_PER_USER: i64 = 10;
+pub const CODE_MAILS_PER_ADDRESS: i64 = 3;
+
 /// What is counted, each with its limit per `WINDOW`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Attempt {
@@ -40,6 +45,10 @@ pub(crate) enum Attempt {
     UnknownDeviceCode,
     /// Single sign-ons started (`SSO_STARTS_PER_ADDRESS`).
     SsoStart,
+    /// Verification codes mailed for one person (`CODE_MAILS_PER_USER`).
+    CodeMailForUser,
+    /// Verification codes mailed to one address (`CODE_MAILS_PER_ADDRESS`).
+    CodeMailToAddress,
 }
 
 impl Attempt {
@@ -51,6 +60,8 @@ impl Attempt {
             Attempt::DeviceStart => "device_start",
             Attempt::UnknownDeviceCode => "unknown_device_code",
             Attempt::SsoStart => "sso_start",
+            Attempt::CodeMailForUser => "code_mail_user",
+            Attempt::CodeMailToAddress => "code_mail_address",
         }
     }
 
@@ -62,6 +73,8 @@ impl Attempt {
             Attempt::DeviceStart => DEVICE_STARTS_PER_ADDRESS,
             Attempt::UnknownDeviceCode => UNKNOWN_DEVICE_CODES_PER_ADDRESS,
             Attempt::SsoStart => SSO_STARTS_PER_ADDRESS,
+            Attempt::CodeMailForUser => CODE_MAILS_PER_USER,
+            Attempt::CodeMailToAddress => CODE_MAILS_PER_ADDRESS,
         }
     }
 
@@ -74,6 +87,8 @@ impl Attempt {
             Attempt::DeviceStart => "terminal sign-ins from this address",
             Attempt::UnknownDeviceCode => "unknown device codes from this address",
             Attempt::SsoStart => "single sign-ons from this address",
+            Attempt::CodeMailForUser => "verification codes mailed for this person",
+            Attempt::CodeMailToAddress => "verification codes mailed to this address",
         };
         format!("too many {what}; try again in {minutes} minutes")
     }

@@ -485,3 +485,33 @@ both_with!(
         assert!(why.contains("Web Push"), "{why}");
     }
 );
+
+both_with!(
+    removing_and_adding_an_address_again_cannot_flood_its_inbox,
+    common::smtp::mail_config(),
+    |app| {
+        let smtp = common::smtp::smtp();
+        let admin = app.bootstrap().await;
+        let (bob_id, bob) = app.user(&admin, "bob").await;
+        let path = format!("/api/users/{bob_id}/contact-methods");
+        let to = address("stranger");
+        let add = json!({"name": "Mail", "kind": "email", "address": to});
+        for _ in 0..3 {
+            let m = app.post(&path, &bob, add.clone()).await.expect(201);
+            app.delete(&format!("{path}/{}", m["id"]), &bob)
+                .await
+                .expect(204);
+        }
+        let why = app
+            .post(&path, &bob, add.clone())
+            .await
+            .expect_error(429, "rate_limited");
+        assert!(why.contains("this address"), "{why}");
+        assert_eq!(smtp.messages_to(&to).len(), 3);
+        assert_eq!(app.get(&path, &bob).await.expect(200), json!([]));
+        // The window passes, and the address may be mailed again.
+        app.clock.advance(15 * 60);
+        app.post(&path, &bob, add).await.expect(201);
+        assert!(!smtp.wait_for(&to, 4).await.is_empty());
+    }
+);

@@ -5,6 +5,7 @@
 use crate::authz::require_self_or_admin;
 use crate::mail::{escape_html, Mail};
 use crate::secrets::hash_token;
+use crate::throttle::Attempt;
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::contact::{
     normalize_code, push_origin, ContactKind, ContactMethod, NewContactMethod, Road, CODE_ATTEMPTS,
@@ -160,7 +161,7 @@ impl Core {
         .map_err(Error::unique("this contact method is already added"))?;
         tx.commit().await?;
         if needs_code {
-            if let Err(e) = self.send_code(row.id, &row.target).await {
+            if let Err(e) = self.send_code(user_id, row.id, &row.target).await {
                 sqlx::query("DELETE FROM contact_methods WHERE id = $1")
                     .bind(row.id)
                     .execute(&self.db.pool)
@@ -264,7 +265,7 @@ impl Core {
                 });
             }
         }
-        self.send_code(row.id, &row.target).await
+        self.send_code(user_id, row.id, &row.target).await
     }
 
     /// Checks the code mailed to an address. Right, the method is verified; wrong, one of
@@ -345,11 +346,15 @@ impl Core {
         Ok(found)
     }
 
-    /// Stores a new code's hash for the method, then mails the code to `address`.
-    async fn send_code(&self, method_id: i64, address: &str) -> Result<()> {
+    /// Stores a new code's hash for the method, then mails the code to `address`, within the
+    /// person's and the address's limits of code mails.
+    async fn send_code(&self, user_id: i64, method_id: i64, address: &str) -> Result<()> {
         let mail = self.mail.as_ref().ok_or_else(|| {
             Error::Conflict("this server has no mail settings (KLAXON_SMTP_URL)".into())
         })?;
+        self.reserve(Attempt::CodeMailForUser, &user_id.to_string())
+            .await?;
+        self.reserve(Attempt::CodeMailToAddress, address).await?;
         let code = format!("{:06}", rand::thread_rng().gen_range(0..1_000_000));
         let now = self.now();
         sqlx::query(
