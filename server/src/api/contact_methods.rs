@@ -30,6 +30,7 @@ pub async fn list_contact_methods(
     responses((status = 201, body = ContactMethod), (status = 403, body = ErrorBody, description = "neither the person nor an administrator, or a service account on either side"),
               (status = 404, body = ErrorBody, description = "no such user"),
               (status = 409, body = ErrorBody, description = "the method is already added, the person has 20 methods, or email is not configured on this server"),
+              (status = 429, body = ErrorBody, description = "an address: too many code mails for this person (10) or to this address (3) in 15 minutes (`Retry-After`); nothing is added"),
               (status = 502, body = ErrorBody, description = "the verification code could not be mailed: the mail server's answer is the message, and the address is not added")))]
 pub async fn add_contact_method(
     State(s): State<AppState>,
@@ -82,7 +83,7 @@ pub async fn verify_contact_method(
               (status = 403, body = ErrorBody, description = "neither the person nor an administrator, or a service account on either side"),
               (status = 404, body = ErrorBody, description = "no such user, or no such method of theirs"),
               (status = 409, body = ErrorBody, description = "the method is not an address waiting for a code"),
-              (status = 429, body = ErrorBody, description = "a code was sent less than a minute ago (`Retry-After`)"),
+              (status = 429, body = ErrorBody, description = "a code was sent less than a minute ago, or too many code mails went out for this person (10) or to this address (3) in 15 minutes (`Retry-After`)"),
               (status = 502, body = ErrorBody, description = "the mail server did not take the message; its answer is the message")))]
 pub async fn resend_contact_code(
     State(s): State<AppState>,
