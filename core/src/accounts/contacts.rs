@@ -70,14 +70,20 @@ impl From<MethodRow> for ContactMethod {
 }
 
 impl Core {
+    /// The one check of every operation here: the person themselves or an administrator, acting
+    /// on a person (never a service account).
+    async fn acting_for(&self, actor: &Actor, user_id: i64) -> Result<()> {
+        require_self_or_admin(actor, user_id)?;
+        self.person(user_id).await.map(drop)
+    }
+
     /// The user's contact methods, oldest first.
     pub async fn list_contact_methods(
         &self,
         actor: &Actor,
         user_id: i64,
     ) -> Result<Vec<ContactMethod>> {
-        require_self_or_admin(actor, user_id)?;
-        self.person(user_id).await?;
+        self.acting_for(actor, user_id).await?;
         let rows: Vec<MethodRow> = sqlx::query_as(&format!(
             "SELECT {COLUMNS} FROM contact_methods WHERE user_id = $1 ORDER BY id"
         ))
@@ -97,8 +103,7 @@ impl Core {
         user_id: i64,
         new: NewContactMethod,
     ) -> Result<ContactMethod> {
-        require_self_or_admin(actor, user_id)?;
-        self.person(user_id).await?;
+        self.acting_for(actor, user_id).await?;
         let (target, keys) = match &new.road {
             Road::Ntfy { topic } => (
                 topic
@@ -179,8 +184,7 @@ impl Core {
         user_id: i64,
         method_id: i64,
     ) -> Result<()> {
-        require_self_or_admin(actor, user_id)?;
-        self.person(user_id).await?;
+        self.acting_for(actor, user_id).await?;
         let done = sqlx::query("DELETE FROM contact_methods WHERE id = $1 AND user_id = $2")
             .bind(method_id)
             .bind(user_id)
@@ -200,8 +204,7 @@ impl Core {
         user_id: i64,
         method_id: i64,
     ) -> Result<()> {
-        require_self_or_admin(actor, user_id)?;
-        self.person(user_id).await?;
+        self.acting_for(actor, user_id).await?;
         let row: MethodRow = sqlx::query_as(&format!(
             "SELECT {COLUMNS} FROM contact_methods WHERE id = $1 AND user_id = $2"
         ))
@@ -252,8 +255,7 @@ impl Core {
         user_id: i64,
         method_id: i64,
     ) -> Result<()> {
-        require_self_or_admin(actor, user_id)?;
-        let Awaiting { row, pending } = self.awaiting_code(user_id, method_id).await?;
+        let Awaiting { row, pending } = self.awaiting_code(actor, user_id, method_id).await?;
         if let Some(sent) = pending.code_sent_at {
             let wait = sent + CODE_RESEND_AFTER - self.now();
             if wait > 0 {
@@ -278,8 +280,7 @@ impl Core {
         method_id: i64,
         code: &str,
     ) -> Result<ContactMethod> {
-        require_self_or_admin(actor, user_id)?;
-        let Awaiting { pending, .. } = self.awaiting_code(user_id, method_id).await?;
+        let Awaiting { pending, .. } = self.awaiting_code(actor, user_id, method_id).await?;
         let now = self.now();
         if pending.code_hash.is_none()
             || pending.code_expires_at.is_none_or(|t| t <= now)
@@ -327,8 +328,8 @@ impl Core {
     }
 
     /// The user's method `method_id` with its code, when it is an address waiting for one.
-    async fn awaiting_code(&self, user_id: i64, method_id: i64) -> Result<Awaiting> {
-        self.person(user_id).await?;
+    async fn awaiting_code(&self, actor: &Actor, user_id: i64, method_id: i64) -> Result<Awaiting> {
+        self.acting_for(actor, user_id).await?;
         let found: Option<Awaiting> = sqlx::query_as(&format!(
             "SELECT {COLUMNS}, code_hash, code_expires_at, code_attempts, code_sent_at \
              FROM contact_methods WHERE id = $1 AND user_id = $2"
