@@ -69,4 +69,11 @@ if [ "$(python3 -c 'import aiosmtpd; print(aiosmtpd.__version__)' 2>/dev/null)" 
   say "installing aiosmtpd $aiosmtpd_version (PyPI)"
   python3 -m pip install --quiet "aiosmtpd==$aiosmtpd_version"
 fi
+# PyPI: http_ece, which the Web Push tests' recording push service decrypts messages with
+# (an implementation of RFC 8291 that is not Klaxon's); it brings `cryptography` for VAPID.
+http_ece_version=1.2.1
+if [ "$(python3 -m pip show http_ece 2>/dev/null | awk '/^Version:/ {print $2}')" != "$http_ece_version" ]; then
+  say "installing http_ece $http_ece_version (PyPI)"
+  python3 -m pip install --quiet "http-ece==$http_ece_version"
+fi
 say "done"

@@ -115,6 +115,8 @@ pub struct Core {
     pub(crate) events: Arc<events::Feed>,
     /// Requests to URLs users gave (`outbound`'s address policy applies).
     pub(crate) outbound: outbound::Outbound,
+    /// The install's VAPID key pair, for Web Push.
+    pub vapid: Arc<paging::webpush::Vapid>,
     /// Password hashing, bounded (`secrets::Hasher`).
     pub(crate) hasher: Arc<secrets::Hasher>,
 }
@@ -138,7 +140,9 @@ impl Core {
             None => None,
         };
         let config_outbound_allow = config.outbound_allow.clone();
+        let vapid = Arc::new(paging::webpush::Vapid::load_or_make(&db, clock.now()).await?);
         let core = Core {
+            vapid,
             sso,
             db,
             clock,

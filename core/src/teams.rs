@@ -379,6 +379,7 @@ impl Core {
             return Err(self.member_missing_or_last_owner(team_id, user_id).await);
         }
         revoke_links_of(&mut tx, user_id, Some(team_id), self.now()).await?;
+        crate::paging::left_team(&mut tx, user_id, team_id).await?;
         tx.commit().await?;
         Ok(())
     }

@@ -52,6 +52,68 @@ pub struct ContactMethod {
     pub created_at: Timestamp,
 }
 
+/// Where one page goes, as the outbox's `topic` column holds it: an ntfy topic as itself (the
+/// push topic, a team's fallback topic or an ntfy method's), another road as `kind:method_id`.
+/// ntfy topics have no `:`, so the two never meet.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Destination {
+    Ntfy(String),
+    Webpush(i64),
+    Email(i64),
+}
+
+impl Destination {
+    pub fn parse(stored: &str) -> Destination {
+        let method = |prefix: &str| {
+            stored
+                .strip_prefix(prefix)
+                .and_then(|id| id.parse::<i64>().ok())
+        };
+        if let Some(id) = method("webpush:") {
+            Destination::Webpush(id)
+        } else if let Some(id) = method("email:") {
+            Destination::Email(id)
+        } else {
+            Destination::Ntfy(stored.to_string())
+        }
+    }
+
+    /// The road of one of a person's methods.
+    pub fn of_method(kind: ContactKind, id: i64, target: &str) -> Destination {
+        match kind {
+            ContactKind::Ntfy => Destination::Ntfy(target.to_string()),
+            ContactKind::Webpush => Destination::Webpush(id),
+            ContactKind::Email => Destination::Email(id),
+        }
+    }
+
+    pub fn kind(&self) -> ContactKind {
+        match self {
+            Destination::Ntfy(_) => ContactKind::Ntfy,
+            Destination::Webpush(_) => ContactKind::Webpush,
+            Destination::Email(_) => ContactKind::Email,
+        }
+    }
+
+    /// The contact method it names, for a road that is not an ntfy topic.
+    pub fn method_id(&self) -> Option<i64> {
+        match self {
+            Destination::Ntfy(_) => None,
+            Destination::Webpush(id) | Destination::Email(id) => Some(*id),
+        }
+    }
+}
+
+impl std::fmt::Display for Destination {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Destination::Ntfy(topic) => f.write_str(topic),
+            Destination::Webpush(id) => write!(f, "webpush:{id}"),
+            Destination::Email(id) => write!(f, "email:{id}"),
+        }
+    }
+}
+
 /// A browser's push subscription as `PushSubscription.toJSON()` gives it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -219,6 +281,23 @@ pub fn normalize_code(raw: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[test]
+    fn destinations_round_trip_and_never_take_a_topic_for_a_method() {
+        for d in [
+            Destination::Ntfy("alice-phone".into()),
+            Destination::Webpush(7),
+            Destination::Email(12),
+        ] {
+            assert_eq!(Destination::parse(&d.to_string()), d);
+        }
+        assert_eq!(
+            Destination::parse("email-alerts"),
+            Destination::Ntfy("email-alerts".into())
+        );
+        assert_eq!(Destination::Email(3).method_id(), Some(3));
+        assert_eq!(Destination::Ntfy("x".into()).kind(), ContactKind::Ntfy);
+    }
+
 
     fn subscription(endpoint: &str, p256dh: &str, auth: &str) -> PushSubscription {
         PushSubscription {

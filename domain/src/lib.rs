@@ -16,6 +16,7 @@ pub mod invite;
 pub mod live;
 pub mod maintenance;
 pub mod paging;
+pub mod rules;
 pub mod rotation;
 pub mod schedule;
 pub mod settings;

@@ -1,7 +1,8 @@
 //! Paging rules shared by the server and the phone UI: the escalation policy and its shape
 //! checks, the kinds and states of pages, and the retry schedule of a failed send.
 
-use crate::alerting::IncidentState;
+use crate::alerting::{IncidentState, Severity};
+use crate::rules::Urgency;
 use crate::text::Topic;
 use crate::{Duration, Timestamp};
 use serde::{Deserialize, Serialize};
@@ -52,6 +53,11 @@ pub struct EscalationPolicy {
     /// `A-Z a-z 0-9 _ -`; empty is none.
     #[serde(default)]
     pub fallback_topic: Option<Topic>,
+    /// The severities whose pages are low urgency (they wait out a person's quiet hours and
+    /// take their low-urgency steps); every other severity is high. Empty: all high.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_items = 3))]
+    pub low_urgency: Vec<Severity>,
 }
 
 impl EscalationPolicy {
@@ -83,11 +89,24 @@ impl EscalationPolicy {
         }
         // An empty topic is none.
         let fallback_topic = self.fallback_topic.clone().filter(|t| t.get().is_some());
+        let mut low_urgency = self.low_urgency.clone();
+        low_urgency.sort();
+        low_urgency.dedup();
         Ok(EscalationPolicy {
             levels: self.levels.clone(),
             repeat: self.repeat,
             fallback_topic,
+            low_urgency,
         })
+    }
+
+    /// How urgent a page of an incident of `severity` is.
+    pub fn urgency(&self, severity: Severity) -> Urgency {
+        if self.low_urgency.contains(&severity) {
+            Urgency::Low
+        } else {
+            Urgency::High
+        }
     }
 
     /// Steps of the whole ladder, repeats included.
@@ -143,9 +162,10 @@ pub enum PageStatus {
     /// Waiting for its first attempt or for a retry.
     Pending,
     Sent,
-    /// Given up after retrying for `GIVE_UP_AFTER`.
+    /// Failed for good (the road refused it), or given up after retrying for `GIVE_UP_AFTER`.
     Failed,
-    /// Not sent because the incident was acknowledged, snoozed or resolved first.
+    /// Not sent because the incident was acknowledged, snoozed, resolved or archived first, or
+    /// its person left the team.
     Cancelled,
 }
 
@@ -166,6 +186,13 @@ pub struct Page {
     pub recipient: Option<String>,
     /// Shown only for the shared fallback topic: a user's own topic stays private.
     pub topic: Option<String>,
+    /// The road it takes.
+    pub road: crate::contact::ContactKind,
+    /// For a page to a person, which of their roads in words: "push topic", or the name of one
+    /// of their contact methods.
+    pub via: Option<String>,
+    /// A page still waiting whose incident was owned meanwhile shows as cancelled, with the
+    /// reason the notifier will give when its time comes.
     pub status: PageStatus,
     pub attempts: i64,
     pub last_error: Option<String>,
@@ -361,7 +388,14 @@ mod tests {
             levels: vec![level(5, vec![Target::Oncall])],
             repeat: 0,
             fallback_topic: Some(Topic::parse("  ops-fallback ").unwrap()),
+            low_urgency: vec![Severity::Info, Severity::Warning, Severity::Info],
         };
+        assert_eq!(
+            ok.validate().unwrap().low_urgency,
+            vec![Severity::Info, Severity::Warning]
+        );
+        assert_eq!(ok.urgency(Severity::Info), Urgency::Low);
+        assert_eq!(ok.urgency(Severity::Critical), Urgency::High);
         assert_eq!(
             ok.validate().unwrap().fallback_topic.as_deref(),
             Some("ops-fallback")
@@ -419,6 +453,7 @@ mod tests {
             ],
             repeat: 1,
             fallback_topic: None,
+            low_urgency: Vec::new(),
         };
         assert_eq!(p.steps(), 4);
         assert_eq!(p.step(0), Some((0, 0)));

@@ -139,6 +139,18 @@ text_type!(
         "An email address, at most 254 characters; spaces around it are dropped.")
 );
 
+text_type!(
+    /// An IANA time zone's name (`Europe/Berlin`, `UTC`): 1–64 of `A-Z a-z 0-9 / _ + -`, not
+    /// starting with `/`, no `..`. Whether the zone exists is the server's zone database's say.
+    ZoneName, zone_name, schema(1, 64, "^[A-Za-z0-9_+-][A-Za-z0-9/_+-]*$",
+        "An IANA time zone name such as Europe/Berlin: 1 to 64 of `A-Z a-z 0-9 / _ + -`.")
+);
+text_type!(
+    /// A time of day on a wall clock, `HH:MM` from 00:00 to 23:59.
+    ClockTime, clock_time, schema(5, 5, "^([01][0-9]|2[0-3]):[0-5][0-9]$",
+        "A time of day as HH:MM, 00:00 to 23:59.")
+);
+
 impl LabelOrBlank {
     /// The label, or `None` when blank.
     pub fn label(&self) -> Option<Label> {
@@ -240,6 +252,41 @@ fn topic(raw: &str) -> Result<String, String> {
         return Err("must be up to 64 letters, digits, _ or -".into());
     }
     Ok(t.to_string())
+}
+
+fn zone_name(raw: &str) -> Result<String, String> {
+    let ok = !raw.is_empty()
+        && raw.len() <= 64
+        && !raw.starts_with('/')
+        && !raw.contains("..")
+        && raw
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/_+-".contains(c));
+    if ok {
+        Ok(raw.to_string())
+    } else {
+        Err("must be an IANA time zone name such as Europe/Berlin".into())
+    }
+}
+
+fn clock_time(raw: &str) -> Result<String, String> {
+    let ok = matches!(raw.as_bytes(), [h1, h2, b':', m1, m2]
+        if h1.is_ascii_digit() && h2.is_ascii_digit() && m1.is_ascii_digit() && m2.is_ascii_digit()
+        && (h1 - b'0') * 10 + (h2 - b'0') < 24 && *m1 < b'6');
+    if ok {
+        Ok(raw.to_string())
+    } else {
+        Err("must be a time of day as HH:MM, 00:00 to 23:59".into())
+    }
+}
+
+impl ClockTime {
+    /// Minutes after midnight.
+    pub fn minutes(&self) -> u32 {
+        let b = self.0.as_bytes();
+        let n = |i: usize| u32::from(b[i] - b'0');
+        (n(0) * 10 + n(1)) * 60 + n(3) * 10 + n(4)
+    }
 }
 
 fn email(raw: &str) -> Result<String, String> {

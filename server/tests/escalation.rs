@@ -86,7 +86,7 @@ both!(policy_is_validated_and_replaced_wholesale, |app| {
         ),
         (
             level("5m", json!([{"type": "user", "user_id": w.carol.0}])),
-            "no reachable target (carol has no push topic)",
+            "no reachable target (carol has no push topic and no verified contact method)",
         ),
         (json!({"levels": [], "repeat": 11}), "repeat"),
         (json!({"levels": [], "repeat": -1}), "repeat"),
@@ -318,7 +318,7 @@ both!(unreachable_level_is_entered_recorded_and_passed, |app| {
     let d = app.detail(&w.admin, incident).await;
     assert_eq!(
         timeline_texts(&d, "nobody_reachable"),
-        vec!["level 1: nobody reachable (bob has no push topic)"]
+        vec!["level 1: nobody reachable (bob has no push topic and no verified contact method)"]
     );
     assert_eq!(
         timeline_texts(&d, "escalated"),
@@ -340,8 +340,8 @@ both!(unreachable_level_is_entered_recorded_and_passed, |app| {
     assert_eq!(
         timeline_texts(&d, "nobody_reachable"),
         vec![
-            "level 1: nobody reachable (bob has no push topic)",
-            "level 1 (round 2): nobody reachable (bob has no push topic)",
+            "level 1: nobody reachable (bob has no push topic and no verified contact method)",
+            "level 1 (round 2): nobody reachable (bob has no push topic and no verified contact method)",
             "level 2 (round 2): nobody reachable (carol is disabled)",
         ]
     );

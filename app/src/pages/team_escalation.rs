@@ -9,6 +9,7 @@ use crate::components::hydration::use_hydrated;
 use crate::components::loaded::{Failed, Loading};
 use crate::components::team_page::TeamSubpageHeading;
 use crate::components::text::{sentence, span};
+use klaxon_domain::alerting::Severity;
 use klaxon_domain::paging::{EscalationPolicy, Level, Target, MAX_LEVELS, MAX_REPEAT};
 use klaxon_domain::team::Member;
 use klaxon_domain::text::Topic;
@@ -157,6 +158,7 @@ fn draft_policy(
     levels: &[DraftLevel],
     repeat: u32,
     fallback: &str,
+    low_urgency: Vec<Severity>,
 ) -> Result<EscalationPolicy, String> {
     let levels = levels
         .iter()
@@ -179,6 +181,7 @@ fn draft_policy(
         levels,
         repeat,
         fallback_topic: Some(fallback_topic),
+        low_urgency,
     }
     .validate()
 }
@@ -205,6 +208,7 @@ fn LadderEditor(team_id: i64, policy: EscalationPolicy, members: Vec<Member>) ->
             .unwrap_or_default()
             .to_string(),
     );
+    let low_urgency = RwSignal::new(policy.low_urgency.clone());
     let save = ServerAction::<SetEscalationPolicy>::new();
     // The editor's own objection, found before asking the server.
     let invalid = RwSignal::new(None::<String>);
@@ -236,7 +240,12 @@ fn LadderEditor(team_id: i64, policy: EscalationPolicy, members: Vec<Member>) ->
     let submit = move |ev: SubmitEvent| {
         ev.prevent_default();
         let policy = levels.with_untracked(|ls| {
-            draft_policy(ls, repeat.get_untracked(), &fallback.get_untracked())
+            draft_policy(
+                ls,
+                repeat.get_untracked(),
+                &fallback.get_untracked(),
+                low_urgency.get_untracked(),
+            )
         });
         edited.set(false);
         match policy {
@@ -291,6 +300,36 @@ fn LadderEditor(team_id: i64, policy: EscalationPolicy, members: Vec<Member>) ->
                     "Optional. A shared ntfy topic paged once when nobody acknowledged after the whole ladder, and for the first page when nobody on call can be reached."
                 </p>
             </div>
+            <fieldset class="card stack">
+                <legend>"Low urgency"</legend>
+                <p class="hint">"Pages of these severities wait out each person's quiet hours and follow their low-urgency rules. The rest are high urgency and never wait."</p>
+                {Severity::ALL
+                    .iter()
+                    .map(|&severity| {
+                        let id = format!("low-urgency-{}", severity.as_str());
+                        let label_for = id.clone();
+                        view! {
+                            <label class="check" for=label_for>
+                                <input
+                                    id=id
+                                    type="checkbox"
+                                    checked=low_urgency.with_untracked(|l| l.contains(&severity))
+                                    on:change=move |ev| {
+                                        let on = event_target_checked(&ev);
+                                        low_urgency.update(|l| {
+                                            l.retain(|s| *s != severity);
+                                            if on {
+                                                l.push(severity);
+                                            }
+                                        });
+                                    }
+                                />
+                                {severity.as_str()}
+                            </label>
+                        }
+                    })
+                    .collect_view()}
+            </fieldset>
             <p class="error" role="alert" hidden=move || message().is_none()>{message}</p>
             <p class="done" role="status" hidden=move || !done()>"Saved."</p>
             <p class="hint" hidden=move || hydrated.get()>"Changing the ladder needs the page to finish loading."</p>

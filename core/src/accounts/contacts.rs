@@ -72,7 +72,7 @@ impl From<MethodRow> for ContactMethod {
 impl Core {
     /// The one check of every operation here: the person themselves or an administrator, acting
     /// on a person (never a service account).
-    async fn acting_for(&self, actor: &Actor, user_id: i64) -> Result<()> {
+    pub(super) async fn acting_for(&self, actor: &Actor, user_id: i64) -> Result<()> {
         require_self_or_admin(actor, user_id)?;
         self.person(user_id).await.map(drop)
     }
@@ -241,9 +241,42 @@ impl Core {
                 .await
                 .map_err(|e| Error::PushFailed(e.reason))
             }
-            ContactKind::Webpush => Err(Error::Conflict(
-                "Web Push messages are not sent yet: this server pages by ntfy and email".into(),
-            )),
+            ContactKind::Webpush => {
+                let keys: (Option<String>, Option<String>) =
+                    sqlx::query_as("SELECT p256dh, auth FROM contact_methods WHERE id = $1")
+                        .bind(method_id)
+                        .fetch_one(&self.db.pool)
+                        .await?;
+                let to = crate::paging::webpush::Subscription {
+                    endpoint: &row.target,
+                    p256dh: keys.0.as_deref().unwrap_or_default(),
+                    auth: keys.1.as_deref().unwrap_or_default(),
+                };
+                let payload = serde_json::json!({
+                    "title": "Klaxon test page",
+                    "body": "Pages reach this device. Keep notifications allowed for Klaxon.",
+                    "url": format!("{}/me", self.config.public_url),
+                    "tag": "klaxon-test",
+                    "kind": "test",
+                });
+                let sent = crate::paging::webpush::send(
+                    &self.outbound,
+                    &self.vapid,
+                    &self.config.public_url,
+                    &to,
+                    payload.to_string().as_bytes(),
+                )
+                .await;
+                match sent {
+                    Ok(()) => Ok(()),
+                    Err(e) => {
+                        if e.gone {
+                            self.delete_contact_method(actor, user_id, method_id).await?;
+                        }
+                        Err(Error::PushFailed(e.reason))
+                    }
+                }
+            }
         }
     }
 

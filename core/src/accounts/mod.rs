@@ -6,6 +6,7 @@ mod contacts;
 mod device;
 mod invites;
 mod profile;
+mod rules;
 mod service;
 mod signin;
 mod signup;

@@ -7,7 +7,9 @@ use klaxon_domain::incident::{
     Alert, Incident, IncidentDetail, IncidentRights, IncidentView, Note, SimilarIncident,
     TimelineEntry, TimelineKind,
 };
-use klaxon_domain::paging::{Page, PageKind, PageStatus};
+use klaxon_domain::contact::Destination;
+use klaxon_domain::paging::{plan_delivery, Delivery, IncidentNow, Page, PageKind, PageStatus};
+use std::collections::HashMap;
 use klaxon_domain::Timestamp;
 
 #[derive(sqlx::FromRow)]
@@ -35,6 +37,7 @@ struct PageRow {
     #[sqlx(try_from = "String")]
     kind: PageKind,
     recipient: Option<String>,
+    push_topic: Option<String>,
     topic: String,
     #[sqlx(try_from = "String")]
     state: PageStatus,
@@ -45,21 +48,43 @@ struct PageRow {
     sent_at: Option<i64>,
 }
 
-impl From<PageRow> for Page {
-    fn from(r: PageRow) -> Page {
-        // A page to a person names them; a shared topic is named instead.
-        let shared = r.recipient.is_none();
+impl PageRow {
+    /// The page as the incident's history shows it: `method` names the contact method its
+    /// destination is, and `now` is the incident's state, which cancels a waiting page.
+    fn into_page(self, method: Option<&String>, now: Option<(&IncidentNow, i64)>) -> Page {
+        let destination = Destination::parse(&self.topic);
+        // A page to a person names them and their road; a shared topic is named instead.
+        let shared = self.recipient.is_none();
+        let via = match (shared, destination.method_id()) {
+            (true, _) => None,
+            (false, Some(_)) => Some(method.cloned().unwrap_or_else(|| "a removed method".into())),
+            (false, None) if self.push_topic.as_deref() == Some(self.topic.as_str()) => {
+                Some("push topic".into())
+            }
+            (false, None) => Some("ntfy".into()),
+        };
+        let (status, last_error) = match (self.state, now) {
+            (PageStatus::Pending, Some((incident, at))) => {
+                match plan_delivery(self.kind, !shared, Some(incident), at) {
+                    Delivery::Cancel(why) => (PageStatus::Cancelled, Some(why.to_string())),
+                    Delivery::Send { .. } => (PageStatus::Pending, self.last_error),
+                }
+            }
+            (state, _) => (state, self.last_error),
+        };
         Page {
-            id: r.id,
-            kind: r.kind,
-            recipient: r.recipient,
-            topic: shared.then_some(r.topic),
-            status: r.state,
-            attempts: r.attempts,
-            last_error: r.last_error,
-            next_attempt_at: (r.state == PageStatus::Pending).then_some(Timestamp(r.due_at)),
-            created_at: Timestamp(r.created_at),
-            sent_at: r.sent_at.map(Timestamp),
+            id: self.id,
+            kind: self.kind,
+            recipient: self.recipient,
+            topic: shared.then_some(self.topic),
+            road: destination.kind(),
+            via,
+            status,
+            attempts: self.attempts,
+            last_error,
+            next_attempt_at: (status == PageStatus::Pending).then_some(Timestamp(self.due_at)),
+            created_at: Timestamp(self.created_at),
+            sent_at: self.sent_at.map(Timestamp),
         }
     }
 }
@@ -105,11 +130,12 @@ impl Core {
         .bind(id)
         .fetch_all(&self.db.pool)
         .await?;
+        let pages = self.pages(&incident).await?;
         Ok(IncidentDetail {
             incident,
             alerts: alerts.into_iter().map(Alert::from).collect(),
             notes: self.notes(id).await?,
-            pages: self.pages(id).await?,
+            pages,
             silence: self.active_silence(id).await?,
             timeline: timeline
                 .into_iter()
@@ -144,16 +170,47 @@ impl Core {
             .collect())
     }
 
-    /// The paging history of an incident, oldest first.
-    async fn pages(&self, incident_id: i64) -> Result<Vec<Page>> {
+    /// The paging history of an incident, oldest first, per person and road.
+    async fn pages(&self, incident: &Incident) -> Result<Vec<Page>> {
         let rows: Vec<PageRow> = sqlx::query_as(
-            "SELECT p.id, p.kind, (SELECT username FROM users WHERE id = p.user_id) AS recipient, p.topic, p.state, \
-             p.attempts, p.last_error, p.due_at, p.created_at, p.sent_at FROM pages p WHERE p.incident_id = $1 ORDER BY p.id",
+            "SELECT p.id, p.kind, u.username AS recipient, u.push_topic, p.topic, p.state, \
+             p.attempts, p.last_error, p.due_at, p.created_at, p.sent_at FROM pages p \
+             LEFT JOIN users u ON u.id = p.user_id WHERE p.incident_id = $1 ORDER BY p.id",
         )
-        .bind(incident_id)
+        .bind(incident.id)
         .fetch_all(&self.db.pool)
         .await?;
-        Ok(rows.into_iter().map(Page::from).collect())
+        let mut ids: Vec<i64> = rows
+            .iter()
+            .filter_map(|r| Destination::parse(&r.topic).method_id())
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let names: HashMap<i64, String> = self
+            .db
+            .fetch_in::<(i64, String)>(
+                "SELECT id, name FROM contact_methods WHERE id IN ({ids})",
+                &[],
+                &ids,
+            )
+            .await?
+            .into_iter()
+            .collect();
+        let state = IncidentNow {
+            state: incident.state,
+            archived: incident.archived,
+            snoozed_until: incident.snoozed_until.map(|t| t.0),
+        };
+        let now = self.now();
+        Ok(rows
+            .into_iter()
+            .map(|r| {
+                let method = Destination::parse(&r.topic)
+                    .method_id()
+                    .and_then(|m| names.get(&m));
+                r.into_page(method, Some((&state, now)))
+            })
+            .collect())
     }
 
     /// Resolved incidents of the same team and signature that have notes; ones with a

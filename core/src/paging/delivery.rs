@@ -8,6 +8,8 @@ use super::claim::{Hold, CLAIM_FOR};
 use super::message::{compose_summary, Listed};
 use super::notifier::BATCH;
 use super::ntfy::{Message, PushError};
+use super::failover::{fail_over, forget_subscription};
+use super::send::Methods;
 use super::plan::{Claimed, Plan, Send};
 use super::tokens::TOKEN_TTL;
 use super::Cleared;
@@ -155,8 +157,9 @@ impl Core {
         let pushes = self.prepare(&mut tx, holder, bundled.pushes, now).await?;
         tx.commit().await?;
 
+        let methods = self.methods_of(pushes.iter().map(|(p, _)| p.topic())).await?;
         let started = std::time::Instant::now();
-        let outcomes = self.publish(pushes, hold).await;
+        let outcomes = self.publish(pushes, &methods, hold).await;
         done.publishing = started.elapsed();
 
         let now = self.now();
@@ -180,9 +183,15 @@ impl Core {
                         let wait = retry_delay(1, e.retry_after);
                         topic_backoff(&mut tx, push.topic(), now + wait).await?;
                     }
+                    if e.gone {
+                        forget_subscription(&mut tx, push.topic()).await?;
+                    }
                     for page in push.pages() {
                         done.failed += 1;
                         let given_up = record_failure(&mut tx, holder, page, e, now).await?;
+                        if let Some(given_up) = given_up {
+                            fail_over(&mut tx, page, e, given_up, now).await?;
+                        }
                         failed.push((page.kind, given_up));
                     }
                 }
@@ -352,7 +361,12 @@ impl Core {
     /// in the order their pages were queued. A push whose claim may have lapsed by the time its
     /// turn comes is not sent (`Lapsed`), nor one whose incident was owned meanwhile (`Replan`);
     /// after a 429, the rest of that topic's pushes wait (`BackingOff`) and other topics go on.
-    async fn publish(&self, pushes: Vec<(Push, Message)>, hold: &Hold) -> Vec<(Push, Outcome)> {
+    async fn publish(
+        &self,
+        pushes: Vec<(Push, Message)>,
+        methods: &Methods,
+        hold: &Hold,
+    ) -> Vec<(Push, Outcome)> {
         let mut by_topic: BTreeMap<String, Vec<(Push, Message)>> = BTreeMap::new();
         for (push, message) in pushes {
             by_topic
@@ -360,10 +374,8 @@ impl Core {
                 .or_default()
                 .push((push, message));
         }
-        let ntfy = self.ntfy.clone();
         let outcomes: Vec<Vec<_>> = futures::stream::iter(by_topic.into_values())
             .map(|pushes| {
-                let ntfy = ntfy.clone();
                 async move {
                     let mut outcomes = Vec::with_capacity(pushes.len());
                     let mut refused = false;
@@ -399,11 +411,7 @@ impl Core {
                                 if owned_meanwhile {
                                     Outcome::Replan
                                 } else {
-                                    let result = match &ntfy {
-                                        Some(ntfy) => ntfy.publish(message).await,
-                                        None => Err(PushError::unconfigured()),
-                                    };
-                                    match result {
+                                    match self.send_by_road(push, message, methods).await {
                                         Ok(()) => Outcome::Sent,
                                         Err(e) => {
                                             refused = e.rate_limited;
@@ -681,7 +689,7 @@ async fn record_failure(
     now: i64,
 ) -> Result<Option<bool>> {
     let attempts = page.attempts + 1;
-    let give_up = now - page.created_at >= GIVE_UP_AFTER;
+    let give_up = e.permanent || now - page.created_at >= GIVE_UP_AFTER;
     // A rate-limited page keeps its place: its topic's backoff holds it, and it goes before
     // the topic's later pages when the backoff ends.
     let done = sqlx::query(
@@ -705,7 +713,9 @@ async fn record_failure(
         page.incident_id,
     ) {
         let who = recipient(tx, page).await?;
-        let text = if give_up {
+        let text = if e.permanent {
+            format!("page to {who} failed for good: {}", e.reason)
+        } else if give_up {
             format!(
                 "gave up paging {who} after {attempts} attempts: {}",
                 e.reason

@@ -12,14 +12,18 @@ mod bundle;
 pub mod claim;
 mod delivery;
 mod due;
+mod failover;
 pub mod escalation;
 mod handover;
 pub mod message;
 pub mod notifier;
 pub mod ntfy;
 mod plan;
+pub(crate) mod roads;
+mod send;
 mod test_page;
 pub mod tokens;
+pub mod webpush;
 
 use crate::db::{insert_json, insert_rows, Col::*, Tx};
 use crate::timeline::{timelines, Entry};
@@ -37,6 +41,8 @@ pub(crate) use handover::handed_over;
 pub struct Reached {
     pub user_id: i64,
     pub username: String,
+    /// Their push topic; empty when they are reached by contact methods only. Their pages
+    /// follow their notification rules (`roads`) either way.
     pub topic: String,
 }
 
@@ -92,6 +98,7 @@ pub(crate) async fn before_opening(
         push_topic: Option<String>,
         disabled: Option<i64>,
         member: Option<i64>,
+        methods: Option<i64>,
     }
     let row: Row = sqlx::query_as(&format!(
         "SELECT (SELECT id FROM incidents WHERE team_id = $1 AND group_key = $3 AND state <> 'resolved') AS open_id, \
@@ -111,6 +118,7 @@ pub(crate) async fn before_opening(
                 push_topic: row.push_topic,
                 disabled,
                 member: row.member,
+                methods: row.methods,
             };
             Some(Holder {
                 user_id,
@@ -127,9 +135,11 @@ pub(crate) async fn before_opening(
     })
 }
 
-/// What paging user `u` needs: name, topic, disabled flag and membership of team `$1`.
+/// What paging user `u` needs: name, topic, disabled flag, membership of team `$1`, and
+/// whether they have a verified contact method.
 const REACH_COLUMNS: &str = "u.username, u.push_topic, u.disabled, \
-    (SELECT 1 FROM team_members m WHERE m.team_id = $1 AND m.user_id = u.id) AS member";
+    (SELECT 1 FROM team_members m WHERE m.team_id = $1 AND m.user_id = u.id) AS member, \
+    (SELECT 1 FROM contact_methods c WHERE c.user_id = u.id AND c.verified_at IS NOT NULL LIMIT 1) AS methods";
 
 /// A user's `REACH_COLUMNS`.
 #[derive(sqlx::FromRow)]
@@ -138,25 +148,29 @@ struct ReachRow {
     push_topic: Option<String>,
     disabled: i64,
     member: Option<i64>,
+    methods: Option<i64>,
 }
 
 impl ReachRow {
     fn reach(self, user_id: i64) -> Result<Reached, String> {
         let name = self.username;
-        match (self.member, self.disabled, self.push_topic) {
-            (None, _, _) => Err(format!("{name} is not in the team")),
-            (_, 1, _) => Err(format!("{name} is disabled")),
-            (_, _, None) => Err(format!("{name} has no push topic")),
-            (_, _, Some(topic)) => Ok(Reached {
+        match (self.member, self.disabled, self.push_topic, self.methods) {
+            (None, _, _, _) => Err(format!("{name} is not in the team")),
+            (_, 1, _, _) => Err(format!("{name} is disabled")),
+            (_, _, None, None) => Err(format!(
+                "{name} has no push topic and no verified contact method"
+            )),
+            (_, _, topic, _) => Ok(Reached {
                 user_id,
                 username: name,
-                topic,
+                topic: topic.unwrap_or_default(),
             }),
         }
     }
 }
 
-/// The owners of each team who can be paged now (enabled, with a topic), by team, in name order.
+/// The owners of each team who can be paged now (enabled, with a topic or a verified contact
+/// method), by team, in name order.
 pub(crate) async fn reachable_owners(
     tx: &mut Tx,
     team_ids: &[i64],
@@ -166,8 +180,9 @@ pub(crate) async fn reachable_owners(
     teams.dedup();
     let rows: Vec<(i64, i64, String, String)> = tx
         .fetch_in(
-            "SELECT m.team_id, u.id, u.username, u.push_topic FROM team_members m JOIN users u ON u.id = m.user_id \
-             WHERE m.role = 'owner' AND u.disabled = 0 AND u.push_topic IS NOT NULL AND m.team_id IN ({ids}) \
+            "SELECT m.team_id, u.id, u.username, COALESCE(u.push_topic, '') FROM team_members m JOIN users u ON u.id = m.user_id \
+             WHERE m.role = 'owner' AND u.disabled = 0 AND m.team_id IN ({ids}) AND (u.push_topic IS NOT NULL \
+               OR EXISTS (SELECT 1 FROM contact_methods c WHERE c.user_id = u.id AND c.verified_at IS NOT NULL)) \
              ORDER BY u.username",
             &[],
             &teams,
@@ -208,6 +223,21 @@ pub(crate) async fn release_held(tx: &mut Tx, team_id: i64, old_end: i64, now: i
     .bind(old_end - now)
     .bind(team_id)
     .bind(old_end)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+/// A person left a team: their pages of its incidents that still wait are cancelled, so no
+/// later step of their rules pages someone who is no longer a responder there.
+pub(crate) async fn left_team(tx: &mut Tx, user_id: i64, team_id: i64) -> Result<()> {
+    sqlx::query(
+        "UPDATE pages SET state = 'cancelled', last_error = 'not sent: left the team', claimed_by = NULL \
+         WHERE state = 'pending' AND user_id = $1 AND kind IN ('opening', 'reminder', 'escalation') \
+         AND incident_id IN (SELECT id FROM incidents WHERE team_id = $2)",
+    )
+    .bind(user_id)
+    .bind(team_id)
     .execute(&mut **tx)
     .await?;
     Ok(())
@@ -277,50 +307,63 @@ pub(crate) async fn enqueue_many(tx: &mut Tx, pages: &[NewPage], now: i64) -> Re
     enqueue_after(tx, pages, waiting, now).await
 }
 
-/// `enqueue_many` once the pages already waiting (incident, topic) are known.
+/// `enqueue_many` once the pages already waiting (incident, topic) are known. A page to a
+/// person becomes one row per road of their notification rules (`roads`), each due at its
+/// step's delay; a page is queued when any of its rows is.
 async fn enqueue_after(
     tx: &mut Tx,
     pages: &[NewPage],
     mut waiting: HashSet<(i64, String)>,
     now: i64,
 ) -> Result<Vec<bool>> {
-    let mut queued = Vec::with_capacity(pages.len());
-    let mut kept = Vec::with_capacity(pages.len());
-    for page in pages {
-        let key = (page.incident_id, page.topic.clone());
-        let wants_owner = page.kind.wants_owner();
-        if wants_owner && waiting.contains(&key) {
-            queued.push(false);
-            continue;
-        }
-        if wants_owner {
-            waiting.insert(key);
-        }
-        queued.push(true);
-        kept.push(page);
-    }
+    let personal: Vec<&NewPage> = pages.iter().filter(|p| roads::follows_rules(p)).collect();
+    let (mut expanded, entries) = if personal.is_empty() {
+        (Vec::new(), Vec::new())
+    } else {
+        roads::expand(tx, &personal, now).await?
+    };
+    expanded.reverse();
     #[derive(serde::Serialize)]
     struct Row<'a> {
         incident_id: i64,
         kind: &'a str,
-        topic: &'a str,
+        topic: String,
         user_id: Option<i64>,
         detail: &'a str,
         due_at: i64,
         created_at: i64,
     }
-    let rows: Vec<Row> = kept
-        .iter()
-        .map(|p| Row {
-            incident_id: p.incident_id,
-            kind: p.kind.as_str(),
-            topic: &p.topic,
-            user_id: p.user_id,
-            detail: &p.detail,
-            due_at: now,
-            created_at: now,
-        })
-        .collect();
+    let mut queued = Vec::with_capacity(pages.len());
+    let mut rows = Vec::with_capacity(pages.len());
+    for page in pages {
+        let roads = if roads::follows_rules(page) {
+            expanded.pop().unwrap_or_default()
+        } else {
+            vec![roads::Row {
+                topic: page.topic.clone(),
+                due_at: now,
+            }]
+        };
+        let wants_owner = page.kind.wants_owner();
+        let mut any = false;
+        for road in roads {
+            let key = (page.incident_id, road.topic);
+            if wants_owner && !waiting.insert(key.clone()) {
+                continue;
+            }
+            any = true;
+            rows.push(Row {
+                incident_id: page.incident_id,
+                kind: page.kind.as_str(),
+                topic: key.1,
+                user_id: page.user_id,
+                detail: &page.detail,
+                due_at: road.due_at,
+                created_at: now,
+            });
+        }
+        queued.push(any);
+    }
     let sql = insert_rows(
         tx.backend,
         "pages",
@@ -335,6 +378,7 @@ async fn enqueue_after(
         ],
     );
     insert_json(tx, &sql, &rows).await?;
+    timelines(tx, &entries).await?;
     Ok(queued)
 }
 
@@ -500,16 +544,25 @@ pub(crate) async fn all_clears(tx: &mut Tx, rows: &[Cleared], now: i64) -> Resul
         team_id: r.team_id,
     })
     .await?;
-    let mut pages: Vec<NewPage> = fanned
-        .into_iter()
-        .map(|(r, topic, user_id)| NewPage {
-            incident_id: r.id,
-            kind: PageKind::AllClear,
-            topic,
-            user_id,
-            detail: String::new(),
-        })
-        .collect();
+    // A person's all-clear goes by every road that reached them for the incident.
+    let ids: Vec<i64> = sent.iter().map(|r| r.id).collect();
+    let reached = sent_roads(tx, &ids).await?;
+    let mut pages = Vec::new();
+    for (r, topic, user_id) in fanned {
+        let roads = user_id
+            .and_then(|u| reached.get(&(r.id, u)))
+            .cloned()
+            .unwrap_or_else(|| vec![topic]);
+        for topic in roads.into_iter().filter(|t| !t.is_empty()) {
+            pages.push(NewPage {
+                incident_id: r.id,
+                kind: PageKind::AllClear,
+                topic,
+                user_id,
+                detail: String::new(),
+            });
+        }
+    }
     pages.sort_by_key(|p| p.incident_id);
     let queued = enqueue_many(tx, &pages, now).await?;
     let mut cleared: Vec<i64> = pages
@@ -520,6 +573,24 @@ pub(crate) async fn all_clears(tx: &mut Tx, rows: &[Cleared], now: i64) -> Resul
         .collect();
     cleared.dedup();
     Ok(cleared)
+}
+
+/// The roads by which each person was reached for each of `incidents`: the destinations of
+/// their pages that were sent, by (incident, user).
+async fn sent_roads(tx: &mut Tx, incidents: &[i64]) -> Result<HashMap<(i64, i64), Vec<String>>> {
+    let rows: Vec<(i64, i64, String)> = tx
+        .fetch_in(
+            "SELECT DISTINCT incident_id, user_id, topic FROM pages WHERE state = 'sent' AND user_id IS NOT NULL \
+             AND kind IN ('opening', 'reminder', 'escalation') AND incident_id IN ({ids}) ORDER BY incident_id, user_id, topic",
+            &[],
+            incidents,
+        )
+        .await?;
+    let mut by: HashMap<(i64, i64), Vec<String>> = HashMap::new();
+    for (incident, user, topic) in rows {
+        by.entry((incident, user)).or_default().push(topic);
+    }
+    Ok(by)
 }
 
 /// Where an incident's opening page went, as its later pages (reminders, the all-clear) follow it.

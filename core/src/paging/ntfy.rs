@@ -79,7 +79,7 @@ impl Message {
 }
 
 /// Why a publish failed, in words for the timeline and the test page's 502.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PushError {
     pub reason: String,
     /// Seconds the push service asked us to wait (`Retry-After` on a 429).
@@ -91,15 +91,38 @@ pub struct PushError {
     /// The push service refused the topic for now (429): its pages wait for `retry_after`,
     /// other topics go on.
     pub rate_limited: bool,
+    /// The road refused this page for good (a 4xx other than 429, an address the mail server
+    /// refuses): it is not retried, and its person's next step goes at once.
+    pub permanent: bool,
+    /// The road no longer exists (a Web Push subscription answered 404 or 410): its contact
+    /// method is removed.
+    pub gone: bool,
 }
 
 impl PushError {
     pub fn unconfigured() -> PushError {
         PushError {
             reason: "no push service is configured (KLAXON_NTFY_URL)".into(),
-            retry_after: None,
-            outage: false,
-            rate_limited: false,
+            ..PushError::default()
+        }
+    }
+
+    /// A failure for good: no retry, the next road goes.
+    pub fn permanent(reason: String) -> PushError {
+        PushError {
+            reason,
+            permanent: true,
+            ..PushError::default()
+        }
+    }
+
+    /// The service could not be reached or failed (a 5xx): retried, and later pages to the
+    /// destination wait behind it.
+    pub fn outage(reason: String) -> PushError {
+        PushError {
+            reason,
+            outage: true,
+            ..PushError::default()
         }
     }
 }
@@ -129,11 +152,11 @@ impl Ntfy {
         if let Some(token) = &self.token {
             req = req.bearer_auth(token);
         }
-        let res = self.client.send(req).await.map_err(|f| PushError {
-            reason: format!("cannot reach ntfy at {}: it {}", self.url, f.sentence),
-            retry_after: None,
-            outage: true,
-            rate_limited: false,
+        let res = self.client.send(req).await.map_err(|f| {
+            PushError::outage(format!(
+                "cannot reach ntfy at {}: it {}",
+                self.url, f.sentence
+            ))
         })?;
         let status = res.status;
         if status.is_success() {
@@ -164,6 +187,8 @@ impl Ntfy {
             retry_after: if rate_limited { retry_after } else { None },
             outage: rate_limited || status.is_server_error(),
             rate_limited,
+            permanent: status.is_client_error() && !rate_limited,
+            gone: false,
         })
     }
 }

@@ -26,12 +26,16 @@ pub(super) struct Claimed {
     pub created_at: i64,
     /// It waits for its topic's next summary push (`bundle`).
     pub bundled: i64,
+    /// When it was first due: retries move `due_at` on.
+    pub first_due_at: i64,
+    /// Its failure already brought its person's next step forward.
+    pub failed_over: i64,
 }
 
 impl Claimed {
     /// What a statement returns to be read as a `Claimed`.
-    pub const COLUMNS: &str =
-        "id, incident_id, team_id, kind, topic, user_id, detail, attempts, created_at, bundled";
+    pub const COLUMNS: &str = "id, incident_id, team_id, kind, topic, user_id, detail, attempts, created_at, bundled, \
+         COALESCE(first_due_at, due_at) AS first_due_at, failed_over";
 }
 
 pub(super) enum Plan {

@@ -4,11 +4,20 @@
 
 use crate::secrets::{hash_token, looks_like_token};
 use crate::{Core, Error, Result};
-use klaxon_domain::alerting::IncidentState;
+use klaxon_domain::alerting::{IncidentState, Severity};
 use klaxon_domain::ids::{IncidentId, UserId};
 use klaxon_domain::paging::AckOutcome;
 
 pub const TOKEN_TTL: i64 = 86_400;
+
+/// What a token would acknowledge (`Core::preview_ack_token`).
+pub struct AckPreview {
+    pub incident_id: i64,
+    pub title: String,
+    pub severity: Severity,
+    /// How many incidents it covers: more than one for a summary's Acknowledge all.
+    pub incidents: i64,
+}
 
 impl Core {
     /// `POST /api/notify/ack/{token}`: acknowledges as the user the token was minted for; a
@@ -67,6 +76,46 @@ impl Core {
             incident_id: triggered[0].0,
             state: IncidentState::Acknowledged,
             acknowledged: triggered.into_iter().map(|r| r.0).collect(),
+        })
+    }
+
+    /// What a live token would acknowledge, without using it: the confirmation page an email's
+    /// link opens shows this (a mail scanner following the link must acknowledge nothing).
+    /// Used, unknown and expired tokens answer as `acknowledge_with_token` would.
+    pub async fn preview_ack_token(&self, token: &str) -> Result<AckPreview> {
+        if !looks_like_token(token) {
+            return Err(Error::NotFound);
+        }
+        let now = self.now();
+        let row: Option<(i64, String, String, Option<i64>)> = sqlx::query_as(
+            "SELECT t.incident_id, i.title, i.severity, t.bundle_id FROM ack_tokens t JOIN incidents i ON i.id = t.incident_id \
+             WHERE t.token_hash = $1 AND t.used_at IS NULL AND t.expires_at > $2 \
+             AND t.user_id IN (SELECT id FROM users WHERE disabled = 0)",
+        )
+        .bind(hash_token(token))
+        .bind(now)
+        .fetch_optional(&self.db.pool)
+        .await?;
+        let Some((incident_id, title, severity, bundle_id)) = row else {
+            return Err(self.already_acknowledged(token, now).await?);
+        };
+        let incidents = match bundle_id {
+            None => 1,
+            Some(bundle) => {
+                sqlx::query_as::<_, (i64,)>(
+                    "SELECT COUNT(DISTINCT incident_id) FROM pages WHERE bundle_id = $1",
+                )
+                .bind(bundle)
+                .fetch_one(&self.db.pool)
+                .await?
+                .0
+            }
+        };
+        Ok(AckPreview {
+            incident_id,
+            title,
+            severity: Severity::parse(&severity).unwrap_or(Severity::Warning),
+            incidents,
         })
     }
 

@@ -228,6 +228,9 @@ async fn sync_teams(tx: &mut crate::db::Tx, user_id: i64, id: &Identity, now: i6
             (None, None) => continue,
         };
         query.execute(&mut **tx).await?;
+        if wanted.is_none() {
+            crate::paging::left_team(tx, user_id, team.id).await?;
+        }
         // A grant that no longer makes the person an owner there takes their links with it.
         if current.is_some() && wanted != Some(Role::Owner) {
             crate::accounts::revoke_links_of(tx, user_id, Some(team.id), now).await?;

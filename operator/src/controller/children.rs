@@ -340,6 +340,7 @@ async fn apply_rule(rule: &KlaxonEscalationRule, ctx: &Context) -> Result<Action
                 .map(Topic::parse)
                 .transpose()
                 .map_err(|e| Error::Other(format!("fallbackTopic {e}")))?,
+            low_urgency: Vec::new(),
         };
         team.client.put_escalation(team.id, &policy).await?;
         Ok::<_, Error>(Ok(()))

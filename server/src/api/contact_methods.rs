@@ -7,6 +7,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
 use klaxon_domain::contact::{ContactMethod, NewContactMethod, VerifyCode};
+use klaxon_domain::rules::NotificationRules;
 use klaxon_domain::ErrorBody;
 
 /// The person's contact methods, oldest first. A Web Push method shows its push service's origin,
@@ -100,8 +101,8 @@ pub async fn resend_contact_code(
     responses((status = 204, description = "the road's service took the message"),
               (status = 403, body = ErrorBody, description = "neither the person nor an administrator, or a service account on either side"),
               (status = 404, body = ErrorBody, description = "no such user, or no such method of theirs"),
-              (status = 409, body = ErrorBody, description = "an address not verified yet, a road this server has no service for (ntfy, mail), or Web Push, which is not sent yet"),
-              (status = 502, body = ErrorBody, description = "the road's service refused or could not be reached; its answer is the message")))]
+              (status = 409, body = ErrorBody, description = "an address not verified yet, or a road this server has no service for (ntfy, mail)"),
+              (status = 502, body = ErrorBody, description = "the road's service refused or could not be reached; its answer is the message. A Web Push subscription its service says is gone (404, 410) is removed")))]
 pub async fn test_contact_method(
     State(s): State<AppState>,
     Caller(a): Caller,
@@ -109,4 +110,51 @@ pub async fn test_contact_method(
 ) -> ApiResult<StatusCode> {
     s.core.test_contact_method(&a, id, method_id).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// The person's notification rules: steps per urgency, time zone and quiet hours. Without steps,
+/// a page goes to every verified road at once.
+#[utoipa::path(get, path = "/api/users/{id}/notification-rules", tag = "users",
+    responses((status = 200, body = NotificationRules), (status = 403, body = ErrorBody, description = "neither the person nor an administrator, or a service account on either side"),
+              (status = 404, body = ErrorBody, description = "no such user")))]
+pub async fn get_notification_rules(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path(id): Path<i64>,
+) -> ApiResult<Json<NotificationRules>> {
+    Ok(Json(s.core.notification_rules(&a, id).await?))
+}
+
+/// Replaces the person's notification rules, time zone and quiet hours. Each step waits 0 to 1440
+/// minutes and names one of the person's own contact methods (or none: their push topic); at most
+/// 20 steps per urgency. A low-urgency page in the quiet hours waits for their end; a high one
+/// never waits.
+#[utoipa::path(put, path = "/api/users/{id}/notification-rules", tag = "users", request_body = NotificationRules,
+    responses((status = 200, body = NotificationRules),
+              (status = 400, body = ErrorBody, description = "more than 20 steps, a delay over 1440 minutes, a method that is not the person's, a time zone not in the zone database, or quiet hours that start when they end"),
+              (status = 403, body = ErrorBody, description = "neither the person nor an administrator, or a service account on either side"),
+              (status = 404, body = ErrorBody, description = "no such user")))]
+pub async fn put_notification_rules(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path(id): Path<i64>,
+    Body(b): Body<NotificationRules>,
+) -> ApiResult<Json<NotificationRules>> {
+    Ok(Json(s.core.set_notification_rules(&a, id, &b).await?))
+}
+
+/// The install's Web Push key.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct WebPushKey {
+    /// The VAPID public key (RFC 8292), base64url: `applicationServerKey` when subscribing.
+    public_key: String,
+}
+
+/// The key a browser subscribes with to be paged by Web Push.
+#[utoipa::path(get, path = "/api/webpush/key", tag = "users",
+    responses((status = 200, body = WebPushKey)))]
+pub async fn webpush_key(State(s): State<AppState>, Caller(_signed_in): Caller) -> Json<WebPushKey> {
+    Json(WebPushKey {
+        public_key: s.core.vapid.public_key.clone(),
+    })
 }

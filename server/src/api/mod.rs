@@ -1,6 +1,7 @@
 //! The documented REST API. Handlers parse, call one core operation, and shape the answer.
 
 mod accounts;
+mod ack_page;
 mod admin;
 mod contact_methods;
 mod deadman;
@@ -181,6 +182,12 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(contact_methods::verify_contact_method))
         .routes(routes!(contact_methods::resend_contact_code))
         .routes(routes!(contact_methods::test_contact_method))
+        .routes(routes!(
+            contact_methods::get_notification_rules,
+            contact_methods::put_notification_rules
+        ))
+        .routes(routes!(contact_methods::webpush_key))
+        .routes(routes!(ack_page::confirm, ack_page::acknowledge))
         .routes(routes!(admin::users))
         .routes(routes!(admin::teams))
         .routes(routes!(admin::get_settings, admin::put_settings))
