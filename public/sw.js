@@ -189,3 +189,84 @@ async function keepChunks(build) {
     // Offline or a build without chunks: nothing to keep.
   }
 }
+
+// Web Push pages. Each push is one page as the server composed it: a title, a body, the
+// incident's address, the Acknowledge URL (a POST that needs no session, so it works with the
+// app closed), and a tag per incident, so the all-clear replaces the page's notification. A page
+// stays on screen until it is handled; the all-clear does not. iOS shows no action buttons: a tap
+// opens the incident there.
+self.addEventListener('push', (event) => {
+  let data;
+  try {
+    data = event.data ? event.data.json() : {};
+  } catch (notJson) {
+    data = { title: 'Klaxon', body: event.data ? event.data.text() : '' };
+  }
+  const page = data.kind !== 'all_clear' && data.kind !== 'test';
+  const actions = [];
+  if (data.ack_url) actions.push({ action: 'ack', title: 'Acknowledge' });
+  actions.push({ action: 'open', title: 'Open' });
+  event.waitUntil(
+    self.registration.showNotification(data.title || 'Klaxon', {
+      body: data.body || '',
+      tag: data.tag || 'klaxon',
+      renotify: true,
+      requireInteraction: page,
+      icon: '/icons/icon-192.png',
+      badge: '/icons/icon-192.png',
+      data: { url: data.url || '/', ack_url: data.ack_url || null },
+      actions,
+    }),
+  );
+});
+
+self.addEventListener('notificationclick', (event) => {
+  event.waitUntil(act(event.notification, event.action));
+});
+
+/// What a tap on a page's notification does: its Acknowledge button acknowledges; the Open
+/// button, or the notification itself (all iOS offers), opens the incident.
+async function act(notification, action) {
+  const { url, ack_url: ackUrl } = notification.data || {};
+  notification.close();
+  if (action === 'ack' && ackUrl) return acknowledge(notification, ackUrl, url);
+  return openPage(url || '/');
+}
+
+/// Acknowledges from the notification, and says what came of it in its place.
+async function acknowledge(notification, ackUrl, url) {
+  let body;
+  let done = false;
+  try {
+    const response = await fetch(ackUrl, { method: 'POST' });
+    done = response.ok;
+    if (done) {
+      body = 'Acknowledged: it is yours.';
+    } else {
+      const why = await response.json().catch(() => ({}));
+      body = why.message ? `Not acknowledged: ${why.message}.` : `Not acknowledged (${response.status}).`;
+    }
+  } catch (offline) {
+    body = 'Offline: not acknowledged. Open Klaxon to try again.';
+  }
+  await self.registration.showNotification(notification.title, {
+    body,
+    tag: notification.tag,
+    requireInteraction: !done,
+    icon: '/icons/icon-192.png',
+    data: { url, ack_url: done ? null : ackUrl },
+    actions: done ? [{ action: 'open', title: 'Open' }] : [{ action: 'ack', title: 'Acknowledge' }, { action: 'open', title: 'Open' }],
+  });
+}
+
+/// Focuses a window of the app on `url`, or opens one.
+async function openPage(url) {
+  const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+  for (const client of windows) {
+    if (new URL(client.url).origin === self.location.origin && 'focus' in client) {
+      await client.focus();
+      return client.navigate ? client.navigate(url) : undefined;
+    }
+  }
+  return self.clients.openWindow(url);
+}

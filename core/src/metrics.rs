@@ -21,6 +21,14 @@ pub struct IntegrationLabel {
 pub struct PageLabel {
     /// `opening`, `reminder`, `escalation`, `all_clear`, …: `domain::paging::PageKind`.
     pub kind: &'static str,
+    /// `ntfy`, `webpush` or `email`: `domain::contact::ContactKind`.
+    pub road: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RoadLabel {
+    /// `ntfy`, `webpush` or `email`.
+    pub road: &'static str,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -41,6 +49,11 @@ fn seconds_histogram() -> Histogram {
     Histogram::new(exponential_buckets(0.001, 2.0, 15))
 }
 
+fn delivery_histogram() -> Histogram {
+    // Whole seconds of the clock: 0 (on time) up to about 17 minutes of retries.
+    Histogram::new([0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 1020.0].into_iter())
+}
+
 /// Every metric of one replica. Names get the `klaxon_` prefix; each is documented in the
 /// README's "Operating Klaxon".
 pub struct Metrics {
@@ -54,6 +67,8 @@ pub struct Metrics {
     pub pages_retried: Family<PageLabel, Counter>,
     pub pages_given_up: Family<PageLabel, Counter>,
     pub page_summaries: Counter,
+    /// From when a page was due to when its road took it, by road.
+    pub page_latency: Family<RoadLabel, Histogram, fn() -> Histogram>,
     pub notifier_pass: Histogram,
     pub sweeper_pass: Histogram,
     pub http_requests: Family<RouteLabel, Counter>,
@@ -80,6 +95,7 @@ impl Default for Metrics {
             pages_retried: Family::default(),
             pages_given_up: Family::default(),
             page_summaries: Counter::default(),
+            page_latency: Family::new_with_constructor(delivery_histogram),
             notifier_pass: seconds_histogram(),
             sweeper_pass: seconds_histogram(),
             http_requests: Family::default(),
@@ -115,28 +131,34 @@ impl Default for Metrics {
         );
         r.register(
             "pages_sent",
-            "Pages ntfy accepted, by kind",
+            "Pages their road accepted, by kind and road",
             m.pages_sent.clone(),
         );
         r.register(
             "pages_failed",
-            "Publish attempts that failed, by kind",
+            "Delivery attempts that failed, by kind and road",
             m.pages_failed.clone(),
         );
         r.register(
             "pages_retried",
-            "Failed pages put back for another attempt, by kind",
+            "Failed pages put back for another attempt, by kind and road",
             m.pages_retried.clone(),
         );
         r.register(
             "pages_given_up",
-            "Pages abandoned after a day of failures, by kind",
+            "Pages abandoned, failed for good or after a day of failures, by kind and road",
             m.pages_given_up.clone(),
         );
         r.register(
             "page_summaries",
             "Summary pushes that carried the pages of a flooded topic",
             m.page_summaries.clone(),
+        );
+        r.register_with_unit(
+            "page_delivery_delay",
+            "From when a page was due to when its road took it (on the service's clock), by road",
+            Unit::Seconds,
+            m.page_latency.clone(),
         );
         r.register_with_unit(
             "notifier_pass_duration",

@@ -298,7 +298,6 @@ mod tests {
         assert_eq!(Destination::Ntfy("x".into()).kind(), ContactKind::Ntfy);
     }
 
-
     fn subscription(endpoint: &str, p256dh: &str, auth: &str) -> PushSubscription {
         PushSubscription {
             endpoint: endpoint.into(),

@@ -54,9 +54,27 @@ both!(metrics_count_intake_incidents_pages_and_requests, |app| {
     assert_eq!(app.ntfy.published().len(), 1);
     let after = metrics(&app).await;
     for (series, value) in [
-        ("klaxon_pages_failed_total{kind=\"opening\"}", 1.0),
-        ("klaxon_pages_retried_total{kind=\"opening\"}", 1.0),
-        ("klaxon_pages_sent_total{kind=\"opening\"}", 1.0),
+        (
+            "klaxon_pages_failed_total{kind=\"opening\",road=\"ntfy\"}",
+            1.0,
+        ),
+        (
+            "klaxon_pages_retried_total{kind=\"opening\",road=\"ntfy\"}",
+            1.0,
+        ),
+        (
+            "klaxon_pages_sent_total{kind=\"opening\",road=\"ntfy\"}",
+            1.0,
+        ),
+        // Due at the first try, taken by ntfy at the retry a minute later.
+        (
+            "klaxon_page_delivery_delay_seconds_count{road=\"ntfy\"}",
+            1.0,
+        ),
+        (
+            "klaxon_page_delivery_delay_seconds_sum{road=\"ntfy\"}",
+            60.0,
+        ),
         ("klaxon_outbox_pending_pages", 0.0),
         ("klaxon_oldest_due_page_age_seconds", 0.0),
         ("klaxon_notifier_pass_duration_seconds_count", 2.0),

@@ -9,6 +9,7 @@ pub mod incidents;
 pub mod integrations;
 pub mod maintenance;
 pub mod paging;
+pub mod reach;
 pub mod rota;
 pub mod schedule;
 pub mod session;

@@ -9,6 +9,7 @@ pub mod login;
 pub mod not_found;
 pub mod on_demand;
 pub mod profile;
+pub mod reach;
 pub mod schedule;
 pub mod signup;
 pub mod team_access;

@@ -1,4 +1,5 @@
-//! The signed-in user's own page: push topic and a test page, API keys, password, sign-out.
+//! The signed-in user's own page: push topic and a test page, the other ways to reach them and
+//! their rules, API keys, password, sign-out.
 
 use crate::api::account::{
     list_api_keys, ChangePassword, CreateApiKey, DeleteApiKey, SetPushTopic,
@@ -11,6 +12,7 @@ use crate::components::hydration::use_hydrated;
 use crate::components::loaded::{Failed, Loading, WhenLoaded};
 use crate::components::secret::ShownOnce;
 use crate::components::text::when;
+use crate::pages::reach::ReachCard;
 use klaxon_domain::account::{ApiKeyInfo, Me, NewApiKey};
 use klaxon_domain::sso::GrantSource;
 use leptos::prelude::*;
@@ -46,6 +48,7 @@ pub fn ProfilePage() -> impl IntoView {
                 }
             })}
         </Suspense>
+        <ReachCard />
         <ApiKeys />
         <PasswordForm />
         <SignOut />

@@ -271,7 +271,8 @@ impl Core {
                     Ok(()) => Ok(()),
                     Err(e) => {
                         if e.gone {
-                            self.delete_contact_method(actor, user_id, method_id).await?;
+                            self.delete_contact_method(actor, user_id, method_id)
+                                .await?;
                         }
                         Err(Error::PushFailed(e.reason))
                     }

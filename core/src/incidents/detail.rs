@@ -3,14 +3,14 @@
 
 use super::reads::{AlertRow, IncidentRow, ALERT_COLUMNS, INCIDENT_COLUMNS};
 use crate::{Actor, Core, Result};
+use klaxon_domain::contact::{ContactKind, Destination};
 use klaxon_domain::incident::{
     Alert, Incident, IncidentDetail, IncidentRights, IncidentView, Note, SimilarIncident,
     TimelineEntry, TimelineKind,
 };
-use klaxon_domain::contact::Destination;
 use klaxon_domain::paging::{plan_delivery, Delivery, IncidentNow, Page, PageKind, PageStatus};
-use std::collections::HashMap;
 use klaxon_domain::Timestamp;
+use std::collections::HashMap;
 
 #[derive(sqlx::FromRow)]
 struct NoteRow {
@@ -36,6 +36,7 @@ struct PageRow {
     id: i64,
     #[sqlx(try_from = "String")]
     kind: PageKind,
+    user_id: Option<i64>,
     recipient: Option<String>,
     push_topic: Option<String>,
     topic: String,
@@ -49,18 +50,19 @@ struct PageRow {
 }
 
 impl PageRow {
-    /// The page as the incident's history shows it: `method` names the contact method its
-    /// destination is, and `now` is the incident's state, which cancels a waiting page.
+    /// The page as the incident's history shows it: `method` is the name of the person's contact
+    /// method its destination is, and `now` the incident's state, which cancels a waiting page.
     fn into_page(self, method: Option<&String>, now: Option<(&IncidentNow, i64)>) -> Page {
         let destination = Destination::parse(&self.topic);
         // A page to a person names them and their road; a shared topic is named instead.
         let shared = self.recipient.is_none();
-        let via = match (shared, destination.method_id()) {
+        let via = match (shared, method) {
             (true, _) => None,
-            (false, Some(_)) => Some(method.cloned().unwrap_or_else(|| "a removed method".into())),
-            (false, None) if self.push_topic.as_deref() == Some(self.topic.as_str()) => {
+            (false, _) if self.push_topic.as_deref() == Some(self.topic.as_str()) => {
                 Some("push topic".into())
             }
+            (false, Some(name)) => Some(name.clone()),
+            (false, None) if destination.method_id().is_some() => Some("a removed method".into()),
             (false, None) => Some("ntfy".into()),
         };
         let (status, last_error) = match (self.state, now) {
@@ -173,28 +175,30 @@ impl Core {
     /// The paging history of an incident, oldest first, per person and road.
     async fn pages(&self, incident: &Incident) -> Result<Vec<Page>> {
         let rows: Vec<PageRow> = sqlx::query_as(
-            "SELECT p.id, p.kind, u.username AS recipient, u.push_topic, p.topic, p.state, \
+            "SELECT p.id, p.kind, p.user_id, u.username AS recipient, u.push_topic, p.topic, p.state, \
              p.attempts, p.last_error, p.due_at, p.created_at, p.sent_at FROM pages p \
              LEFT JOIN users u ON u.id = p.user_id WHERE p.incident_id = $1 ORDER BY p.id",
         )
         .bind(incident.id)
         .fetch_all(&self.db.pool)
         .await?;
-        let mut ids: Vec<i64> = rows
-            .iter()
-            .filter_map(|r| Destination::parse(&r.topic).method_id())
-            .collect();
-        ids.sort_unstable();
-        ids.dedup();
-        let names: HashMap<i64, String> = self
+        // The people's methods, by the destination each is: a page to one names it.
+        let mut users: Vec<i64> = rows.iter().filter_map(|r| r.user_id).collect();
+        users.sort_unstable();
+        users.dedup();
+        let names: HashMap<(i64, String), String> = self
             .db
-            .fetch_in::<(i64, String)>(
-                "SELECT id, name FROM contact_methods WHERE id IN ({ids})",
+            .fetch_in::<(i64, i64, String, String, String)>(
+                "SELECT user_id, id, kind, target, name FROM contact_methods WHERE user_id IN ({ids})",
                 &[],
-                &ids,
+                &users,
             )
             .await?
             .into_iter()
+            .filter_map(|(user, id, kind, target, name)| {
+                let kind = ContactKind::parse(&kind)?;
+                Some(((user, Destination::of_method(kind, id, &target).to_string()), name))
+            })
             .collect();
         let state = IncidentNow {
             state: incident.state,
@@ -205,9 +209,7 @@ impl Core {
         Ok(rows
             .into_iter()
             .map(|r| {
-                let method = Destination::parse(&r.topic)
-                    .method_id()
-                    .and_then(|m| names.get(&m));
+                let method = r.user_id.and_then(|u| names.get(&(u, r.topic.clone())));
                 r.into_page(method, Some((&state, now)))
             })
             .collect())

@@ -5,21 +5,22 @@
 use super::all_clears;
 use super::bundle::Push;
 use super::claim::{Hold, CLAIM_FOR};
+use super::failover::{fail_over, forget_subscription};
 use super::message::{compose_summary, Listed};
 use super::notifier::BATCH;
 use super::ntfy::{Message, PushError};
-use super::failover::{fail_over, forget_subscription};
-use super::send::Methods;
 use super::plan::{Claimed, Plan, Send};
+use super::send::Methods;
 use super::tokens::TOKEN_TTL;
 use super::Cleared;
 use crate::db::{insert_json, insert_rows, Col::*, Tx};
-use crate::metrics::PageLabel;
+use crate::metrics::{PageLabel, RoadLabel};
 use crate::secrets::{hash_token, new_token};
 use crate::timeline::{timeline, timelines, Entry};
 use crate::{Core, Result};
 use futures::StreamExt;
 use klaxon_domain::alerting::IncidentState;
+use klaxon_domain::contact::Destination;
 use klaxon_domain::incident::TimelineKind;
 use klaxon_domain::paging::{retry_delay, PageKind, GIVE_UP_AFTER};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -157,7 +158,9 @@ impl Core {
         let pushes = self.prepare(&mut tx, holder, bundled.pushes, now).await?;
         tx.commit().await?;
 
-        let methods = self.methods_of(pushes.iter().map(|(p, _)| p.topic())).await?;
+        let methods = self
+            .methods_of(pushes.iter().map(|(p, _)| p.topic()))
+            .await?;
         let started = std::time::Instant::now();
         let outcomes = self.publish(pushes, &methods, hold).await;
         done.publishing = started.elapsed();
@@ -192,7 +195,7 @@ impl Core {
                         if let Some(given_up) = given_up {
                             fail_over(&mut tx, page, e, given_up, now).await?;
                         }
-                        failed.push((page.kind, given_up));
+                        failed.push((label(page), given_up));
                     }
                 }
                 Outcome::BackingOff => backing_off.extend(push.pages().map(|p| p.id)),
@@ -236,14 +239,17 @@ impl Core {
         tx.commit().await?;
         let m = &self.metrics;
         for page in &sent {
-            m.pages_sent.get_or_create(&label(page.kind)).inc();
+            m.pages_sent.get_or_create(&label(page)).inc();
+            m.page_latency
+                .get_or_create(&road_label(page))
+                .observe((now - page.first_due_at).max(0) as f64);
         }
         m.page_summaries.inc_by(summaries.len() as u64);
-        for (kind, given_up) in failed {
-            m.pages_failed.get_or_create(&label(kind)).inc();
+        for (page, given_up) in failed {
+            m.pages_failed.get_or_create(&page).inc();
             match given_up {
-                Some(true) => m.pages_given_up.get_or_create(&label(kind)).inc(),
-                Some(false) => m.pages_retried.get_or_create(&label(kind)).inc(),
+                Some(true) => m.pages_given_up.get_or_create(&page).inc(),
+                Some(false) => m.pages_retried.get_or_create(&page).inc(),
                 None => 0,
             };
         }
@@ -671,10 +677,17 @@ async fn record_recovered(tx: &mut Tx, pages: &[&Claimed], now: i64) -> Result<(
     Ok(())
 }
 
-/// The metrics label of a page kind.
-fn label(kind: PageKind) -> PageLabel {
+/// The metrics labels of a page: its kind and road.
+fn label(page: &Claimed) -> PageLabel {
     PageLabel {
-        kind: kind.as_str(),
+        kind: page.kind.as_str(),
+        road: road_label(page).road,
+    }
+}
+
+fn road_label(page: &Claimed) -> RoadLabel {
+    RoadLabel {
+        road: Destination::parse(&page.topic).kind().as_str(),
     }
 }
 

@@ -4,9 +4,9 @@
 //! reachable for that page: a running ladder moves to its next level at once; without one, the
 //! team's fallback topic is paged, or else its other owners.
 
-use super::send::road_name;
 use super::ntfy::PushError;
 use super::plan::Claimed;
+use super::send::road_name;
 use super::{enqueue_many, reachable_owners, NewPage};
 use crate::db::Tx;
 use crate::timeline::timeline;
@@ -75,7 +75,15 @@ pub(super) async fn fail_over(
     if left > 0 {
         return Ok(());
     }
-    nobody_reachable(tx, page, incident_id, user_id, &format!("{failed} failed: {}", e.reason), now).await
+    nobody_reachable(
+        tx,
+        page,
+        incident_id,
+        user_id,
+        &format!("{failed} failed: {}", e.reason),
+        now,
+    )
+    .await
 }
 
 /// Every road to the person failed for this page: the escalation rules take over.
@@ -121,7 +129,15 @@ async fn nobody_reachable(
             .execute(&mut **tx)
             .await?;
         let text = format!("{lead}: the escalation ladder moves to its next level now");
-        return timeline(tx, incident_id, now, TimelineKind::NobodyReachable, None, &text).await;
+        return timeline(
+            tx,
+            incident_id,
+            now,
+            TimelineKind::NobodyReachable,
+            None,
+            &text,
+        )
+        .await;
     }
     let policy: EscalationPolicy = i
         .policy
@@ -169,7 +185,15 @@ async fn nobody_reachable(
         (pages, text)
     };
     enqueue_many(tx, &pages, now).await?;
-    timeline(tx, incident_id, now, TimelineKind::NobodyReachable, None, &text).await
+    timeline(
+        tx,
+        incident_id,
+        now,
+        TimelineKind::NobodyReachable,
+        None,
+        &text,
+    )
+    .await
 }
 
 /// A Web Push subscription the push service says is gone: its method is removed, so nothing

@@ -34,7 +34,8 @@ pub(super) struct Claimed {
 
 impl Claimed {
     /// What a statement returns to be read as a `Claimed`.
-    pub const COLUMNS: &str = "id, incident_id, team_id, kind, topic, user_id, detail, attempts, created_at, bundled, \
+    pub const COLUMNS: &str =
+        "id, incident_id, team_id, kind, topic, user_id, detail, attempts, created_at, bundled, \
          COALESCE(first_due_at, due_at) AS first_due_at, failed_over";
 }
 

@@ -195,7 +195,12 @@ async fn people(tx: &mut Tx, users: &[i64]) -> Result<HashMap<i64, Person>> {
             time_zone: r.time_zone.clone(),
             quiet: match (&r.quiet_start, &r.quiet_end) {
                 (Some(s), Some(e)) => ClockTime::parse(s)
-                    .and_then(|start| Ok(QuietHours { start, end: ClockTime::parse(e)? }))
+                    .and_then(|start| {
+                        Ok(QuietHours {
+                            start,
+                            end: ClockTime::parse(e)?,
+                        })
+                    })
                     .ok(),
                 _ => None,
             },
@@ -349,7 +354,10 @@ mod tests {
         p.high = vec![(5, Some(4)), (0, None), (1, Some(9))];
         assert_eq!(
             p.roads(Urgency::High),
-            vec![(Destination::Ntfy("alice".into()), 0), (Destination::Email(4), 300)]
+            vec![
+                (Destination::Ntfy("alice".into()), 0),
+                (Destination::Email(4), 300)
+            ]
         );
         // Low urgency without its own steps takes the high ones; with them, its own.
         assert_eq!(p.roads(Urgency::Low), p.roads(Urgency::High));

@@ -107,7 +107,10 @@ pub(super) fn road_name(d: &Destination) -> &'static str {
 
 /// The acknowledge token a message's button carries, if any: its URL ends with it.
 fn ack_token(message: &Message) -> Option<&str> {
-    message.actions.first().and_then(|a| a.url.rsplit('/').next())
+    message
+        .actions
+        .first()
+        .and_then(|a| a.url.rsplit('/').next())
 }
 
 /// A page as an email: the subject names severity, team and title; the text and HTML parts
@@ -150,7 +153,10 @@ pub(super) fn page_mail(to: &str, push: &Push, message: &Message, public_url: &s
     }
     if let Some(link) = &message.click {
         text.push_str(&format!("Open: {link}\n"));
-        html.push_str(&format!("<p><a href=\"{}\">Open in Klaxon</a></p>", escape_html(link)));
+        html.push_str(&format!(
+            "<p><a href=\"{}\">Open in Klaxon</a></p>",
+            escape_html(link)
+        ));
     }
     html.push_str("</body></html>");
     Mail {
@@ -167,9 +173,10 @@ pub(super) fn page_mail(to: &str, push: &Push, message: &Message, public_url: &s
 pub(super) fn push_payload(push: &Push, message: &Message) -> Vec<u8> {
     let (tag, kind) = match push {
         Push::One(send) => (
-            send.page
-                .incident_id
-                .map_or_else(|| "klaxon-notice".to_string(), |id| format!("klaxon-incident-{id}")),
+            send.page.incident_id.map_or_else(
+                || "klaxon-notice".to_string(),
+                |id| format!("klaxon-incident-{id}"),
+            ),
             send.page.kind,
         ),
         Push::Summary(sends) => (
@@ -193,7 +200,9 @@ pub(super) fn push_payload(push: &Push, message: &Message) -> Vec<u8> {
             return payload.into_bytes();
         }
         // Cut at a character boundary and try again; escaping makes the JSON longer than the text.
-        let mut cut = body.len().saturating_sub(payload.len() - webpush::MAX_PLAINTEXT + 8);
+        let mut cut = body
+            .len()
+            .saturating_sub(payload.len() - webpush::MAX_PLAINTEXT + 8);
         while cut > 0 && !body.is_char_boundary(cut) {
             cut -= 1;
         }

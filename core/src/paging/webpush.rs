@@ -81,10 +81,7 @@ impl Vapid {
         let claims = URL_SAFE_NO_PAD.encode(claims.to_string());
         let signed = format!("{header}.{claims}");
         let signature: Signature = self.key.sign(signed.as_bytes());
-        let jwt = format!(
-            "{signed}.{}",
-            URL_SAFE_NO_PAD.encode(signature.to_bytes())
-        );
+        let jwt = format!("{signed}.{}", URL_SAFE_NO_PAD.encode(signature.to_bytes()));
         format!("vapid t={jwt}, k={}", self.public_key)
     }
 }
@@ -103,12 +100,19 @@ pub struct Subscription<'a> {
 
 /// Encrypts `plaintext` for the browser holding `p256dh`/`auth` (RFC 8291): the body of one
 /// `aes128gcm` push message, with its salt and the sender's one-time public key in its header.
-pub fn encrypt(plaintext: &[u8], p256dh: &[u8], auth: &[u8]) -> std::result::Result<Vec<u8>, String> {
+pub fn encrypt(
+    plaintext: &[u8],
+    p256dh: &[u8],
+    auth: &[u8],
+) -> std::result::Result<Vec<u8>, String> {
     if plaintext.len() > MAX_PLAINTEXT {
-        return Err(format!("the message is {} bytes, over {MAX_PLAINTEXT}", plaintext.len()));
+        return Err(format!(
+            "the message is {} bytes, over {MAX_PLAINTEXT}",
+            plaintext.len()
+        ));
     }
-    let ua_public =
-        PublicKey::from_sec1_bytes(p256dh).map_err(|_| "p256dh is not a P-256 point".to_string())?;
+    let ua_public = PublicKey::from_sec1_bytes(p256dh)
+        .map_err(|_| "p256dh is not a P-256 point".to_string())?;
     let as_secret = p256::ecdh::EphemeralSecret::random(&mut rand::rngs::OsRng);
     let as_public = as_secret.public_key().to_encoded_point(false);
     let shared = as_secret.diffie_hellman(&ua_public);
@@ -162,10 +166,16 @@ pub async fn send(
     let decode = |what: &str, v: &str| {
         URL_SAFE_NO_PAD
             .decode(v.trim_end_matches('='))
-            .map_err(|_| PushError::permanent(format!("the subscription's {what} is not base64url")))
+            .map_err(|_| {
+                PushError::permanent(format!("the subscription's {what} is not base64url"))
+            })
     };
-    let body = encrypt(payload, &decode("p256dh", to.p256dh)?, &decode("auth", to.auth)?)
-        .map_err(PushError::permanent)?;
+    let body = encrypt(
+        payload,
+        &decode("p256dh", to.p256dh)?,
+        &decode("auth", to.auth)?,
+    )
+    .map_err(PushError::permanent)?;
     let origin = klaxon_domain::contact::push_origin(to.endpoint).map_err(PushError::permanent)?;
     let unix_now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -182,7 +192,10 @@ pub async fn send(
         )
         .body(body);
     let res = client.send(req).await.map_err(|f| {
-        PushError::outage(format!("cannot reach the push service {origin}: it {}", f.sentence))
+        PushError::outage(format!(
+            "cannot reach the push service {origin}: it {}",
+            f.sentence
+        ))
     })?;
     let status = res.status;
     if status.is_success() {
@@ -222,10 +235,14 @@ mod tests {
     /// tests check it again with PyPI's `http_ece`.
     fn decrypt(body: &[u8], ua_secret: &SecretKey, auth: &[u8]) -> Vec<u8> {
         let salt = &body[..16];
-        assert_eq!(u32::from_be_bytes(body[16..20].try_into().unwrap()), RECORD_SIZE);
+        assert_eq!(
+            u32::from_be_bytes(body[16..20].try_into().unwrap()),
+            RECORD_SIZE
+        );
         let idlen = body[20] as usize;
         let as_public = PublicKey::from_sec1_bytes(&body[21..21 + idlen]).unwrap();
-        let shared = p256::ecdh::diffie_hellman(ua_secret.to_nonzero_scalar(), as_public.as_affine());
+        let shared =
+            p256::ecdh::diffie_hellman(ua_secret.to_nonzero_scalar(), as_public.as_affine());
         let mut info = b"WebPush: info\0".to_vec();
         info.extend_from_slice(ua_secret.public_key().to_encoded_point(false).as_bytes());
         info.extend_from_slice(&body[21..21 + idlen]);
@@ -235,8 +252,10 @@ mod tests {
             .unwrap();
         let prk = Hkdf::<Sha256>::new(Some(salt), &ikm);
         let (mut cek, mut nonce) = ([0u8; 16], [0u8; 12]);
-        prk.expand(b"Content-Encoding: aes128gcm\0", &mut cek).unwrap();
-        prk.expand(b"Content-Encoding: nonce\0", &mut nonce).unwrap();
+        prk.expand(b"Content-Encoding: aes128gcm\0", &mut cek)
+            .unwrap();
+        prk.expand(b"Content-Encoding: nonce\0", &mut nonce)
+            .unwrap();
         let mut plain = Aes128Gcm::new_from_slice(&cek)
             .unwrap()
             .decrypt(Nonce::from_slice(&nonce), &body[21 + idlen..])

@@ -12,7 +12,8 @@ use klaxon_core::mail::escape_html;
 use klaxon_core::Error;
 
 /// Only the site's stylesheet, and the form may post back here.
-const CSP: &str = "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'";
+const CSP: &str =
+    "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'";
 
 /// The confirmation page of an email page's Acknowledge link. Shows what the link would
 /// acknowledge; acknowledges nothing.
@@ -106,8 +107,10 @@ fn page(status: StatusCode, title: &str, body: &str) -> Response {
         crate::assets::OUTPUT
     );
     let mut res = (status, Html(html)).into_response();
-    res.headers_mut()
-        .insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
+    res.headers_mut().insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CSP),
+    );
     res.headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     res

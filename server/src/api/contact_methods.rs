@@ -153,7 +153,10 @@ pub struct WebPushKey {
 /// The key a browser subscribes with to be paged by Web Push.
 #[utoipa::path(get, path = "/api/webpush/key", tag = "users",
     responses((status = 200, body = WebPushKey)))]
-pub async fn webpush_key(State(s): State<AppState>, Caller(_signed_in): Caller) -> Json<WebPushKey> {
+pub async fn webpush_key(
+    State(s): State<AppState>,
+    Caller(_signed_in): Caller,
+) -> Json<WebPushKey> {
     Json(WebPushKey {
         public_key: s.core.vapid.public_key.clone(),
     })

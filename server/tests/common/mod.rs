@@ -8,6 +8,7 @@ pub mod ntfy;
 pub mod oidc;
 pub mod process;
 pub mod smtp;
+pub mod webpush;
 pub mod world;
 
 use klaxon_core::{Config, Core, Db, ManualClock};

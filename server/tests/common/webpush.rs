@@ -89,7 +89,9 @@ impl PushService {
             .json()
             .await
             .unwrap();
-        all.into_iter().filter(|m| m["id"] == sub.id.as_str()).collect()
+        all.into_iter()
+            .filter(|m| m["id"] == sub.id.as_str())
+            .collect()
     }
 
     /// Waits (at most 10 s) for the `n`th push to `sub`; pushes leave over a real connection.
@@ -100,7 +102,11 @@ impl PushService {
             if got.len() >= n {
                 return got[n - 1].clone();
             }
-            assert!(Instant::now() < deadline, "no push {n} to subscription {}", sub.id);
+            assert!(
+                Instant::now() < deadline,
+                "no push {n} to subscription {}",
+                sub.id
+            );
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }

@@ -104,7 +104,10 @@ fn Paging(pages: Vec<Page>, now: Timestamp) -> impl IntoView {
 fn PageRow(page: Page, now: Timestamp) -> impl IntoView {
     let p = page;
     let who = match (&p.recipient, &p.topic) {
-        (Some(user), _) => user.clone(),
+        (Some(user), _) => match &p.via {
+            Some(via) => format!("{user} · {via}"),
+            None => user.clone(),
+        },
         (None, Some(topic)) => format!("Fallback topic {topic}"),
         (None, None) => "Fallback topic".to_string(),
     };
@@ -133,7 +136,10 @@ fn PageRow(page: Page, now: Timestamp) -> impl IntoView {
             "pending",
             "pending",
             format!("queued {}", when(p.created_at)),
-            Some("Waiting to be sent.".to_string()),
+            Some(match p.next_attempt_at {
+                Some(t) if t.0 > now.0 => format!("Goes in {} ({}).", span(t.0 - now.0), when(t)),
+                _ => "Waiting to be sent.".to_string(),
+            }),
         ),
         PageStatus::Pending => {
             let next = match p.next_attempt_at {
@@ -153,7 +159,11 @@ fn PageRow(page: Page, now: Timestamp) -> impl IntoView {
             "failed",
             "failed",
             format!("queued {}", when(p.created_at)),
-            Some(format!("Gave up after {tries}: {error}.")),
+            Some(if p.attempts <= 1 {
+                format!("Failed: {error}.")
+            } else {
+                format!("Gave up after {tries}: {error}.")
+            }),
         ),
         PageStatus::Cancelled => (
             "cancelled",
