@@ -56,7 +56,7 @@ test('test page, escalation ladder and paging history', async ({ page, request }
   // Nobody is on the rota yet: the server refuses, and says why.
   await save.click();
   await expect(problem).toHaveText(
-    'Level 1: no reachable target (nobody with a push topic is on the rota today or later).',
+    'Level 1: no reachable target (nobody with a push topic or a verified contact method is on the rota today or later).',
   );
 
   // With alice on call today it is accepted, and still there after a reload.

@@ -473,16 +473,35 @@ both_with!(
         let message = smtp.wait_for(&to, 2).await;
         assert!(message.contains("Subject: Klaxon test page"), "{message}");
 
-        // Web Push is stored, not yet sent: the answer says so.
+        // Web Push goes to the subscription's push service, encrypted and signed (checked there).
+        let service = common::webpush::push_service();
+        let sub = service.subscribe().await;
         let push = app
-            .post(&path, &bob, webpush("https://push.example.net/a"))
+            .post(
+                &path,
+                &bob,
+                json!({"name": "Phone", "kind": "webpush", "subscription": sub.json}),
+            )
             .await
             .expect(201);
+        let test = format!("{path}/{}/test", push["id"]);
+        app.post(&test, &bob, json!({})).await.expect(204);
+        let got = service.wait_for(&sub, 1).await;
+        assert_eq!(got["ok"], true, "{got}");
+        assert_eq!(got["payload"]["title"], "Klaxon test page");
+        // A subscription its push service says is gone: the service's answer, and it is removed.
+        service.answer(&sub, 410, None).await;
         let why = app
-            .post(&format!("{path}/{}/test", push["id"]), &bob, json!({}))
+            .post(&test, &bob, json!({}))
             .await
-            .expect_error(409, "conflict");
-        assert!(why.contains("Web Push"), "{why}");
+            .expect_error(502, "push_failed");
+        assert!(why.contains("410"), "{why}");
+        let listed = app.get(&path, &bob).await.expect(200);
+        assert!(listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["id"] != push["id"]));
     }
 );
 

@@ -27,7 +27,7 @@ both!(policy_is_validated_and_replaced_wholesale, |app| {
     let path = format!("/api/teams/{}/escalation", w.team);
     assert_eq!(
         app.get(&path, &w.bob.1).await.expect(200),
-        json!({"levels": [], "repeat": 0, "fallback_topic": null})
+        json!({"levels": [], "repeat": 0, "fallback_topic": null, "low_urgency": []})
     );
     let good = json!({
         "levels": [
@@ -35,7 +35,8 @@ both!(policy_is_validated_and_replaced_wholesale, |app| {
             {"timeout": "1h30m", "targets": [{"type": "user", "user_id": w.bob.0}, {"type": "user", "user_id": w.carol.0}]}
         ],
         "repeat": 1,
-        "fallback_topic": "ops-fallback"
+        "fallback_topic": "ops-fallback",
+        "low_urgency": ["info"]
     });
     // Members read, only owners write; other teams do not exist for outsiders.
     app.put(&path, &w.bob.1, good.clone())
@@ -132,7 +133,10 @@ both!(policy_is_validated_and_replaced_wholesale, |app| {
         .put(&path, &admin, level("5m", json!([{"type": "oncall"}])))
         .await
         .expect_error(400, "invalid");
-    assert!(m.contains("nobody with a push topic is on the rota"), "{m}");
+    assert!(
+        m.contains("nobody with a push topic or a verified contact method is on the rota"),
+        "{m}"
+    );
     app.post(
         &format!("/api/teams/{}/schedule", w.team),
         &admin,
@@ -154,7 +158,7 @@ both!(policy_is_validated_and_replaced_wholesale, |app| {
     // `levels: []` removes the ladder.
     assert_eq!(
         set_policy(&app, &w, json!({"levels": []})).await,
-        json!({"levels": [], "repeat": 0, "fallback_topic": null})
+        json!({"levels": [], "repeat": 0, "fallback_topic": null, "low_urgency": []})
     );
 });
 

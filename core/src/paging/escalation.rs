@@ -92,14 +92,15 @@ async fn reachable_at_save(
         Target::Oncall => {
             let row: Option<(i64,)> = sqlx::query_as(
                 "SELECT s.user_id FROM schedule s JOIN users u ON u.id = s.user_id \
-                 WHERE s.team_id = $1 AND s.date >= $2 AND u.disabled = 0 AND u.push_topic IS NOT NULL LIMIT 1",
+                 WHERE s.team_id = $1 AND s.date >= $2 AND u.disabled = 0 AND (u.push_topic IS NOT NULL \
+                   OR EXISTS (SELECT 1 FROM contact_methods c WHERE c.user_id = u.id AND c.verified_at IS NOT NULL)) LIMIT 1",
             )
             .bind(team_id)
             .bind(klaxon_domain::incident::utc_date(now))
             .fetch_optional(&mut *conn)
             .await?;
             row.map(|_| ())
-                .ok_or_else(|| "nobody with a push topic is on the rota today or later".into())
+                .ok_or_else(|| "nobody with a push topic or a verified contact method is on the rota today or later".into())
         }
     })
 }

@@ -225,44 +225,81 @@ pub async fn send(
     })
 }
 
+/// A browser's side of a subscription, its key pair and auth secret: the benchmark's push
+/// service is one.
+pub struct Receiver {
+    secret: SecretKey,
+    auth: [u8; 16],
+}
+
+impl Default for Receiver {
+    fn default() -> Self {
+        let mut auth = [0u8; 16];
+        rand::rngs::OsRng.fill_bytes(&mut auth);
+        Receiver {
+            secret: SecretKey::random(&mut rand::rngs::OsRng),
+            auth,
+        }
+    }
+}
+
+impl Receiver {
+    /// The subscription's keys as a browser gives them: (`p256dh`, `auth`), base64url.
+    pub fn keys(&self) -> (String, String) {
+        (
+            encode_point(&self.secret.public_key()),
+            URL_SAFE_NO_PAD.encode(self.auth),
+        )
+    }
+
+    /// The plaintext of a message sent to this subscription.
+    pub fn open(&self, body: &[u8]) -> std::result::Result<Vec<u8>, String> {
+        decrypt(body, &self.secret, &self.auth)
+    }
+}
+
+/// Decrypts a message as the browser holding `ua_secret` and `auth` would (RFC 8291 from the
+/// receiving side): the benchmark's push service reads pages with it. The tests check `encrypt`
+/// with it and, independently, with PyPI's `http_ece`.
+pub fn decrypt(
+    body: &[u8],
+    ua_secret: &SecretKey,
+    auth: &[u8],
+) -> std::result::Result<Vec<u8>, String> {
+    let bad = |what: &str| format!("not an aes128gcm message: {what}");
+    if body.len() < 21 {
+        return Err(bad("too short"));
+    }
+    let salt = &body[..16];
+    let idlen = body[20] as usize;
+    let key_id = body.get(21..21 + idlen).ok_or_else(|| bad("key id"))?;
+    let as_public = PublicKey::from_sec1_bytes(key_id).map_err(|_| bad("sender key"))?;
+    let shared = p256::ecdh::diffie_hellman(ua_secret.to_nonzero_scalar(), as_public.as_affine());
+    let mut info = b"WebPush: info\0".to_vec();
+    info.extend_from_slice(ua_secret.public_key().to_encoded_point(false).as_bytes());
+    info.extend_from_slice(key_id);
+    let mut ikm = [0u8; 32];
+    Hkdf::<Sha256>::new(Some(auth), shared.raw_secret_bytes())
+        .expand(&info, &mut ikm)
+        .map_err(|_| bad("key derivation"))?;
+    let prk = Hkdf::<Sha256>::new(Some(salt), &ikm);
+    let (mut cek, mut nonce) = ([0u8; 16], [0u8; 12]);
+    prk.expand(b"Content-Encoding: aes128gcm\0", &mut cek)
+        .and_then(|_| prk.expand(b"Content-Encoding: nonce\0", &mut nonce))
+        .map_err(|_| bad("key derivation"))?;
+    let mut plain = Aes128Gcm::new_from_slice(&cek)
+        .map_err(|_| bad("content key"))?
+        .decrypt(Nonce::from_slice(&nonce), &body[21 + idlen..])
+        .map_err(|_| bad("does not decrypt"))?;
+    match plain.pop() {
+        Some(2) => Ok(plain),
+        _ => Err(bad("no last-record delimiter")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use aes_gcm::aead::Aead;
-
-    /// Decrypts as a browser would (RFC 8291 from the receiving side), to check `encrypt`
-    /// against the RFC's derivation independently of how it was written. The suite's Web Push
-    /// tests check it again with PyPI's `http_ece`.
-    fn decrypt(body: &[u8], ua_secret: &SecretKey, auth: &[u8]) -> Vec<u8> {
-        let salt = &body[..16];
-        assert_eq!(
-            u32::from_be_bytes(body[16..20].try_into().unwrap()),
-            RECORD_SIZE
-        );
-        let idlen = body[20] as usize;
-        let as_public = PublicKey::from_sec1_bytes(&body[21..21 + idlen]).unwrap();
-        let shared =
-            p256::ecdh::diffie_hellman(ua_secret.to_nonzero_scalar(), as_public.as_affine());
-        let mut info = b"WebPush: info\0".to_vec();
-        info.extend_from_slice(ua_secret.public_key().to_encoded_point(false).as_bytes());
-        info.extend_from_slice(&body[21..21 + idlen]);
-        let mut ikm = [0u8; 32];
-        Hkdf::<Sha256>::new(Some(auth), shared.raw_secret_bytes())
-            .expand(&info, &mut ikm)
-            .unwrap();
-        let prk = Hkdf::<Sha256>::new(Some(salt), &ikm);
-        let (mut cek, mut nonce) = ([0u8; 16], [0u8; 12]);
-        prk.expand(b"Content-Encoding: aes128gcm\0", &mut cek)
-            .unwrap();
-        prk.expand(b"Content-Encoding: nonce\0", &mut nonce)
-            .unwrap();
-        let mut plain = Aes128Gcm::new_from_slice(&cek)
-            .unwrap()
-            .decrypt(Nonce::from_slice(&nonce), &body[21 + idlen..])
-            .unwrap();
-        assert_eq!(plain.pop(), Some(2), "last-record delimiter");
-        plain
-    }
 
     #[test]
     fn a_message_decrypts_with_the_subscriptions_private_key_and_each_is_fresh() {
@@ -273,7 +310,12 @@ mod tests {
         let a = encrypt(text, p256dh.as_bytes(), &auth).unwrap();
         let b = encrypt(text, p256dh.as_bytes(), &auth).unwrap();
         assert_ne!(a, b, "a new salt and key each time");
-        assert_eq!(decrypt(&a, &ua, &auth), text);
+        assert_eq!(
+            u32::from_be_bytes(a[16..20].try_into().unwrap()),
+            RECORD_SIZE
+        );
+        assert_eq!(decrypt(&a, &ua, &auth).unwrap(), text);
+        assert!(decrypt(&a, &ua, &[8u8; 16]).is_err(), "another auth secret");
         assert!(encrypt(&[0; MAX_PLAINTEXT + 1], p256dh.as_bytes(), &auth).is_err());
         assert!(encrypt(text, &[4; 65], &auth).is_err());
     }

@@ -7,6 +7,7 @@ mod flaky_ntfy;
 mod intake;
 mod paging;
 mod replicas;
+mod sinks;
 
 pub use chaos::{chaos, ChaosArgs};
 pub use cluster::Cluster;

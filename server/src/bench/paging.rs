@@ -1,5 +1,6 @@
-//! `klaxon bench paging`: webhook received → ntfy publish received, over loopback HTTP with the
-//! real notifier loop. `klaxon bench ticks`: the cost of one notifier pass and one sweep with
+//! `klaxon bench paging`: webhook received → page received by its road (the stand-in ntfy, a push
+//! service for Web Push, an SMTP server for email; `sinks`), over loopback with the real notifier
+//! loop; or, with `--failover`, ntfy refusing each page and the time until the next road has it. `klaxon bench ticks`: the cost of one notifier pass and one sweep with
 //! many open, idle incidents and a fixed amount of due work, at two sizes.
 
 use super::{drop_schema, err, fresh_db, post, send_webhook};
@@ -35,6 +36,31 @@ pub struct PagingArgs {
     /// A `postgres://…` URL: measure PostgreSQL in a throwaway schema. Default: a SQLite file.
     #[arg(long)]
     database_url: Option<String>,
+    /// The road the on-call person is paged by (their only step).
+    #[arg(long, value_enum, default_value_t = Road::Ntfy)]
+    road: Road,
+    /// ntfy refuses every page (403); the person's next step, after 30 minutes, is `--road`:
+    /// the figure is from ntfy's refusal to that road's delivery.
+    #[arg(long)]
+    failover: bool,
+}
+
+/// A road the benchmark pages by.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Road {
+    Ntfy,
+    Webpush,
+    Email,
+}
+
+impl Road {
+    fn name(self) -> &'static str {
+        match self {
+            Road::Ntfy => "ntfy publish",
+            Road::Webpush => "Web Push message",
+            Road::Email => "email",
+        }
+    }
 }
 
 #[derive(Args)]
@@ -61,6 +87,9 @@ pub(super) struct Arrivals {
     pub total: Arc<std::sync::atomic::AtomicUsize>,
     arrived: Arc<tokio::sync::Notify>,
     hold: Arc<Mutex<Option<Hold>>>,
+    /// Refuse every publish with 403, noting when each was refused (`--failover`).
+    refuse: Arc<std::sync::atomic::AtomicBool>,
+    pub refused: Arc<Mutex<HashMap<String, Instant>>>,
 }
 
 impl Arrivals {
@@ -71,6 +100,13 @@ impl Arrivals {
                 .ok()
                 .and_then(|v| v["title"].as_str().map(str::to_string))
                 .unwrap_or_default();
+            if a.refuse.load(std::sync::atomic::Ordering::SeqCst) {
+                a.refused.lock().unwrap().entry(title).or_insert(at);
+                return (
+                    StatusCode::FORBIDDEN,
+                    r#"{"code":40301,"http":403,"error":"forbidden"}"#,
+                );
+            }
             let held = {
                 let mut hold = a.hold.lock().unwrap();
                 match hold.take() {
@@ -86,9 +122,7 @@ impl Arrivals {
                 let _ = release.await;
                 return (StatusCode::SERVICE_UNAVAILABLE, "{}");
             }
-            a.seen.lock().unwrap().entry(title).or_insert(at);
-            a.total.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            a.arrived.notify_waiters();
+            a.record_at(title, at);
             (StatusCode::OK, "{}")
         }
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -109,6 +143,17 @@ impl Arrivals {
         let (release_tx, release_rx) = oneshot::channel();
         *self.hold.lock().unwrap() = Some((title.to_string(), arrived_tx, release_rx));
         (arrived_rx, release_tx)
+    }
+
+    /// Notes a page's arrival now.
+    pub fn record(&self, title: String) {
+        self.record_at(title, Instant::now());
+    }
+
+    fn record_at(&self, title: String, at: Instant) {
+        self.seen.lock().unwrap().entry(title).or_insert(at);
+        self.total.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.arrived.notify_waiters();
     }
 
     pub fn count(&self) -> usize {
@@ -180,9 +225,14 @@ pub async fn paging(args: PagingArgs) -> Result<(), String> {
         return Err("--incidents and --storm-webhooks must be at least 1".into());
     }
     let name = backend(args.database_url.as_deref());
+    let measured = if args.failover {
+        format!("ntfy refused the page → {} received", args.road.name())
+    } else {
+        format!("webhook answered → {} received", args.road.name())
+    };
     let mut quiet = run_paging(&args, 0, args.incidents, true).await?;
     println!(
-        "{name}: quiet: {} incidents, each webhook after the previous page arrived; webhook answered → ntfy publish received: \
+        "{name}: quiet: {} incidents, each webhook after the previous page arrived; {measured}: \
          p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
         args.incidents,
         quiet.ms(50),
@@ -200,8 +250,8 @@ pub async fn paging(args: PagingArgs) -> Result<(), String> {
         storm.add(run_paging(&args, senders, webhooks, true).await?);
     }
     println!(
-        "{name}: storm: {} webhooks from {} senders, an incident and a page each, {} rounds; webhook answered → \
-         ntfy publish received: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms; intake {:.0} alerts/s, \
+        "{name}: storm: {} webhooks from {} senders, an incident and a page each, {} rounds; {measured}: \
+         p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms; intake {:.0} alerts/s, \
          {:.2}x the same storm with nobody to page ({:.0} alerts/s)",
         args.storm_webhooks,
         args.storm_senders,
@@ -259,6 +309,17 @@ async fn run_paging(
     with_db(url.as_deref(), dir.path(), "paging", |db| async move {
         let arrivals = Arrivals::default();
         let ntfy = arrivals.serve().await?;
+        let road = args.road;
+        let push = if road == Road::Webpush {
+            Some(super::sinks::push_sink(arrivals.clone()).await?)
+        } else {
+            None
+        };
+        let smtp = if road == Road::Email {
+            Some(super::sinks::smtp_sink(arrivals.clone()).await?)
+        } else {
+            None
+        };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .map_err(err)?;
@@ -269,6 +330,14 @@ async fn run_paging(
             public_url: base.clone(),
             ntfy_url: Some(ntfy),
             page_bundle_after: 0,
+            smtp: smtp.as_ref().map(|s| klaxon_core::mail::SmtpConfig {
+                url: format!("smtp://127.0.0.1:{}", s.port),
+                from: "Klaxon <klaxon@bench.example>".into(),
+                ca_pem: Some(s.ca_pem.clone()),
+            }),
+            // The push service of the run listens on loopback.
+            outbound_allow: klaxon_core::outbound::OutboundAllow::parse("127.0.0.0/8")
+                .map_err(err)?,
             ..Config::default()
         };
         let core = Core::start(db, Arc::new(SystemClock), config)
@@ -280,7 +349,12 @@ async fn run_paging(
         let app = crate::app(core.clone()).into_make_service_with_connect_info::<SocketAddr>();
         let server = tokio::spawn(async move { axum::serve(listener, app).await });
         let webhook = if paged {
-            on_call_setup(&base).await?
+            let team = on_call_setup(&base).await?;
+            roads_setup(&base, &team, road, args.failover, push.as_ref(), smtp.as_ref()).await?;
+            if args.failover {
+                arrivals.refuse.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+            team.webhook
         } else {
             super::bench_team(&reqwest::Client::new(), &base).await?.webhook
         };
@@ -331,10 +405,16 @@ async fn run_paging(
             .await?;
         server.abort();
         let seen = arrivals.seen.lock().unwrap().clone();
+        let refused = arrivals.refused.lock().unwrap().clone();
         let latencies: Vec<Duration> = (0..webhooks)
             .filter_map(|i| {
                 let at = seen.get(&title(i))?;
-                Some(at.saturating_duration_since(answered[i]))
+                let from = if args.failover {
+                    *refused.get(&title(i))?
+                } else {
+                    answered[i]
+                };
+                Some(at.saturating_duration_since(from))
             })
             .collect();
         if latencies.len() != webhooks {
@@ -399,8 +479,8 @@ pub(super) fn one_alert(i: usize) -> Value {
     })
 }
 
-/// The bench team's webhook URL, after giving its owner a topic and today's on-call shift.
-pub(super) async fn on_call_setup(base: &str) -> Result<String, String> {
+/// The bench team, after giving its owner a topic and today's on-call shift.
+pub(super) async fn on_call_setup(base: &str) -> Result<super::BenchTeam, String> {
     let client = reqwest::Client::new();
     let team = super::bench_team(&client, base).await?;
     super::put(
@@ -418,7 +498,63 @@ pub(super) async fn on_call_setup(base: &str) -> Result<String, String> {
         json!({"user_id": team.user_id, "dates": [today]}),
     )
     .await?;
-    Ok(team.webhook)
+    Ok(team)
+}
+
+/// Gives the on-call person `road` as their only step, or with `failover` as the step after
+/// their push topic, 30 minutes later (which only ntfy's refusal brings forward).
+async fn roads_setup(
+    base: &str,
+    team: &super::BenchTeam,
+    road: Road,
+    failover: bool,
+    push: Option<&super::sinks::PushSink>,
+    smtp: Option<&super::sinks::SmtpSink>,
+) -> Result<(), String> {
+    let client = reqwest::Client::new();
+    let methods = format!("{base}/api/users/{}/contact-methods", team.user_id);
+    let method = match (road, push, smtp) {
+        (Road::Webpush, Some(p), _) => {
+            let body = json!({"name": "bench phone", "kind": "webpush", "subscription":
+                {"endpoint": p.endpoint, "keys": {"p256dh": p.p256dh, "auth": p.auth}}});
+            Some(post(&client, &methods, Some(&team.api_key), body).await?["id"].clone())
+        }
+        (Road::Email, _, Some(s)) => {
+            let body =
+                json!({"name": "bench mail", "kind": "email", "address": "oncall@bench.example"});
+            let id = post(&client, &methods, Some(&team.api_key), body).await?["id"].clone();
+            let code = s
+                .codes
+                .lock()
+                .unwrap()
+                .last()
+                .cloned()
+                .ok_or("no verification code was mailed")?;
+            post(
+                &client,
+                &format!("{methods}/{id}/verify"),
+                Some(&team.api_key),
+                json!({"code": code}),
+            )
+            .await?;
+            Some(id)
+        }
+        _ => None,
+    };
+    let steps = match (method, failover) {
+        (None, false) => return Ok(()),
+        (None, true) => return Err("--failover needs --road webpush or email".into()),
+        (Some(m), false) => json!([{"after_minutes": 0, "method_id": m}]),
+        (Some(m), true) => json!([{"after_minutes": 0}, {"after_minutes": 30, "method_id": m}]),
+    };
+    super::put(
+        &client,
+        &format!("{base}/api/users/{}/notification-rules", team.user_id),
+        &team.api_key,
+        json!({"high": steps}),
+    )
+    .await?;
+    Ok(())
 }
 
 pub async fn ticks(args: TickArgs) -> Result<(), String> {

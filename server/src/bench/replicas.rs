@@ -179,7 +179,7 @@ async fn run(
     for _ in 0..n {
         replicas.push(Replica::start(&url, &ntfy, dir.path()).await?);
     }
-    let webhook = on_call_setup(&replicas[0].base).await?;
+    let webhook = on_call_setup(&replicas[0].base).await?.webhook;
     let path = webhook
         .strip_prefix(&replicas[0].base)
         .unwrap_or_default()

@@ -1,0 +1,197 @@
+//! What `klaxon bench paging --road` pages into besides the stand-in ntfy: a push service that
+//! opens each Web Push message with its subscription's private key, and an SMTP server (STARTTLS,
+//! with a certificate authority made for the run) that reads each mail. Both note when each page
+//! arrived, by its incident's number, as the stand-in ntfy does.
+
+use super::err;
+use super::paging::{title, Arrivals};
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::routing::post as route_post;
+use klaxon_core::paging::webpush::Receiver;
+use std::sync::{Arc, Mutex};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+
+/// The page title of the incident a text names ("…Bench12…").
+fn titled(text: &str) -> Option<String> {
+    let at = text.find("Bench")? + "Bench".len();
+    let digits: String = text[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok().map(title)
+}
+
+/// A push service with one subscription: its endpoint and keys.
+pub(super) struct PushSink {
+    pub endpoint: String,
+    pub p256dh: String,
+    pub auth: String,
+}
+
+pub(super) async fn push_sink(arrivals: Arrivals) -> Result<PushSink, String> {
+    #[derive(Clone)]
+    struct Sink {
+        arrivals: Arrivals,
+        receiver: Arc<Receiver>,
+    }
+    async fn push(State(s): State<Sink>, body: Bytes) -> StatusCode {
+        let opened = s.receiver.open(&body).ok();
+        let title = opened
+            .and_then(|p| serde_json::from_slice::<serde_json::Value>(&p).ok())
+            .and_then(|v| v["title"].as_str().map(str::to_string));
+        match title {
+            Some(t) => {
+                s.arrivals.record(t);
+                StatusCode::CREATED
+            }
+            None => StatusCode::BAD_REQUEST,
+        }
+    }
+    let receiver = Arc::new(Receiver::default());
+    let (p256dh, auth) = receiver.keys();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(err)?;
+    let endpoint = format!("http://{}/push", listener.local_addr().map_err(err)?);
+    let router = axum::Router::new()
+        .route("/push", route_post(push))
+        .with_state(Sink { arrivals, receiver });
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    Ok(PushSink {
+        endpoint,
+        p256dh,
+        auth,
+    })
+}
+
+/// An SMTP server for the run: where it listens, the authority its certificate is signed by,
+/// and the verification codes it was sent.
+pub(super) struct SmtpSink {
+    pub port: u16,
+    pub ca_pem: Vec<u8>,
+    pub codes: Arc<Mutex<Vec<String>>>,
+}
+
+pub(super) async fn smtp_sink(arrivals: Arrivals) -> Result<SmtpSink, String> {
+    use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
+    let ca_key = KeyPair::generate().map_err(err)?;
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).map_err(err)?;
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let ca = ca_params.self_signed(&ca_key).map_err(err)?;
+    let issuer = Issuer::new(ca_params, ca_key);
+    let key = KeyPair::generate().map_err(err)?;
+    let cert = CertificateParams::new(vec!["127.0.0.1".to_string()])
+        .map_err(err)?
+        .signed_by(&key, &issuer)
+        .map_err(err)?;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let tls = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(err)?
+        .with_no_client_auth()
+        .with_single_cert(
+            vec![cert.der().clone()],
+            rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
+        )
+        .map_err(err)?;
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(tls));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(err)?;
+    let port = listener.local_addr().map_err(err)?.port();
+    let codes: Arc<Mutex<Vec<String>>> = Arc::default();
+    let kept = codes.clone();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let (acceptor, arrivals, codes) = (acceptor.clone(), arrivals.clone(), kept.clone());
+            tokio::spawn(async move {
+                let _ = session(stream, acceptor, arrivals, codes).await;
+            });
+        }
+    });
+    Ok(SmtpSink {
+        port,
+        ca_pem: ca.pem().into_bytes(),
+        codes,
+    })
+}
+
+/// One SMTP connection: the greeting and STARTTLS in the clear, then mail over TLS.
+async fn session(
+    stream: tokio::net::TcpStream,
+    acceptor: tokio_rustls::TlsAcceptor,
+    arrivals: Arrivals,
+    codes: Arc<Mutex<Vec<String>>>,
+) -> std::io::Result<()> {
+    let mut clear = BufReader::new(stream);
+    clear.get_mut().write_all(b"220 bench ESMTP\r\n").await?;
+    loop {
+        let mut line = String::new();
+        if clear.read_line(&mut line).await? == 0 {
+            return Ok(());
+        }
+        let verb = line.get(..4).unwrap_or_default().to_ascii_uppercase();
+        let answer: &[u8] = match verb.as_str() {
+            "EHLO" => b"250-bench\r\n250 STARTTLS\r\n",
+            "STAR" => {
+                clear.get_mut().write_all(b"220 ready\r\n").await?;
+                break;
+            }
+            "QUIT" => return clear.get_mut().write_all(b"221 bye\r\n").await,
+            _ => b"530 STARTTLS first\r\n",
+        };
+        clear.get_mut().write_all(answer).await?;
+    }
+    let tls = acceptor.accept(clear.into_inner()).await?;
+    mail(BufReader::new(tls), arrivals, codes).await
+}
+
+/// The SMTP dialogue over TLS: every message is read whole, then noted.
+async fn mail<S: AsyncRead + AsyncWrite + Unpin>(
+    mut s: BufReader<S>,
+    arrivals: Arrivals,
+    codes: Arc<Mutex<Vec<String>>>,
+) -> std::io::Result<()> {
+    loop {
+        let mut line = String::new();
+        if s.read_line(&mut line).await? == 0 {
+            return Ok(());
+        }
+        let verb = line.get(..4).unwrap_or_default().to_ascii_uppercase();
+        let answer: &[u8] = match verb.as_str() {
+            "EHLO" | "HELO" => b"250-bench\r\n250-8BITMIME\r\n250 PIPELINING\r\n",
+            "DATA" => {
+                s.get_mut().write_all(b"354 go on\r\n").await?;
+                let mut message = String::new();
+                loop {
+                    let mut l = String::new();
+                    if s.read_line(&mut l).await? == 0 || l == ".\r\n" {
+                        break;
+                    }
+                    message.push_str(&l);
+                }
+                note(&message, &arrivals, &codes);
+                b"250 queued\r\n"
+            }
+            "QUIT" => return s.get_mut().write_all(b"221 bye\r\n").await,
+            _ => b"250 OK\r\n",
+        };
+        s.get_mut().write_all(answer).await?;
+    }
+}
+
+/// A page's arrival by its subject, or a verification code.
+fn note(message: &str, arrivals: &Arrivals, codes: &Mutex<Vec<String>>) {
+    let subject = message
+        .lines()
+        .find_map(|l| l.strip_prefix("Subject: "))
+        .unwrap_or_default();
+    if let Some(t) = titled(subject) {
+        arrivals.record(t);
+    } else if let Some(at) = message.find("verification code is ") {
+        let code = message[at + 21..].chars().take(6).collect();
+        codes.lock().unwrap().push(code);
+    }
+}
