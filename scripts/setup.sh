@@ -34,11 +34,13 @@ if [ ${#apt_pkgs[@]} -gt 0 ]; then
 fi
 
 # npm: Playwright (without its browser download, which cannot work here), axe-core, binaryen's wasm-opt and
-# oidc-provider, the real OpenID Connect provider the single sign-on tests sign in through.
+# oidc-provider, the real OpenID Connect provider the single sign-on tests sign in through, and
+# web-push-testing, a push service that checks VAPID and decrypts messages, for the Web Push test.
 # Debian's binaryen is too old: its wasm-opt produces a release wasm that fails to hydrate.
 e2e="$ROOT/end2end"
 if [ ! -x "$e2e/node_modules/.bin/wasm-opt" ] || [ ! -x "$e2e/node_modules/.bin/playwright" ] \
   || [ ! -d "$e2e/node_modules/oidc-provider" ] || [ ! -d "$e2e/node_modules/axe-core" ] \
+  || [ ! -d "$e2e/node_modules/web-push-testing" ] \
   || [ "$e2e/package-lock.json" -nt "$e2e/node_modules/.package-lock.json" ]; then
   say "installing end2end npm packages"
   (cd "$e2e" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
