@@ -51,7 +51,7 @@ fn seconds_histogram() -> Histogram {
 
 fn delivery_histogram() -> Histogram {
     // Whole seconds of the clock: 0 (on time) up to about 17 minutes of retries.
-    Histogram::new([0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 1020.0].into_iter())
+    Histogram::new([0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 1020.0])
 }
 
 /// Every metric of one replica. Names get the `klaxon_` prefix; each is documented in the

@@ -107,6 +107,8 @@ test('a Web Push page shows on the phone, acknowledges through the service worke
   const suffix = Date.now().toString(36);
   const aliceId = (await (await request.get('/api/me')).json()).id;
   const service = await pushService();
+  // No rules: every verified road at once.
+  expect((await request.put(`/api/users/${aliceId}/notification-rules`, { data: {} })).status()).toBe(200);
 
   // The push service's subscription, made with the install's key, as the phone's own.
   const { public_key: key } = await (await request.get('/api/webpush/key')).json();
@@ -174,7 +176,7 @@ test('a Web Push page shows on the phone, acknowledges through the service worke
     );
 
   await deliver(pageText);
-  await expect.poll(shown).toEqual([
+  await expect.poll(shown, { timeout: 15_000 }).toEqual([
     {
       title: pushed.title,
       body: pushed.body,
@@ -193,7 +195,7 @@ test('a Web Push page shows on the phone, acknowledges through the service worke
   const [incident] = await (await request.get(`/api/incidents?team_id=${team.id}`)).json();
   expect(incident.state).toBe('acknowledged');
   expect((await (await request.get(`/api/incidents/${incident.id}`)).json()).acknowledged_by).toBe('alice');
-  await expect.poll(shown).toEqual([expect.objectContaining({ body: 'Acknowledged: it is yours.', requireInteraction: false, actions: ['Open'] })]);
+  await expect.poll(shown, { timeout: 15_000 }).toEqual([expect.objectContaining({ body: 'Acknowledged: it is yours.', requireInteraction: false, actions: ['Open'] })]);
 
   // The all-clear comes the same way and takes the page's place.
   expect((await fire('resolved')).status()).toBe(200);
@@ -201,7 +203,7 @@ test('a Web Push page shows on the phone, acknowledges through the service worke
   const clearText = (await service.notifications(sub.clientHash))[1];
   expect(JSON.parse(clearText).kind).toBe('all_clear');
   await deliver(clearText);
-  await expect.poll(shown).toEqual([
+  await expect.poll(shown, { timeout: 15_000 }).toEqual([
     expect.objectContaining({ title: expect.stringMatching(/^\[RESOLVED\]/), tag: pushed.tag, requireInteraction: false }),
   ]);
 

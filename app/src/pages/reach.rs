@@ -346,7 +346,7 @@ fn RulesEditor(reach: Reach, save: ServerAction<SetNotificationRules>) -> impl I
     };
 
     view! {
-        <form class="stack rules-editor" on:submit=submit>
+        <form class="stack rules-editor" novalidate on:submit=submit>
             <h3>"When you are paged"</h3>
             <StepList list=high label="high" choices />
             <button type="button" class="secondary wide" on:click=move |_| add_step(high)
