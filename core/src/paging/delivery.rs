@@ -171,6 +171,8 @@ impl Core {
         let mut failed = Vec::new();
         let mut backing_off = Vec::new();
         let mut replan = Vec::new();
+        // A failure brought a person's next road forward, or paged someone else instead.
+        let mut moved_on = false;
         let mut tx = self.db.begin().await?;
         for (push, outcome) in &outcomes {
             match outcome {
@@ -193,7 +195,7 @@ impl Core {
                         done.failed += 1;
                         let given_up = record_failure(&mut tx, holder, page, e, now).await?;
                         if let Some(given_up) = given_up {
-                            fail_over(&mut tx, page, e, given_up, now).await?;
+                            moved_on |= fail_over(&mut tx, page, e, given_up, now).await?;
                         }
                         failed.push((label(page), given_up));
                     }
@@ -253,7 +255,7 @@ impl Core {
                 None => 0,
             };
         }
-        if all_clears > 0 || recovered > 0 || !replan.is_empty() {
+        if all_clears > 0 || recovered > 0 || !replan.is_empty() || moved_on {
             self.wake_notifier();
         }
         Ok(done)

@@ -194,6 +194,7 @@ pub(crate) async fn enter_many(tx: &mut Tx, due: &[DueStep], now: i64) -> Result
                         topic: topic.to_string(),
                         user_id: None,
                         detail: String::new(),
+                        topic_only: false,
                     });
                 }
                 break Entered::Exhausted { step };
@@ -226,6 +227,7 @@ pub(crate) async fn enter_many(tx: &mut Tx, due: &[DueStep], now: i64) -> Result
                     topic: r.topic.clone(),
                     user_id: Some(r.user_id),
                     detail: format!("level {}", level + 1),
+                    topic_only: r.topic_only,
                 });
             }
             let names = reached

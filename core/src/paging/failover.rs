@@ -17,20 +17,21 @@ use klaxon_domain::paging::{EscalationPolicy, PageKind};
 use klaxon_domain::rules::FAIL_OVER_AFTER;
 
 /// Called for each page whose delivery failed this pass, after its failure was recorded;
-/// `given_up` when it will not be retried.
+/// `given_up` when it will not be retried. True when it made a page due now, so the notifier
+/// goes again at once rather than at its next pass.
 pub(super) async fn fail_over(
     tx: &mut Tx,
     page: &Claimed,
     e: &PushError,
     given_up: bool,
     now: i64,
-) -> Result<()> {
+) -> Result<bool> {
     let (Some(incident_id), Some(user_id)) = (page.incident_id, page.user_id) else {
-        return Ok(());
+        return Ok(false);
     };
     let failing = given_up || now - page.first_due_at >= FAIL_OVER_AFTER;
     if !page.kind.wants_owner() || page.failed_over == 1 || !failing {
-        return Ok(());
+        return Ok(false);
     }
     sqlx::query("UPDATE pages SET failed_over = 1 WHERE id = $1")
         .bind(page.id)
@@ -54,11 +55,12 @@ pub(super) async fn fail_over(
             e.reason,
             road_name(&Destination::parse(&next))
         );
-        return timeline(tx, incident_id, now, TimelineKind::PushFailed, None, &text).await;
+        timeline(tx, incident_id, now, TimelineKind::PushFailed, None, &text).await?;
+        return Ok(true);
     }
     // A page still retrying may yet get through: only one given up leaves its person unreached.
     if !given_up {
-        return Ok(());
+        return Ok(false);
     }
     // Another road may still be trying, or have got through, since this page was queued.
     let (left,): (i64,) = sqlx::query_as(
@@ -73,7 +75,7 @@ pub(super) async fn fail_over(
     .fetch_one(&mut **tx)
     .await?;
     if left > 0 {
-        return Ok(());
+        return Ok(false);
     }
     nobody_reachable(
         tx,
@@ -83,7 +85,8 @@ pub(super) async fn fail_over(
         &format!("{failed} failed: {}", e.reason),
         now,
     )
-    .await
+    .await?;
+    Ok(true)
 }
 
 /// Every road to the person failed for this page: the escalation rules take over.
@@ -152,6 +155,7 @@ async fn nobody_reachable(
             topic,
             user_id: None,
             detail: page.detail.clone(),
+            topic_only: false,
         };
         (vec![page], text)
     } else {
@@ -180,6 +184,7 @@ async fn nobody_reachable(
                 topic: o.topic.clone(),
                 user_id: Some(o.user_id),
                 detail: page.detail.clone(),
+                topic_only: false,
             })
             .collect();
         (pages, text)

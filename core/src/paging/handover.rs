@@ -93,6 +93,7 @@ pub(crate) async fn handed_over(
                 topic: reached.topic.clone(),
                 user_id: Some(user_id),
                 detail: detail.to_string(),
+                topic_only: reached.topic_only,
             }
         })
         .collect();

@@ -44,6 +44,10 @@ pub struct Reached {
     /// Their push topic; empty when they are reached by contact methods only. Their pages
     /// follow their notification rules (`roads`) either way.
     pub topic: String,
+    /// They have nothing but their push topic (no steps, verified methods or quiet hours): a
+    /// page goes to the topic at once without reading their rules, as before rules existed,
+    /// which keeps an opening in a storm to the statements it had.
+    pub topic_only: bool,
 }
 
 /// Whether a user can be paged, and if not, a short reason for the timeline.
@@ -99,6 +103,8 @@ pub(crate) async fn before_opening(
         disabled: Option<i64>,
         member: Option<i64>,
         methods: Option<i64>,
+        steps: Option<i64>,
+        quiet_start: Option<String>,
     }
     let row: Row = sqlx::query_as(&format!(
         "SELECT (SELECT id FROM incidents WHERE team_id = $1 AND group_key = $3 AND state <> 'resolved') AS open_id, \
@@ -119,6 +125,8 @@ pub(crate) async fn before_opening(
                 disabled,
                 member: row.member,
                 methods: row.methods,
+                steps: row.steps,
+                quiet_start: row.quiet_start,
             };
             Some(Holder {
                 user_id,
@@ -135,11 +143,12 @@ pub(crate) async fn before_opening(
     })
 }
 
-/// What paging user `u` needs: name, topic, disabled flag, membership of team `$1`, and
-/// whether they have a verified contact method.
+/// What paging user `u` needs: name, topic, disabled flag, membership of team `$1`, whether
+/// they have a verified contact method, and whether they have rules (steps or quiet hours).
 const REACH_COLUMNS: &str = "u.username, u.push_topic, u.disabled, \
     (SELECT 1 FROM team_members m WHERE m.team_id = $1 AND m.user_id = u.id) AS member, \
-    (SELECT 1 FROM contact_methods c WHERE c.user_id = u.id AND c.verified_at IS NOT NULL LIMIT 1) AS methods";
+    (SELECT 1 FROM contact_methods c WHERE c.user_id = u.id AND c.verified_at IS NOT NULL LIMIT 1) AS methods, \
+    (SELECT 1 FROM notification_steps s WHERE s.user_id = u.id LIMIT 1) AS steps, u.quiet_start";
 
 /// A user's `REACH_COLUMNS`.
 #[derive(sqlx::FromRow)]
@@ -149,6 +158,8 @@ struct ReachRow {
     disabled: i64,
     member: Option<i64>,
     methods: Option<i64>,
+    steps: Option<i64>,
+    quiet_start: Option<String>,
 }
 
 impl ReachRow {
@@ -160,9 +171,13 @@ impl ReachRow {
             (_, _, None, None) => Err(format!(
                 "{name} has no push topic and no verified contact method"
             )),
-            (_, _, topic, _) => Ok(Reached {
+            (_, _, topic, methods) => Ok(Reached {
                 user_id,
                 username: name,
+                topic_only: topic.is_some()
+                    && methods.is_none()
+                    && self.steps.is_none()
+                    && self.quiet_start.is_none(),
                 topic: topic.unwrap_or_default(),
             }),
         }
@@ -194,6 +209,7 @@ pub(crate) async fn reachable_owners(
             user_id,
             username,
             topic,
+            topic_only: false,
         });
     }
     Ok(by_team)
@@ -282,6 +298,8 @@ pub(crate) struct NewPage {
     pub topic: String,
     pub user_id: Option<i64>,
     pub detail: String,
+    /// The person is known to have nothing but `topic` (`Reached::topic_only`).
+    pub topic_only: bool,
 }
 
 /// Queues pages in one insert; returns, for each, whether it was queued. A page that
@@ -400,7 +418,8 @@ pub(crate) struct Opening {
     pub reminded_at: Option<i64>,
     /// The team has a ladder: its first level is due at once (entered by the notifier).
     pub ladder: bool,
-    pages: Vec<(String, Option<i64>)>,
+    /// (topic, person, whether they have nothing but that topic).
+    pages: Vec<(String, Option<i64>, bool)>,
     kind: TimelineKind,
     text: String,
 }
@@ -430,14 +449,14 @@ pub(crate) async fn plan_opening(
             Some(r.topic.clone()),
             Some(r.user_id),
             false,
-            vec![(r.topic, Some(r.user_id))],
+            vec![(r.topic, Some(r.user_id), r.topic_only)],
             format!("paging {}", r.username),
         ),
         Choice::Fallback(topic, why) => (
             Some(topic.clone()),
             None,
             false,
-            vec![(topic.clone(), None)],
+            vec![(topic.clone(), None, false)],
             format!("{why}: paging the fallback topic {topic}"),
         ),
         Choice::Owners(owners, why) => {
@@ -446,7 +465,9 @@ pub(crate) async fn plan_opening(
                 "{why} and the team has no fallback topic: paging its owners {}",
                 names.join(", ")
             );
-            let pages = owners.iter().map(|o| (o.topic.clone(), Some(o.user_id)));
+            let pages = owners
+                .iter()
+                .map(|o| (o.topic.clone(), Some(o.user_id), o.topic_only));
             (None, None, true, pages.collect(), text)
         }
         Choice::Nobody(why) if ladder => (
@@ -494,12 +515,13 @@ pub(crate) async fn queue_opening(
     let pages: Vec<NewPage> = opening
         .pages
         .into_iter()
-        .map(|(topic, user_id)| NewPage {
+        .map(|(topic, user_id, topic_only)| NewPage {
             incident_id,
             kind: PageKind::Opening,
             topic,
             user_id,
             detail: String::new(),
+            topic_only,
         })
         .collect();
     // Nothing of an incident opened in this transaction can be waiting.
@@ -560,6 +582,7 @@ pub(crate) async fn all_clears(tx: &mut Tx, rows: &[Cleared], now: i64) -> Resul
                 topic,
                 user_id,
                 detail: String::new(),
+                topic_only: false,
             });
         }
     }
@@ -680,6 +703,7 @@ pub(crate) async fn remind_many(tx: &mut Tx, reminders: &[Reminder], now: i64) -
             topic: r.topic.clone(),
             user_id: r.user_id,
             detail: r.why.clone(),
+            topic_only: false,
         })
         .collect();
     enqueue_many(tx, &pages, now).await?;

@@ -23,9 +23,11 @@ pub(super) struct Row {
 }
 
 /// A page that follows its person's notification rules: an opening page, reminder or
-/// escalation to one person. Hand-off notices, fallback pages and all-clears go as they are.
+/// escalation to one person who may have rules. Hand-off notices, fallback pages and
+/// all-clears go as they are.
 pub(super) fn follows_rules(page: &NewPage) -> bool {
     page.user_id.is_some()
+        && !page.topic_only
         && matches!(
             page.kind,
             PageKind::Opening | PageKind::Reminder | PageKind::Escalation
