@@ -20,7 +20,7 @@ test('test page, escalation ladder and paging history', async ({ page, request }
   await hydrated(page);
 
   // A push topic, then a test page: this server has no push service, and says which setting is missing.
-  await page.getByLabel('ntfy topic').fill(`alice-${suffix}`);
+  await page.getByLabel('ntfy topic', { exact: true }).fill(`alice-${suffix}`);
   await page.getByRole('button', { name: 'Save topic' }).click();
   await expect(page.getByText('Saved.', { exact: true })).toBeVisible();
   await page.getByRole('button', { name: 'Send test page' }).click();
