@@ -54,7 +54,8 @@ pub struct EscalationPolicy {
     #[serde(default)]
     pub fallback_topic: Option<Topic>,
     /// The severities whose pages are low urgency (they wait out a person's quiet hours and
-    /// take their low-urgency steps); every other severity is high. Empty: all high.
+    /// take their low-urgency steps); every other severity is high. Empty: all high. At most 3
+    /// entries; one named twice counts once.
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(max_items = 3))]
     pub low_urgency: Vec<Severity>,
@@ -89,6 +90,12 @@ impl EscalationPolicy {
         }
         // An empty topic is none.
         let fallback_topic = self.fallback_topic.clone().filter(|t| t.get().is_some());
+        if self.low_urgency.len() > Severity::ALL.len() {
+            return Err(format!(
+                "low_urgency: at most {} severities",
+                Severity::ALL.len()
+            ));
+        }
         let mut low_urgency = self.low_urgency.clone();
         low_urgency.sort();
         low_urgency.dedup();
@@ -406,6 +413,11 @@ mod tests {
         };
         assert_eq!(empty.validate().unwrap().fallback_topic, None);
         let bad = |p: EscalationPolicy| p.validate().unwrap_err();
+        assert!(bad(EscalationPolicy {
+            low_urgency: vec![Severity::Info; 4],
+            ..ok.clone()
+        })
+        .contains("low_urgency"));
         assert!(bad(EscalationPolicy {
             levels: vec![level(0, vec![Target::Oncall])],
             ..ok.clone()
