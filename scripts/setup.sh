@@ -78,4 +78,13 @@ if [ "$(python3 -m pip show http_ece 2>/dev/null | awk '/^Version:/ {print $2}')
   say "installing http_ece $http_ece_version (PyPI)"
   python3 -m pip install --quiet "http-ece==$http_ece_version"
 fi
+# PyPI: Synapse, the real Matrix homeserver the team-channel tests post to, in a virtualenv of its
+# own outside the clone (it brings many packages); the tests find it at KLAXON_SYNAPSE_PYTHON.
+synapse_version=1.163.2
+synapse_python="${KLAXON_SYNAPSE_PYTHON:-/var/cache/klaxon/synapse/bin/python}"
+if [ "$("$synapse_python" -c 'import synapse; print(synapse.__version__)' 2>/dev/null)" != "$synapse_version" ]; then
+  say "installing matrix-synapse $synapse_version (PyPI, into $(dirname "$(dirname "$synapse_python")"))"
+  python3 -m venv "$(dirname "$(dirname "$synapse_python")")"
+  "$synapse_python" -m pip install --quiet "matrix-synapse==$synapse_version"
+fi
 say "done"

@@ -6,6 +6,7 @@
 pub mod accounts;
 pub mod actor;
 pub mod authz;
+pub mod channels;
 pub mod client;
 pub mod clock;
 pub mod credentials;
@@ -69,6 +70,8 @@ pub struct Config {
     pub legacy_webhook: bool,
     /// `KLAXON_SMTP_*`; `None` sends no mail.
     pub smtp: Option<mail::SmtpConfig>,
+    /// `KLAXON_MATRIX_*`; `None`: no Matrix rooms.
+    pub matrix: Option<channels::matrix::MatrixConfig>,
 }
 
 impl Default for Config {
@@ -87,6 +90,7 @@ impl Default for Config {
             outbound_allow: outbound::OutboundAllow::default(),
             legacy_webhook: false,
             smtp: None,
+            matrix: None,
         }
     }
 }
@@ -115,6 +119,8 @@ pub struct Core {
     pub(crate) events: Arc<events::Feed>,
     /// Requests to URLs users gave (`outbound`'s address policy applies).
     pub(crate) outbound: outbound::Outbound,
+    /// The install's Matrix bot, when `KLAXON_MATRIX_HOMESERVER` is set.
+    pub(crate) matrix: Option<Arc<channels::matrix::Matrix>>,
     /// The install's VAPID key pair, for Web Push.
     pub vapid: Arc<paging::webpush::Vapid>,
     /// Password hashing, bounded (`secrets::Hasher`).
@@ -140,6 +146,15 @@ impl Core {
             None => None,
         };
         let config_outbound_allow = config.outbound_allow.clone();
+        let outbound = outbound::Outbound::for_users(config_outbound_allow);
+        // The homeserver is the administrator's, but its URL is called like a user's: the same
+        // address policy applies.
+        let matrix = match &config.matrix {
+            Some(m) => Some(Arc::new(
+                channels::matrix::Matrix::new(m, outbound.clone()).map_err(Error::Invalid)?,
+            )),
+            None => None,
+        };
         let vapid = Arc::new(paging::webpush::Vapid::load_or_make(&db, clock.now()).await?);
         let core = Core {
             vapid,
@@ -161,7 +176,8 @@ impl Core {
             watch: Arc::default(),
             events: Arc::default(),
             hasher: Arc::new(secrets::Hasher::for_this_machine()),
-            outbound: outbound::Outbound::for_users(config_outbound_allow),
+            outbound,
+            matrix,
         };
         core.seed_settings().await?;
         core.seed_switches().await?;

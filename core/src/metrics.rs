@@ -32,6 +32,12 @@ pub struct RoadLabel {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ChannelLabel {
+    /// `matrix`, `slack`, `teams` or `webhook`: never the channel's URL, which is a secret.
+    pub kind: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct RouteLabel {
     pub method: String,
     /// The route template (`/api/incidents/{id}`), never the raw path.
@@ -71,6 +77,11 @@ pub struct Metrics {
     pub page_latency: Family<RoadLabel, Histogram, fn() -> Histogram>,
     pub notifier_pass: Histogram,
     pub sweeper_pass: Histogram,
+    pub channel_messages: Family<ChannelLabel, Counter>,
+    pub channel_summaries: Family<ChannelLabel, Counter>,
+    pub channel_failures: Family<ChannelLabel, Counter>,
+    pub channel_given_up: Family<ChannelLabel, Counter>,
+    channels_failing: Gauge,
     pub http_requests: Family<RouteLabel, Counter>,
     pub http_duration: Family<RouteLabel, Histogram, fn() -> Histogram>,
     outbox_depth: Gauge,
@@ -98,6 +109,11 @@ impl Default for Metrics {
             page_latency: Family::new_with_constructor(delivery_histogram),
             notifier_pass: seconds_histogram(),
             sweeper_pass: seconds_histogram(),
+            channel_messages: Family::default(),
+            channel_summaries: Family::default(),
+            channel_failures: Family::default(),
+            channel_given_up: Family::default(),
+            channels_failing: Gauge::default(),
             http_requests: Family::default(),
             http_duration: Family::new_with_constructor(seconds_histogram),
             outbox_depth: Gauge::default(),
@@ -171,6 +187,31 @@ impl Default for Metrics {
             "How long this replica's sweeps took",
             Unit::Seconds,
             m.sweeper_pass.clone(),
+        );
+        r.register(
+            "channel_messages_sent",
+            "Messages team channels accepted (a storm summary is one), by channel kind",
+            m.channel_messages.clone(),
+        );
+        r.register(
+            "channel_summaries",
+            "Storm summaries sent to team channels, by channel kind",
+            m.channel_summaries.clone(),
+        );
+        r.register(
+            "channel_failures",
+            "Attempts to post to a team channel that failed, by channel kind",
+            m.channel_failures.clone(),
+        );
+        r.register(
+            "channel_posts_given_up",
+            "Channel posts abandoned after a day of failures, by channel kind",
+            m.channel_given_up.clone(),
+        );
+        r.register(
+            "channels_failing",
+            "Team channels whose last attempt failed (all replicas)",
+            m.channels_failing.clone(),
         );
         r.register(
             "http_requests",
@@ -265,6 +306,11 @@ impl Core {
         .fetch_one(&self.db.pool)
         .await?;
         m.outbox_depth.set(depth);
+        let (failing,): (i64,) =
+            sqlx::query_as("SELECT COUNT(*) FROM channels WHERE failing_since IS NOT NULL")
+                .fetch_one(&self.db.pool)
+                .await?;
+        m.channels_failing.set(failing);
         m.oldest_due_age.set(oldest.map_or(0, |t| now - t));
         let leases = self.leases().await?;
         for lease in crate::sweeper::LEASES {

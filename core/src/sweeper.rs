@@ -179,6 +179,12 @@ impl Core {
         .bind(holder)
         .execute(&self.db.pool)
         .await?;
+        sqlx::query(
+            "UPDATE channel_posts SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = $1 AND state = 'pending'",
+        )
+        .bind(holder)
+        .execute(&self.db.pool)
+        .await?;
         Ok(())
     }
 }

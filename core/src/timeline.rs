@@ -1,7 +1,8 @@
 //! An incident's timeline: entries written inside the transaction of whatever they record, one
 //! or many in one insert. Every module that changes an incident writes here; this module imports
-//! none of them.
+//! none of them (only `channels::queue`, which imports nothing that changes an incident).
 
+use crate::channels::queue::{self, Happened};
 use crate::db::{insert_json, insert_rows, Col::*, Tx};
 use crate::Result;
 use klaxon_domain::incident::TimelineKind;
@@ -37,7 +38,8 @@ pub async fn timeline(
     .await
 }
 
-/// Writes timeline entries in one insert, in order.
+/// Writes timeline entries in one insert, in order, and queues the team channels'
+/// announcements they call for (`channels::queue`).
 pub async fn timelines(tx: &mut Tx, entries: &[Entry]) -> Result<()> {
     let sql = insert_rows(
         tx.backend,
@@ -50,5 +52,28 @@ pub async fn timelines(tx: &mut Tx, entries: &[Entry]) -> Result<()> {
             Text("text"),
         ],
     );
-    insert_json(tx, &sql, entries).await
+    insert_json(tx, &sql, entries).await?;
+    let happened: Vec<Happened> = entries
+        .iter()
+        .map(|e| Happened {
+            incident_id: e.incident_id,
+            kind: e.kind,
+            at: e.at,
+            actor_id: e.actor_id,
+            text: &e.text,
+        })
+        .collect();
+    queue::queue(tx, &happened).await
+}
+
+/// A note marked as what fixed the incident: the team channels that hear resolution notes are
+/// told, in the caller's transaction.
+pub async fn resolution_noted(
+    tx: &mut Tx,
+    incident_id: i64,
+    at: i64,
+    author: i64,
+    text: &str,
+) -> Result<()> {
+    queue::resolution_note(tx, incident_id, at, author, text).await
 }

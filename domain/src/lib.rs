@@ -4,6 +4,7 @@
 pub mod account;
 pub mod alerting;
 pub mod calendar;
+pub mod channel;
 pub mod contact;
 pub mod deadman;
 pub mod device;

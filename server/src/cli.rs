@@ -1,6 +1,7 @@
 //! The `klaxon` command line. Every `KLAXON_*` environment variable is also a flag.
 
 use clap::{Args, Parser, Subcommand};
+use klaxon_core::channels::matrix::{MatrixAuth, MatrixConfig};
 use klaxon_core::client::TrustedProxies;
 use klaxon_core::mail::SmtpConfig;
 use klaxon_core::outbound::OutboundAllow;
@@ -131,6 +132,18 @@ struct ServeArgs {
     /// A PEM file of certificates to trust for the mail server besides the public roots.
     #[arg(long, env = "KLAXON_SMTP_CA")]
     smtp_ca: Option<std::path::PathBuf>,
+    /// Matrix homeserver of the bot that posts to team channels' rooms, e.g.
+    /// https://matrix.example.org. Without it no Matrix room can be a channel.
+    #[arg(long, env = "KLAXON_MATRIX_HOMESERVER")]
+    matrix_homeserver: Option<String>,
+    /// The bot's access token (or sign it in with KLAXON_MATRIX_USER and KLAXON_MATRIX_PASSWORD).
+    #[arg(long, env = "KLAXON_MATRIX_TOKEN", hide_env_values = true)]
+    matrix_token: Option<String>,
+    /// The bot's user name, signed in with KLAXON_MATRIX_PASSWORD when no token is given.
+    #[arg(long, env = "KLAXON_MATRIX_USER")]
+    matrix_user: Option<String>,
+    #[arg(long, env = "KLAXON_MATRIX_PASSWORD", hide_env_values = true)]
+    matrix_password: Option<String>,
     /// Pushes a topic gets in any minute before the rest of its pages go as one summary
     /// push; 0 sends every page on its own.
     #[arg(long, env = "KLAXON_PAGE_BUNDLE_AFTER", default_value_t = klaxon_domain::paging::BUNDLE_AFTER,
@@ -283,6 +296,37 @@ impl ServeArgs {
         Ok(Some(config))
     }
 
+    /// `KLAXON_MATRIX_*`, checked now so a mistake stops the start with its name.
+    fn matrix(&self) -> Result<Option<MatrixConfig>, String> {
+        let given = |v: &Option<String>| v.clone().filter(|v| !v.is_empty());
+        let Some(homeserver) = given(&self.matrix_homeserver) else {
+            if [&self.matrix_token, &self.matrix_user, &self.matrix_password]
+                .iter()
+                .any(|v| given(v).is_some())
+            {
+                return Err(
+                    "KLAXON_MATRIX_TOKEN, _USER and _PASSWORD need KLAXON_MATRIX_HOMESERVER".into(),
+                );
+            }
+            return Ok(None);
+        };
+        if !(homeserver.starts_with("http://") || homeserver.starts_with("https://")) {
+            return Err("KLAXON_MATRIX_HOMESERVER must start with http:// or https://".into());
+        }
+        let auth = match (
+            given(&self.matrix_token),
+            given(&self.matrix_user),
+            given(&self.matrix_password),
+        ) {
+            (Some(token), None, None) => MatrixAuth::Token(token),
+            (None, Some(user), Some(password)) => MatrixAuth::Password { user, password },
+            _ => {
+                return Err("KLAXON_MATRIX_HOMESERVER needs KLAXON_MATRIX_TOKEN, or KLAXON_MATRIX_USER and KLAXON_MATRIX_PASSWORD".into())
+            }
+        };
+        Ok(Some(MatrixConfig { homeserver, auth }))
+    }
+
     /// Validates the start-time configuration; a bad value stops the start with a clear sentence.
     fn config(&self) -> Result<Config, String> {
         let mut seeds = Vec::new();
@@ -335,6 +379,7 @@ impl ServeArgs {
             page_bundle_after: self.page_bundle_after,
             setting_seeds: seeds,
             smtp,
+            matrix: self.matrix()?,
         })
     }
 }

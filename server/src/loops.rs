@@ -7,6 +7,10 @@
 //!   and the ladder). Its claims are conditional updates, so replicas running it together still
 //!   send each page once.
 //!
+//! - The announcer runs on every replica beside the notifier, never inside its pass, so a slow
+//!   chat service cannot hold a page back: every `TICK` it posts due team-channel messages
+//!   (`core::channels`), claimed like pages.
+//!
 //! - The event feed runs on every replica: it reads the `events` rows other transactions wrote
 //!   and hands them to this replica's live streams (`core::events`).
 //!
@@ -38,6 +42,7 @@ pub fn spawn(core: Core) -> Loops {
     let (stop, stopped) = watch::channel(false);
     let notifier = spawn_notifier(core.clone(), core.holder.to_string(), stopped.clone());
     let sweeper = spawn_sweeper(core.clone(), stopped.clone());
+    let announcer = spawn_announcer(core.clone(), stopped.clone());
     let feed = {
         let core = core.clone();
         tokio::spawn(async move { core.run_event_feed(stopped).await })
@@ -45,7 +50,7 @@ pub fn spawn(core: Core) -> Loops {
     Loops {
         core,
         stop,
-        passes: vec![notifier, sweeper, feed],
+        passes: vec![notifier, sweeper, announcer, feed],
         discovery,
     }
 }
@@ -166,6 +171,41 @@ pub fn spawn_notifier(
                     _ = tokio::time::sleep_until(started + gap) => {}
                     _ = stopped.changed() => return,
                 }
+            }
+        }
+    })
+}
+
+/// Runs an announcer pass every `TICK` (at once again while passes find work) until `stopped`
+/// changes.
+fn spawn_announcer(core: Core, mut stopped: watch::Receiver<bool>) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        loop {
+            let busy = match core.announce_tick(&core.holder).await {
+                Ok(r) if !r.is_idle() => {
+                    tracing::info!(
+                        sent = r.sent,
+                        summarised = r.summarised,
+                        failed = r.failed,
+                        waiting = r.waiting,
+                        "announcer"
+                    );
+                    r.sent > 0
+                }
+                Ok(_) => false,
+                Err(e) => {
+                    tracing::warn!(error = %e, "announcer pass failed");
+                    false
+                }
+            };
+            let wait = if busy {
+                Duration::ZERO
+            } else {
+                core.clock.tick(TICK)
+            };
+            tokio::select! {
+                _ = tokio::time::sleep(wait) => {}
+                _ = stopped.changed() => return,
             }
         }
     })

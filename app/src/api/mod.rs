@@ -3,6 +3,7 @@
 
 pub mod account;
 pub mod admin;
+pub mod channels;
 pub mod deadman;
 pub mod device;
 pub mod incidents;

@@ -13,6 +13,7 @@ pub mod reach;
 pub mod schedule;
 pub mod signup;
 pub mod team_access;
+pub mod team_channels;
 pub mod team_deadman;
 pub mod team_escalation;
 pub mod team_integrations;

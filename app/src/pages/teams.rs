@@ -13,6 +13,7 @@ use crate::components::team_list::TeamList;
 use crate::components::team_page::use_may_manage;
 use crate::pages::home::CreateTeamForm;
 use crate::pages::team_access::{InviteLinks, ServiceAccounts};
+use crate::pages::team_channels::Channels;
 use crate::pages::team_deadman::DeadmanSwitches;
 use crate::pages::team_integrations::Integrations;
 use crate::pages::team_maintenance::MaintenanceWindows;
@@ -116,6 +117,7 @@ pub fn TeamPage() -> impl IntoView {
         <ResponseTimes team_id />
         <EscalationLink team_id />
         <Integrations team_id is_owner />
+        <Channels team_id is_owner />
         <DeadmanSwitches team_id is_owner />
         <MaintenanceWindows team_id is_owner />
         // Only the people who may manage the team see who may get into it.

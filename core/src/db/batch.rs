@@ -227,6 +227,40 @@ pub(crate) fn insert_rows(backend: Backend, table: &str, cols: &[Col]) -> String
     }
 }
 
+/// The rows of a JSON array of objects bound as `$1`, as a `FROM` item named `alias` with
+/// `cols` as its columns: for statements that join the rows to tables (`insert_rows` is the plain
+/// insert).
+pub(crate) fn json_rows(backend: Backend, alias: &str, cols: &[Col]) -> String {
+    match backend {
+        Backend::Sqlite => {
+            let values: Vec<String> = cols
+                .iter()
+                .map(|c| match c {
+                    Col::Int(n) => format!("CAST(value ->> '{n}' AS BIGINT) AS {n}"),
+                    Col::Text(n) => format!("value ->> '{n}' AS {n}"),
+                })
+                .collect();
+            format!(
+                "(SELECT {} FROM json_each($1)) AS {alias}",
+                values.join(", ")
+            )
+        }
+        Backend::Postgres => {
+            let types: Vec<String> = cols
+                .iter()
+                .map(|c| match c {
+                    Col::Int(n) => format!("{n} bigint"),
+                    Col::Text(n) => format!("{n} text"),
+                })
+                .collect();
+            format!(
+                "json_to_recordset(CAST($1 AS json)) AS {alias}({})",
+                types.join(", ")
+            )
+        }
+    }
+}
+
 /// Runs an `insert_rows` statement for `rows`, serialized with the column names as keys.
 pub(crate) async fn insert_json<T: serde::Serialize>(
     tx: &mut Tx,

@@ -5,7 +5,7 @@
 
 mod batch;
 
-pub(crate) use batch::{insert_json, insert_rows, Arg, Col};
+pub(crate) use batch::{insert_json, insert_rows, json_rows, Arg, Col};
 
 use crate::Result;
 use sqlx::any::AnyPoolOptions;

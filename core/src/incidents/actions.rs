@@ -252,6 +252,9 @@ impl Core {
         .bind(now)
         .fetch_one(&mut **tx)
         .await?;
+        if resolution {
+            crate::timeline::resolution_noted(tx, id, now, author, text).await?;
+        }
         let what = if resolution {
             "resolution note"
         } else {
@@ -279,13 +282,15 @@ impl Core {
     ) -> Result<Incident> {
         let (IncidentId(id), NoteId(note_id)) = (id, note_id);
         let (_, mut tx) = self.act(actor, id).await?;
-        let exists: Option<(i64,)> =
-            sqlx::query_as("SELECT id FROM incident_notes WHERE id = $1 AND incident_id = $2")
-                .bind(note_id)
-                .bind(id)
-                .fetch_optional(&mut *tx)
-                .await?;
-        exists.ok_or_else(|| Error::Invalid("note_id: no such note on this incident".into()))?;
+        let note: Option<(String, i64)> = sqlx::query_as(
+            "SELECT text, resolution FROM incident_notes WHERE id = $1 AND incident_id = $2",
+        )
+        .bind(note_id)
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let (text, already) =
+            note.ok_or_else(|| Error::Invalid("note_id: no such note on this incident".into()))?;
         sqlx::query("UPDATE incident_notes SET resolution = CASE WHEN id = $1 THEN 1 ELSE 0 END WHERE incident_id = $2")
             .bind(note_id)
             .bind(id)
@@ -300,6 +305,10 @@ impl Core {
             "pinned the resolution note",
         )
         .await?;
+        if already == 0 {
+            crate::timeline::resolution_noted(&mut tx, id, self.now(), actor.user_id, &text)
+                .await?;
+        }
         self.finish(tx, id).await
     }
 

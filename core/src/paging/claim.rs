@@ -30,8 +30,15 @@ pub const CLAIM_FOR: i64 = 5;
 /// How often a replica renews the claims of the batch it works on.
 const RENEW_EVERY: Duration = Duration::from_secs(1);
 
+/// The two outboxes whose rows are claimed this way.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Outbox {
+    Pages,
+    ChannelPosts,
+}
+
 /// This replica's hold on a claimed batch: the clock second of its last renewal.
-pub(super) struct Hold {
+pub(crate) struct Hold {
     renewed_at: AtomicI64,
 }
 
@@ -58,21 +65,36 @@ impl Core {
         ids: &[i64],
         hold: &Hold,
     ) -> std::convert::Infallible {
+        self.keep_claims_of(Outbox::Pages, holder, ids, hold).await
+    }
+
+    /// `keep_claims` for either outbox: the team channels' posts are claimed the same way.
+    pub(crate) async fn keep_claims_of(
+        &self,
+        outbox: Outbox,
+        holder: &str,
+        ids: &[i64],
+        hold: &Hold,
+    ) -> std::convert::Infallible {
         loop {
             tokio::time::sleep(self.clock.tick(RENEW_EVERY)).await;
             let now = self.now();
-            match self.renew(holder, ids, now).await {
+            match self.renew(outbox, holder, ids, now).await {
                 Ok(()) => hold.renewed_at.store(now, Ordering::SeqCst),
                 Err(e) => tracing::warn!(error = %e, "could not renew page claims"),
             }
         }
     }
 
-    async fn renew(&self, holder: &str, ids: &[i64], now: i64) -> Result<()> {
+    async fn renew(&self, outbox: Outbox, holder: &str, ids: &[i64], now: i64) -> Result<()> {
+        let table = match outbox {
+            Outbox::Pages => "pages",
+            Outbox::ChannelPosts => "channel_posts",
+        };
         let _renewed: Vec<(i64,)> = self
             .db
             .write_in(
-                "UPDATE pages SET claimed_until = $1 WHERE claimed_by = $2 AND state = 'pending' AND id IN ({ids}) RETURNING id",
+                &format!("UPDATE {table} SET claimed_until = $1 WHERE claimed_by = $2 AND state = 'pending' AND id IN ({{ids}}) RETURNING id"),
                 &[(now + CLAIM_FOR).into(), holder.into()],
                 ids,
             )

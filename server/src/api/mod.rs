@@ -3,6 +3,7 @@
 mod accounts;
 mod ack_page;
 mod admin;
+mod channels;
 mod contact_methods;
 mod deadman;
 mod device;
@@ -31,7 +32,7 @@ use utoipa_axum::routes;
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Klaxon", description = "Incident paging: Alertmanager in, ntfy pages out, a phone app for responders. Errors are `{\"error\": code, \"message\": sentence}`; timestamps are RFC 3339 UTC; durations are strings like `15m` or `1h30m`."),
-    components(schemas(klaxon_domain::ErrorBody)),
+    components(schemas(klaxon_domain::ErrorBody, klaxon_domain::channel::WebhookEvent, klaxon_domain::channel::WebhookTeam)),
     modifiers(&Security)
 )]
 struct ApiDoc;
@@ -213,6 +214,9 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(service_accounts::delete_key))
         .routes(routes!(teams::list_members, teams::add_member))
         .routes(routes!(teams::set_member_role, teams::remove_member))
+        .routes(routes!(channels::list, channels::create))
+        .routes(routes!(channels::update, channels::delete))
+        .routes(routes!(channels::test))
         .routes(routes!(integrations::list, integrations::create))
         .routes(routes!(integrations::update, integrations::revoke))
         .routes(routes!(integrations::volume))

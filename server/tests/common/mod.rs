@@ -3,11 +3,13 @@
 #![allow(dead_code)]
 
 pub mod alertmanager;
+pub mod chat;
 pub mod live;
 pub mod ntfy;
 pub mod oidc;
 pub mod process;
 pub mod smtp;
+pub mod synapse;
 pub mod webpush;
 pub mod world;
 
@@ -573,6 +575,14 @@ impl TestApp {
     /// One notifier pass, as the loop would run it.
     pub async fn tick(&self) -> klaxon_core::paging::notifier::NotifyReport {
         self.core.notify_tick("test").await.expect("notifier pass")
+    }
+
+    /// One announcer pass (team channels), as the loop would run it.
+    pub async fn announce(&self) -> klaxon_core::channels::AnnounceReport {
+        self.core
+            .announce_tick("test")
+            .await
+            .expect("announcer pass")
     }
 
     /// Fires a critical alert in its own group and returns the incident it opened or joined.

@@ -135,7 +135,8 @@ pub(super) fn Controls(
             <div class="action-row">
                 <ActionForm action=ack attr:class="ack">
                     <input type="hidden" name="id" value=id />
-                    <button type="submit" class="primary big" hidden=move || !may.with(|m| m.acknowledge) disabled=move || ack.pending().get()>
+                    // `#acknowledge` is where a team channel's Acknowledge link lands: the button, not an act.
+                    <button id="acknowledge" type="submit" class="primary big" hidden=move || !may.with(|m| m.acknowledge) disabled=move || ack.pending().get()>
                         "Acknowledge"
                     </button>
                 </ActionForm>

@@ -1,0 +1,393 @@
+//! The announcer pass: claim due channel posts, in order per channel, render them (a storm
+//! becomes one summary), post them, and record the outcomes. Every replica runs it beside its
+//! notifier (never inside the notifier's pass, so a slow chat service cannot delay a page).
+//!
+//! - Claims are the pages' lapsing claims (`paging::claim`): a dead replica's posts pass on
+//!   within seconds; a replica starts a post only while its claim has a second to run, and writes
+//!   an outcome only where the claim still names it.
+//! - Order: a post waits while an earlier post of its channel waits for a retry or is in another
+//!   replica's hands, so a channel hears an incident's events in the order they happened.
+//! - Failures are retried with the pages' backoff (5 s doubling to 10 minutes) for a day, then
+//!   given up; a `Retry-After` (Slack's 429, Matrix's `retry_after_ms`) holds the whole channel.
+//!   The channel shows as failing with the last sentence until a post gets through.
+//! - A storm: a channel gets at most `BUNDLE_AFTER` messages a minute; beyond them, posts go as
+//!   one summary, by the pages' bundling rule (`domain::paging::bundling`).
+
+use super::message::{Body, Item, Message};
+use super::send::{Outcome, Target};
+use crate::db::Arg;
+use crate::incidents::reads::{IncidentRow, INCIDENT_COLUMNS};
+use crate::metrics::ChannelLabel;
+use crate::paging::claim::{Hold, Outbox, CLAIM_FOR};
+use crate::{Core, Result};
+use futures::StreamExt;
+use klaxon_domain::channel::ChannelEvent;
+use klaxon_domain::incident::Incident;
+use klaxon_domain::paging::{
+    bundling, retry_delay, Bundling, BUNDLE_AFTER, BUNDLE_WINDOW, GIVE_UP_AFTER,
+};
+use std::collections::{BTreeMap, HashMap};
+
+/// Posts claimed per pass.
+const BATCH: i64 = 500;
+/// Channels posted to at once.
+const PARALLEL: usize = 8;
+
+/// What one announcer pass did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct AnnounceReport {
+    /// Messages that got through (a summary is one).
+    pub sent: u64,
+    /// Posts that went inside a summary.
+    pub summarised: u64,
+    /// Messages that failed (to be retried, or given up).
+    pub failed: u64,
+    /// Posts held back to go in the channel's next summary.
+    pub waiting: u64,
+}
+
+impl AnnounceReport {
+    pub fn is_idle(&self) -> bool {
+        *self == AnnounceReport::default()
+    }
+}
+
+#[derive(sqlx::FromRow, Clone)]
+struct Claimed {
+    id: i64,
+    channel_id: i64,
+    incident_id: i64,
+    #[sqlx(try_from = "String")]
+    event: ChannelEvent,
+    at: i64,
+    actor_id: Option<i64>,
+    text: String,
+    attempts: i64,
+    waited: i64,
+}
+
+const CLAIMED: &str = "id, channel_id, incident_id, event, at, actor_id, text, attempts, waited";
+
+/// One message to send: the posts it stands for, the first carrying it.
+struct Outgoing {
+    message: Message,
+    posts: Vec<i64>,
+    attempts: i64,
+}
+
+/// What became of one channel's messages.
+struct ChannelOutcome {
+    channel_id: i64,
+    kind: &'static str,
+    /// The posts of each message that got through.
+    sent: Vec<Vec<i64>>,
+    /// The message that failed: its posts, attempts so far, the sentence, the wait asked for.
+    failed: Option<(Vec<i64>, i64, String, Option<i64>)>,
+}
+
+impl Core {
+    /// One announcer pass. `holder` names this replica in claims.
+    pub async fn announce_tick(&self, holder: &str) -> Result<AnnounceReport> {
+        let now = self.now();
+        let due: Vec<(i64,)> = sqlx::query_as(
+            "SELECT id FROM channel_posts p WHERE state = 'pending' AND due_at <= $1 \
+             AND (claimed_until IS NULL OR claimed_until < $1) \
+             AND NOT EXISTS (SELECT 1 FROM channel_posts e WHERE e.channel_id = p.channel_id AND e.state = 'pending' \
+               AND e.id < p.id AND (e.due_at > $1 OR e.claimed_until >= $1)) \
+             AND NOT EXISTS (SELECT 1 FROM channels c WHERE c.id = p.channel_id AND c.retry_at > $1) \
+             ORDER BY id LIMIT $2",
+        )
+        .bind(now)
+        .bind(BATCH)
+        .fetch_all(&self.db.pool)
+        .await?;
+        if due.is_empty() {
+            return Ok(AnnounceReport::default());
+        }
+        let ids: Vec<i64> = due.into_iter().map(|r| r.0).collect();
+        let mut posts: Vec<Claimed> = self
+            .db
+            .write_in(
+                &format!(
+                    "UPDATE channel_posts SET claimed_by = $1, claimed_until = $2 WHERE state = 'pending' AND due_at <= $3 \
+                     AND (claimed_until IS NULL OR claimed_until < $3) AND id IN ({{ids}}) RETURNING {CLAIMED}"
+                ),
+                &[holder.into(), (now + CLAIM_FOR).into(), now.into()],
+                &ids,
+            )
+            .await?;
+        if posts.is_empty() {
+            return Ok(AnnounceReport::default());
+        }
+        posts.sort_by_key(|p| p.id);
+        let claimed: Vec<i64> = posts.iter().map(|p| p.id).collect();
+        let hold = Hold::new(now);
+        let report = tokio::select! {
+            r = self.announce_claimed(holder, posts, &hold, now) => r,
+            never = self.keep_claims_of(Outbox::ChannelPosts, holder, &claimed, &hold) => match never {},
+        };
+        // Whatever was claimed and not settled goes back, for the next pass.
+        self.db
+            .write_in::<(i64,)>(
+                "UPDATE channel_posts SET claimed_by = NULL, claimed_until = NULL \
+                 WHERE claimed_by = $1 AND state = 'pending' AND id IN ({ids}) RETURNING id",
+                &[holder.into()],
+                &claimed,
+            )
+            .await?;
+        report
+    }
+
+    async fn announce_claimed(
+        &self,
+        holder: &str,
+        posts: Vec<Claimed>,
+        hold: &Hold,
+        now: i64,
+    ) -> Result<AnnounceReport> {
+        let mut report = AnnounceReport::default();
+        let mut by_channel: BTreeMap<i64, Vec<Claimed>> = BTreeMap::new();
+        for p in posts {
+            by_channel.entry(p.channel_id).or_default().push(p);
+        }
+        let channel_ids: Vec<i64> = by_channel.keys().copied().collect();
+        let incident_ids: Vec<i64> = by_channel
+            .values()
+            .flatten()
+            .map(|p| p.incident_id)
+            .collect();
+        let actor_ids: Vec<i64> = by_channel
+            .values()
+            .flatten()
+            .filter_map(|p| p.actor_id)
+            .collect();
+        let incidents: HashMap<i64, Incident> = self
+            .db
+            .fetch_in::<IncidentRow>(
+                &format!("SELECT {INCIDENT_COLUMNS} FROM incidents i WHERE i.id IN ({{ids}})"),
+                &[],
+                &dedup(incident_ids),
+            )
+            .await?
+            .into_iter()
+            .map(|r| {
+                let i = Incident::from(r);
+                (i.id, i)
+            })
+            .collect();
+        let actors: HashMap<i64, String> = self
+            .db
+            .fetch_in::<(i64, String)>(
+                "SELECT id, username FROM users WHERE id IN ({ids})",
+                &[],
+                &dedup(actor_ids),
+            )
+            .await?
+            .into_iter()
+            .collect();
+        // Messages each channel had in the window, and when the oldest of them went.
+        let window: HashMap<i64, (i64, i64)> = self
+            .db
+            .fetch_in::<(i64, i64, i64)>(
+                "SELECT channel_id, COUNT(*), MIN(sent_at) FROM channel_posts WHERE state = 'sent' \
+                 AND carried_by IS NULL AND sent_at > $1 AND channel_id IN ({ids}) GROUP BY channel_id",
+                &[Arg::Int(now - BUNDLE_WINDOW)],
+                &channel_ids,
+            )
+            .await?
+            .into_iter()
+            .map(|(c, n, oldest)| (c, (n, oldest)))
+            .collect();
+
+        let mut plans = Vec::new();
+        let mut postponed: Vec<(i64, i64)> = Vec::new();
+        for (channel_id, posts) in by_channel {
+            let Ok(target) = self.channel_target_of(channel_id).await else {
+                continue; // Deleted since: its posts went with it.
+            };
+            let (pushed, oldest) = window.get(&channel_id).copied().unwrap_or((0, now));
+            let waiting = posts.iter().any(|p| p.waited == 1);
+            let items: Vec<(Item, i64)> = posts
+                .iter()
+                .filter_map(|p| {
+                    let incident = incidents.get(&p.incident_id)?.clone();
+                    Some((
+                        Item {
+                            post_id: p.id,
+                            event: p.event,
+                            at: p.at,
+                            incident,
+                            actor: p.actor_id.and_then(|a| actors.get(&a).cloned()),
+                            text: p.text.clone(),
+                        },
+                        p.attempts,
+                    ))
+                })
+                .collect();
+            let message = |body: Body| Message {
+                team_id: target.team_id,
+                team: target.team.clone(),
+                public_url: self.config.public_url.clone(),
+                body,
+            };
+            let mut outgoing = Vec::new();
+            let split = match bundling(items.len(), pushed, waiting, BUNDLE_AFTER) {
+                Bundling::Wait => {
+                    postponed.extend(
+                        items
+                            .iter()
+                            .map(|(i, _)| (i.post_id, oldest + BUNDLE_WINDOW)),
+                    );
+                    report.waiting += items.len() as u64;
+                    continue;
+                }
+                Bundling::Alone => items.len(),
+                Bundling::Split { alone } => alone,
+            };
+            let (alone, rest) = items.split_at(split.min(items.len()));
+            for (item, attempts) in alone {
+                outgoing.push(Outgoing {
+                    posts: vec![item.post_id],
+                    attempts: *attempts,
+                    message: message(Body::One(item.clone())),
+                });
+            }
+            if !rest.is_empty() {
+                outgoing.push(Outgoing {
+                    posts: rest.iter().map(|(i, _)| i.post_id).collect(),
+                    attempts: rest.iter().map(|(_, a)| *a).max().unwrap_or(0),
+                    message: message(Body::Summary(rest.iter().map(|(i, _)| i.clone()).collect())),
+                });
+            }
+            plans.push((target, outgoing));
+        }
+
+        let outcomes: Vec<ChannelOutcome> = futures::stream::iter(plans)
+            .map(|(target, outgoing)| self.post_in_order(target, outgoing, hold))
+            .buffer_unordered(PARALLEL)
+            .collect()
+            .await;
+
+        let now = self.now();
+        let mut tx = self.db.begin().await?;
+        for (post, due_at) in &postponed {
+            sqlx::query(
+                "UPDATE channel_posts SET waited = 1, due_at = $1, claimed_by = NULL, claimed_until = NULL \
+                 WHERE id = $2 AND claimed_by = $3 AND state = 'pending'",
+            )
+            .bind(due_at)
+            .bind(post)
+            .bind(holder)
+            .execute(&mut *tx)
+            .await?;
+        }
+        for o in &outcomes {
+            let label = ChannelLabel { kind: o.kind };
+            for posts in &o.sent {
+                let carrier = posts[0];
+                tx.fetch_in::<(i64,)>(
+                    "UPDATE channel_posts SET state = 'sent', sent_at = $1, claimed_by = NULL, claimed_until = NULL, error = NULL, \
+                     carried_by = CASE WHEN id = $2 THEN NULL ELSE $2 END \
+                     WHERE claimed_by = $3 AND state = 'pending' AND id IN ({ids}) RETURNING id",
+                    &[Arg::Int(now), Arg::Int(carrier), Arg::Text(holder)],
+                    posts,
+                )
+                .await?;
+                self.metrics.channel_messages.get_or_create(&label).inc();
+                if posts.len() > 1 {
+                    self.metrics.channel_summaries.get_or_create(&label).inc();
+                    report.summarised += posts.len() as u64;
+                }
+                report.sent += 1;
+            }
+            if !o.sent.is_empty() {
+                sqlx::query(
+                    "UPDATE channels SET last_sent_at = $1, failing_since = NULL, last_error = NULL WHERE id = $2",
+                )
+                .bind(now)
+                .bind(o.channel_id)
+                .execute(&mut *tx)
+                .await?;
+            }
+            if let Some((posts, attempts, sentence, retry_after)) = &o.failed {
+                let due_at = now + retry_delay(attempts + 1, *retry_after);
+                let settled: Vec<(i64, String)> = tx
+                    .fetch_in(
+                        "UPDATE channel_posts SET attempts = attempts + 1, error = $1, due_at = $2, \
+                         claimed_by = NULL, claimed_until = NULL, \
+                         state = CASE WHEN at <= $3 THEN 'failed' ELSE 'pending' END \
+                         WHERE claimed_by = $4 AND state = 'pending' AND id IN ({ids}) RETURNING id, state",
+                        &[
+                            Arg::Text(sentence),
+                            Arg::Int(due_at),
+                            Arg::Int(now - GIVE_UP_AFTER),
+                            Arg::Text(holder),
+                        ],
+                        posts,
+                    )
+                    .await?;
+                let gave_up = settled
+                    .iter()
+                    .filter(|(_, state)| state == "failed")
+                    .count() as u64;
+                sqlx::query(
+                    "UPDATE channels SET failing_since = COALESCE(failing_since, $1), last_error = $2, retry_at = $3 WHERE id = $4",
+                )
+                .bind(now)
+                .bind(sentence)
+                .bind(retry_after.map(|r| now + r))
+                .bind(o.channel_id)
+                .execute(&mut *tx)
+                .await?;
+                tracing::warn!(channel = o.channel_id, kind = o.kind, error = %sentence, "channel post failed");
+                self.metrics.channel_failures.get_or_create(&label).inc();
+                self.metrics
+                    .channel_given_up
+                    .get_or_create(&label)
+                    .inc_by(gave_up);
+                report.failed += 1;
+            }
+        }
+        tx.commit().await?;
+        Ok(report)
+    }
+
+    /// Sends one channel's messages in order, stopping at the first failure (the rest wait
+    /// behind it) or when the claim may have lapsed.
+    async fn post_in_order(
+        &self,
+        target: Target,
+        outgoing: Vec<Outgoing>,
+        hold: &Hold,
+    ) -> ChannelOutcome {
+        let mut outcome = ChannelOutcome {
+            channel_id: target.id,
+            kind: target.kind.as_str(),
+            sent: Vec::new(),
+            failed: None,
+        };
+        for o in outgoing {
+            if !hold.valid(self.now()) {
+                break;
+            }
+            let delivery = format!("klaxon-{}", o.posts[0]);
+            match self.post_to(&target, &o.message, &delivery).await {
+                Outcome::Sent => outcome.sent.push(o.posts),
+                Outcome::Failed {
+                    sentence,
+                    retry_after,
+                } => {
+                    outcome.failed = Some((o.posts, o.attempts, sentence, retry_after));
+                    break;
+                }
+            }
+        }
+        outcome
+    }
+}
+
+fn dedup(mut ids: Vec<i64>) -> Vec<i64> {
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}

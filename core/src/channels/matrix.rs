@@ -1,0 +1,298 @@
+//! The install's Matrix bot: one account on one homeserver (`KLAXON_MATRIX_HOMESERVER`, with
+//! `KLAXON_MATRIX_TOKEN` or `KLAXON_MATRIX_USER` and `KLAXON_MATRIX_PASSWORD`), spoken to over
+//! the client-server API with plain HTTP through the outbound policy. It joins a channel's room
+//! when it first posts there (an invitation is all a room's members need to give), and posts
+//! each message with the outbox row as its transaction id, so a retry after a lost answer is
+//! the same event, not a second one.
+
+use super::message::Message;
+use super::send::{outcome, Outcome};
+use crate::outbound::Outbound;
+use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
+use reqwest::Method;
+use serde_json::json;
+use std::collections::HashMap;
+use tokio::sync::Mutex;
+
+/// `KLAXON_MATRIX_*`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatrixConfig {
+    /// The homeserver's base URL (`https://matrix.example.org`).
+    pub homeserver: String,
+    /// How the bot signs in: an access token, or a password login.
+    pub auth: MatrixAuth,
+}
+
+#[derive(Clone, PartialEq, Eq)]
+pub enum MatrixAuth {
+    Token(String),
+    Password { user: String, password: String },
+}
+
+impl std::fmt::Debug for MatrixAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MatrixAuth::Token(_) => f.write_str("Token(…)"),
+            MatrixAuth::Password { user, .. } => write!(f, "Password {{ user: {user:?}, .. }}"),
+        }
+    }
+}
+
+pub struct Matrix {
+    homeserver: String,
+    auth: MatrixAuth,
+    outbound: Outbound,
+    /// The access token in use: the configured one, or the last login's.
+    token: Mutex<Option<String>>,
+    /// Room ids of aliases and rooms the bot has joined.
+    joined: Mutex<HashMap<String, String>>,
+}
+
+fn enc(s: &str) -> String {
+    utf8_percent_encode(s, NON_ALPHANUMERIC).to_string()
+}
+
+/// Matrix's `errcode` from an answer, when it is one (`M_FORBIDDEN`): a code, not prose, so it
+/// may be said.
+fn errcode(body: &[u8]) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_slice(body).ok()?;
+    let code = v.get("errcode")?.as_str()?;
+    (code.len() <= 64 && code.bytes().all(|b| b.is_ascii_uppercase() || b == b'_'))
+        .then(|| code.to_string())
+}
+
+enum Attempt {
+    Done(Outcome),
+    /// The bot is not in the room (403): join, then send again.
+    NotJoined,
+    /// The token was refused (401): sign in again, then send again.
+    SignedOut,
+}
+
+impl Matrix {
+    pub fn new(config: &MatrixConfig, outbound: Outbound) -> Result<Matrix, String> {
+        let homeserver = config.homeserver.trim_end_matches('/').to_string();
+        outbound
+            .check_url(&homeserver)
+            .map_err(|why| format!("KLAXON_MATRIX_HOMESERVER: {why}"))?;
+        let token = match &config.auth {
+            MatrixAuth::Token(t) => Some(t.clone()),
+            MatrixAuth::Password { .. } => None,
+        };
+        Ok(Matrix {
+            homeserver,
+            auth: config.auth.clone(),
+            outbound,
+            token: Mutex::new(token),
+            joined: Mutex::default(),
+        })
+    }
+
+    fn who(&self, room: &str) -> String {
+        format!("the Matrix room {room} on {}", self.homeserver)
+    }
+
+    /// The access token, signing in first when there is none.
+    async fn token(&self) -> Result<String, Outcome> {
+        let mut token = self.token.lock().await;
+        if let Some(t) = &*token {
+            return Ok(t.clone());
+        }
+        let MatrixAuth::Password { user, password } = &self.auth else {
+            return Err(failed("the Matrix bot has no access token".into(), None));
+        };
+        let req = self
+            .outbound
+            .request(
+                Method::POST,
+                &format!("{}/_matrix/client/v3/login", self.homeserver),
+            )
+            .json(&json!({
+                "type": "m.login.password",
+                "identifier": {"type": "m.id.user", "user": user},
+                "password": password,
+                "initial_device_display_name": "Klaxon",
+            }));
+        let who = format!("the Matrix homeserver {} (signing in)", self.homeserver);
+        let answer = self.outbound.send(req).await;
+        let got = match answer {
+            Ok(a) if a.status.is_success() => a
+                .json::<serde_json::Value>()
+                .and_then(|v| v.get("access_token")?.as_str().map(str::to_string)),
+            other => return Err(outcome(&who, other)),
+        };
+        let t =
+            got.ok_or_else(|| failed(format!("{who} answered without an access token"), None))?;
+        *token = Some(t.clone());
+        Ok(t)
+    }
+
+    /// Forgets a refused token, so the next call signs in again (a password bot only).
+    async fn signed_out(&self) -> bool {
+        if matches!(self.auth, MatrixAuth::Password { .. }) {
+            *self.token.lock().await = None;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Joins a room (by id or alias) and returns its id.
+    async fn join(&self, room: &str, token: &str) -> Result<String, Outcome> {
+        if let Some(id) = self.joined.lock().await.get(room) {
+            return Ok(id.clone());
+        }
+        let req = self
+            .outbound
+            .request(
+                Method::POST,
+                &format!("{}/_matrix/client/v3/join/{}", self.homeserver, enc(room)),
+            )
+            .bearer_auth(token)
+            .json(&json!({}));
+        let who = format!("{} (joining)", self.who(room));
+        let answer = self.outbound.send(req).await;
+        let id = match &answer {
+            Ok(a) if a.status.is_success() => a
+                .json::<serde_json::Value>()
+                .and_then(|v| v.get("room_id")?.as_str().map(str::to_string)),
+            _ => None,
+        };
+        let Some(id) = id else {
+            return Err(matrix_outcome(&who, answer));
+        };
+        self.joined
+            .lock()
+            .await
+            .insert(room.to_string(), id.clone());
+        Ok(id)
+    }
+
+    /// Posts a message to a room (an id or alias), joining it when needed.
+    pub(super) async fn post(
+        &self,
+        room: &str,
+        message: &Message,
+        txn: &str,
+        _now: i64,
+    ) -> Outcome {
+        let content = json!({
+            "msgtype": "m.text",
+            "body": message.plain(),
+            "format": "org.matrix.custom.html",
+            "formatted_body": message.html(),
+        });
+        // One more try after joining or signing in again, each at most once.
+        let mut joined_now = false;
+        let mut signed_in_again = false;
+        loop {
+            let token = match self.token().await {
+                Ok(t) => t,
+                Err(o) => return o,
+            };
+            let room_id = if room.starts_with('#') || joined_now {
+                match self.join(room, &token).await {
+                    Ok(id) => id,
+                    Err(o) => return o,
+                }
+            } else {
+                self.joined
+                    .lock()
+                    .await
+                    .get(room)
+                    .cloned()
+                    .unwrap_or_else(|| room.to_string())
+            };
+            match self.send(&room_id, room, &content, txn, &token).await {
+                Attempt::Done(o) => return o,
+                Attempt::NotJoined if !joined_now => {
+                    self.joined.lock().await.remove(room);
+                    joined_now = true;
+                }
+                Attempt::SignedOut if !signed_in_again && self.signed_out().await => {
+                    signed_in_again = true;
+                }
+                Attempt::NotJoined | Attempt::SignedOut => {
+                    return failed(format!("{} refused the bot", self.who(room)), None);
+                }
+            }
+        }
+    }
+
+    async fn send(
+        &self,
+        room_id: &str,
+        room: &str,
+        content: &serde_json::Value,
+        txn: &str,
+        token: &str,
+    ) -> Attempt {
+        let req = self
+            .outbound
+            .request(
+                Method::PUT,
+                &format!(
+                    "{}/_matrix/client/v3/rooms/{}/send/m.room.message/{}",
+                    self.homeserver,
+                    enc(room_id),
+                    enc(txn)
+                ),
+            )
+            .bearer_auth(token)
+            .json(content);
+        let answer = self.outbound.send(req).await;
+        match &answer {
+            Ok(a) if a.status == reqwest::StatusCode::FORBIDDEN => return Attempt::NotJoined,
+            Ok(a) if a.status == reqwest::StatusCode::UNAUTHORIZED => return Attempt::SignedOut,
+            _ => {}
+        }
+        Attempt::Done(matrix_outcome(&self.who(room), answer))
+    }
+}
+
+fn failed(sentence: String, retry_after: Option<i64>) -> Outcome {
+    Outcome::Failed {
+        sentence,
+        retry_after,
+    }
+}
+
+/// `outcome`, with Matrix's error code added to the sentence.
+fn matrix_outcome(
+    who: &str,
+    answer: std::result::Result<crate::outbound::Answer, crate::outbound::Failure>,
+) -> Outcome {
+    let code = answer.as_ref().ok().and_then(|a| errcode(&a.body));
+    match outcome(who, answer) {
+        Outcome::Failed {
+            sentence,
+            retry_after,
+        } => failed(
+            match code {
+                Some(code) => format!("{sentence} ({code})"),
+                None => sentence,
+            },
+            retry_after,
+        ),
+        sent => sent,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_codes_are_said_and_prose_is_not() {
+        assert_eq!(
+            errcode(br#"{"errcode":"M_LIMIT_EXCEEDED","error":"Too many requests, token abc"}"#),
+            Some("M_LIMIT_EXCEEDED".into())
+        );
+        assert_eq!(errcode(br#"{"errcode":"see https://evil.example"}"#), None);
+        assert_eq!(errcode(b"<html>"), None);
+        assert_eq!(
+            format!("{:?}", MatrixAuth::Token("syt_secret".into())),
+            "Token(…)"
+        );
+    }
+}

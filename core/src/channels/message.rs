@@ -1,0 +1,525 @@
+//! One announcement rendered for each kind of channel: plain text (Matrix's `body`, Slack's
+//! `text` fallback, which Mattermost, Rocket.Chat and Discord show), Matrix HTML, Slack Block
+//! Kit, a Teams Adaptive Card and Klaxon's own JSON event. Each says what happened, the severity
+//! in words, the team, who has it, and links to the incident; an event that wants an owner also
+//! links to where a responder acknowledges (the incident page: signed in, it asks before it acts,
+//! so a link preview or a scanner acknowledges nothing).
+
+use klaxon_domain::alerting::{IncidentState, Severity};
+use klaxon_domain::channel::{ChannelEvent, WebhookEvent, WebhookTeam, EVENT_VERSION};
+use klaxon_domain::incident::Incident;
+use klaxon_domain::Timestamp;
+use serde_json::{json, Value};
+
+/// Incidents a storm summary names one by one; the rest are counted.
+const SUMMARY_LISTS: usize = 10;
+/// The longest title or text a message carries (characters); chat services cap a message.
+const MAX_TEXT: usize = 300;
+
+/// One event of one incident, as a channel hears it.
+#[derive(Debug, Clone)]
+pub(super) struct Item {
+    /// The outbox row: unique per delivery.
+    pub post_id: i64,
+    pub event: ChannelEvent,
+    pub at: i64,
+    pub incident: Incident,
+    pub actor: Option<String>,
+    /// The timeline's sentence for it.
+    pub text: String,
+}
+
+#[derive(Debug, Clone)]
+pub(super) enum Body {
+    One(Item),
+    /// A storm: many events in one message.
+    Summary(Vec<Item>),
+    /// "Send a test".
+    Test,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct Message {
+    pub team_id: i64,
+    pub team: String,
+    pub public_url: String,
+    pub body: Body,
+}
+
+pub(super) fn test_message(team: &str, public_url: &str) -> Message {
+    Message {
+        team_id: 0,
+        team: team.to_string(),
+        public_url: public_url.to_string(),
+        body: Body::Test,
+    }
+}
+
+fn severity_word(s: Severity) -> &'static str {
+    match s {
+        Severity::Critical => "Critical",
+        Severity::Warning => "Warning",
+        Severity::Info => "Info",
+    }
+}
+
+fn clip(text: &str) -> String {
+    match text.char_indices().nth(MAX_TEXT) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+/// Who has the incident, in words.
+fn who_has_it(i: &Incident) -> String {
+    match (i.state, &i.acknowledged_by, &i.assignee) {
+        (IncidentState::Resolved, _, _) => "resolved".into(),
+        (_, Some(by), _) => format!("acknowledged by {by}"),
+        (_, None, Some(who)) => format!("with {who}, not acknowledged yet"),
+        (_, None, None) => "nobody has it yet".into(),
+    }
+}
+
+impl Item {
+    /// "Critical incident opened: Disk full on db-1", with who did it when someone did.
+    fn headline(&self) -> String {
+        let by = match (&self.actor, self.event) {
+            (
+                Some(who),
+                ChannelEvent::Acknowledged
+                | ChannelEvent::Resolved
+                | ChannelEvent::Reassigned
+                | ChannelEvent::ResolutionNote,
+            ) => {
+                format!(" by {who}")
+            }
+            _ => String::new(),
+        };
+        format!(
+            "{} incident {}{by}: {}",
+            severity_word(self.incident.severity),
+            self.event.phrase(),
+            clip(&self.incident.title)
+        )
+    }
+
+    /// The line under the headline: the team, who has it, and what the timeline says where it
+    /// adds something (a ladder level, a new assignee, the fix).
+    fn detail(&self, team: &str) -> String {
+        let mut line = format!("Team {team} · {}", who_has_it(&self.incident));
+        match self.event {
+            ChannelEvent::Escalated | ChannelEvent::Reassigned => {
+                line.push_str(&format!(" · {}", clip(&self.text)));
+            }
+            ChannelEvent::ResolutionNote => line.push_str(&format!(" · Fix: {}", clip(&self.text))),
+            _ => {}
+        }
+        line
+    }
+
+    fn url(&self, public_url: &str) -> String {
+        format!("{public_url}/incidents/{}", self.incident.id)
+    }
+
+    /// Where a responder acknowledges, while the event wants an owner and nobody has it.
+    fn acknowledge_url(&self, public_url: &str) -> Option<String> {
+        (self.event.asks_for_owner() && self.incident.state == IncidentState::Triggered)
+            .then(|| format!("{public_url}/incidents/{}#acknowledge", self.incident.id))
+    }
+}
+
+fn escape_html(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Slack's mrkdwn escapes only these three.
+fn escape_mrkdwn(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+impl Message {
+    pub fn event_word(&self) -> &'static str {
+        match &self.body {
+            Body::One(item) => item.event.as_str(),
+            Body::Summary(items) => items[0].event.as_str(),
+            Body::Test => "test",
+        }
+    }
+
+    fn summary_headline(&self, items: &[Item]) -> String {
+        format!(
+            "{} incident events for team {} in a storm (summarised to keep the channel readable)",
+            items.len(),
+            self.team
+        )
+    }
+
+    fn board(&self) -> String {
+        format!("{}/", self.public_url)
+    }
+
+    /// The message as plain text with its links written out.
+    pub fn plain(&self) -> String {
+        match &self.body {
+            Body::One(item) => {
+                let mut text = format!("{}\n{}", item.headline(), item.detail(&self.team));
+                if let Some(ack) = item.acknowledge_url(&self.public_url) {
+                    text.push_str(&format!("\nAcknowledge: {ack}"));
+                }
+                text.push_str(&format!("\nOpen: {}", item.url(&self.public_url)));
+                text
+            }
+            Body::Summary(items) => {
+                let mut text = self.summary_headline(items);
+                for item in items.iter().take(SUMMARY_LISTS) {
+                    text.push_str(&format!(
+                        "\n- {} ({})",
+                        item.headline(),
+                        item.url(&self.public_url)
+                    ));
+                }
+                if items.len() > SUMMARY_LISTS {
+                    text.push_str(&format!("\n…and {} more", items.len() - SUMMARY_LISTS));
+                }
+                text.push_str(&format!("\nAll open incidents: {}", self.board()));
+                text
+            }
+            Body::Test => format!(
+                "Test from Klaxon: team {}'s incidents will be announced here.\nOpen Klaxon: {}",
+                self.team,
+                self.board()
+            ),
+        }
+    }
+
+    /// Matrix's `formatted_body` (`org.matrix.custom.html`).
+    pub fn html(&self) -> String {
+        let link = |url: &str, label: &str| {
+            format!(
+                "<a href=\"{}\">{}</a>",
+                escape_html(url),
+                escape_html(label)
+            )
+        };
+        match &self.body {
+            Body::One(item) => {
+                let mut links = Vec::new();
+                if let Some(ack) = item.acknowledge_url(&self.public_url) {
+                    links.push(link(&ack, "Acknowledge"));
+                }
+                links.push(link(&item.url(&self.public_url), "Open incident"));
+                format!(
+                    "<p><strong>{}</strong><br>{}</p><p>{}</p>",
+                    escape_html(&item.headline()),
+                    escape_html(&item.detail(&self.team)),
+                    links.join(" · ")
+                )
+            }
+            Body::Summary(items) => {
+                let mut html = format!("<p><strong>{}</strong></p><ul>", escape_html(&self.summary_headline(items)));
+                for item in items.iter().take(SUMMARY_LISTS) {
+                    html.push_str(&format!("<li>{}</li>", link(&item.url(&self.public_url), &item.headline())));
+                }
+                html.push_str("</ul>");
+                if items.len() > SUMMARY_LISTS {
+                    html.push_str(&format!("<p>…and {} more</p>", items.len() - SUMMARY_LISTS));
+                }
+                html.push_str(&format!("<p>{}</p>", link(&self.board(), "All open incidents")));
+                html
+            }
+            Body::Test => format!(
+                "<p><strong>Test from Klaxon</strong>: team {}'s incidents will be announced here.</p><p>{}</p>",
+                escape_html(&self.team),
+                link(&self.board(), "Open Klaxon")
+            ),
+        }
+    }
+
+    /// A Slack incoming webhook's body: Block Kit, with `text` as the fallback that
+    /// notifications and Slack-compatible services (Mattermost, Rocket.Chat, Discord) show.
+    /// Shapes: <https://api.slack.com/messaging/webhooks>, <https://api.slack.com/reference/block-kit/blocks>.
+    pub fn slack(&self) -> Value {
+        let section =
+            |text: String| json!({"type": "section", "text": {"type": "mrkdwn", "text": text}});
+        let button = |label: &str, url: String, primary: bool| {
+            let mut b = json!({"type": "button", "text": {"type": "plain_text", "text": label}, "url": url});
+            if primary {
+                b["style"] = json!("danger");
+            }
+            b
+        };
+        let blocks = match &self.body {
+            Body::One(item) => {
+                let mut buttons = Vec::new();
+                if let Some(ack) = item.acknowledge_url(&self.public_url) {
+                    buttons.push(button("Acknowledge", ack, true));
+                }
+                buttons.push(button("Open incident", item.url(&self.public_url), false));
+                vec![
+                    section(format!(
+                        "*{}*\n{}",
+                        escape_mrkdwn(&item.headline()),
+                        escape_mrkdwn(&item.detail(&self.team))
+                    )),
+                    json!({"type": "actions", "elements": buttons}),
+                ]
+            }
+            Body::Summary(items) => {
+                let mut lines = vec![format!(
+                    "*{}*",
+                    escape_mrkdwn(&self.summary_headline(items))
+                )];
+                for item in items.iter().take(SUMMARY_LISTS) {
+                    lines.push(format!(
+                        "• <{}|{}>",
+                        item.url(&self.public_url),
+                        escape_mrkdwn(&item.headline()).replace('|', "¦")
+                    ));
+                }
+                if items.len() > SUMMARY_LISTS {
+                    lines.push(format!("…and {} more", items.len() - SUMMARY_LISTS));
+                }
+                vec![
+                    section(lines.join("\n")),
+                    json!({"type": "actions", "elements": [button("All open incidents", self.board(), false)]}),
+                ]
+            }
+            Body::Test => vec![section(format!(
+                "*Test from Klaxon*: team {}'s incidents will be announced here.",
+                escape_mrkdwn(&self.team)
+            ))],
+        };
+        json!({"text": self.plain(), "blocks": blocks})
+    }
+
+    /// A Teams workflow webhook's body: a message with one Adaptive Card (version 1.4).
+    /// Shapes: <https://learn.microsoft.com/en-us/microsoftteams/platform/webhooks-and-connectors/how-to/connectors-using>,
+    /// <https://adaptivecards.io/explorer/AdaptiveCard.html>.
+    pub fn teams(&self) -> Value {
+        let text = |t: String, strong: bool| {
+            let mut block = json!({"type": "TextBlock", "text": t, "wrap": true});
+            if strong {
+                block["weight"] = json!("Bolder");
+                block["size"] = json!("Medium");
+            }
+            block
+        };
+        let open = |title: &str, url: String| json!({"type": "Action.OpenUrl", "title": title, "url": url});
+        let (body, actions) = match &self.body {
+            Body::One(item) => {
+                let mut actions = Vec::new();
+                if let Some(ack) = item.acknowledge_url(&self.public_url) {
+                    actions.push(open("Acknowledge", ack));
+                }
+                actions.push(open("Open incident", item.url(&self.public_url)));
+                let facts = json!({"type": "FactSet", "facts": [
+                    {"title": "Severity", "value": severity_word(item.incident.severity)},
+                    {"title": "Team", "value": self.team},
+                    {"title": "Who has it", "value": who_has_it(&item.incident)},
+                ]});
+                (
+                    vec![
+                        text(item.headline(), true),
+                        text(item.detail(&self.team), false),
+                        facts,
+                    ],
+                    actions,
+                )
+            }
+            Body::Summary(items) => {
+                let mut body = vec![text(self.summary_headline(items), true)];
+                for item in items.iter().take(SUMMARY_LISTS) {
+                    body.push(text(
+                        format!("[{}]({})", item.headline(), item.url(&self.public_url)),
+                        false,
+                    ));
+                }
+                if items.len() > SUMMARY_LISTS {
+                    body.push(text(
+                        format!("…and {} more", items.len() - SUMMARY_LISTS),
+                        false,
+                    ));
+                }
+                (body, vec![open("All open incidents", self.board())])
+            }
+            Body::Test => (
+                vec![text(
+                    format!(
+                        "Test from Klaxon: team {}'s incidents will be announced here.",
+                        self.team
+                    ),
+                    false,
+                )],
+                vec![open("Open Klaxon", self.board())],
+            ),
+        };
+        json!({
+            "type": "message",
+            "attachments": [{
+                "contentType": "application/vnd.microsoft.card.adaptive",
+                "contentUrl": null,
+                "content": {
+                    "$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
+                    "type": "AdaptiveCard",
+                    "version": "1.4",
+                    "body": body,
+                    "actions": actions,
+                }
+            }]
+        })
+    }
+
+    /// Klaxon's signed webhook body (`WebhookEvent`); a test is `{"version", "event": "test",
+    /// "team", "text"}`.
+    pub fn webhook(&self) -> Value {
+        let team = WebhookTeam {
+            id: self.team_id,
+            name: self.team.clone(),
+        };
+        let (item, also) = match &self.body {
+            Body::One(item) => (item, Vec::new()),
+            Body::Summary(items) => (
+                &items[0],
+                items[1..].iter().map(|i| i.incident.id).collect(),
+            ),
+            Body::Test => {
+                return json!({"version": EVENT_VERSION, "event": "test", "team": team, "text": self.plain()})
+            }
+        };
+        serde_json::to_value(WebhookEvent {
+            version: EVENT_VERSION,
+            delivery: item.post_id,
+            event: item.event,
+            at: Timestamp(item.at),
+            team,
+            incident: item.incident.clone(),
+            actor: item.actor.clone(),
+            text: item.text.clone(),
+            url: item.url(&self.public_url),
+            acknowledge_url: item.acknowledge_url(&self.public_url),
+            also,
+        })
+        .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn incident(state: IncidentState) -> Incident {
+        Incident {
+            id: 7,
+            team_id: 1,
+            title: "Disk <full> & db-1".into(),
+            state,
+            severity: Severity::Critical,
+            group_key: "g".into(),
+            signature: "s".into(),
+            assignee_id: Some(2),
+            assignee: Some("alice".into()),
+            paged: Some("alice".into()),
+            acknowledged_by: None,
+            acknowledged_at: None,
+            snoozed_until: None,
+            resolved_at: None,
+            archived: false,
+            created_at: Timestamp(0),
+        }
+    }
+
+    fn one(event: ChannelEvent, state: IncidentState) -> Message {
+        Message {
+            team_id: 1,
+            team: "payments".into(),
+            public_url: "https://klaxon.example".into(),
+            body: Body::One(Item {
+                post_id: 3,
+                event,
+                at: 0,
+                incident: incident(state),
+                actor: Some("bob".into()),
+                text: "resolved by hand".into(),
+            }),
+        }
+    }
+
+    #[test]
+    fn an_opening_says_what_who_and_where_and_offers_acknowledge() {
+        let m = one(ChannelEvent::Opened, IncidentState::Triggered);
+        assert_eq!(
+            m.plain(),
+            "Critical incident opened: Disk <full> & db-1\nTeam payments · with alice, not acknowledged yet\n\
+             Acknowledge: https://klaxon.example/incidents/7#acknowledge\nOpen: https://klaxon.example/incidents/7"
+        );
+        assert!(m
+            .html()
+            .contains("<strong>Critical incident opened: Disk &lt;full&gt; &amp; db-1</strong>"));
+        let slack = m.slack();
+        assert!(slack["blocks"][0]["text"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Disk &lt;full&gt; &amp; db-1"));
+        assert_eq!(
+            slack["blocks"][1]["elements"][0]["url"],
+            "https://klaxon.example/incidents/7#acknowledge"
+        );
+        let teams = m.teams();
+        assert_eq!(
+            teams["attachments"][0]["content"]["actions"][0]["title"],
+            "Acknowledge"
+        );
+        let hook = m.webhook();
+        assert_eq!(hook["event"], "opened");
+        assert_eq!(hook["incident"]["id"], 7);
+        assert_eq!(
+            hook["acknowledge_url"],
+            "https://klaxon.example/incidents/7#acknowledge"
+        );
+    }
+
+    #[test]
+    fn a_resolve_says_who_and_offers_no_acknowledge() {
+        let m = one(ChannelEvent::Resolved, IncidentState::Resolved);
+        assert!(m.plain().starts_with("Critical incident resolved by bob: "));
+        assert!(!m.plain().contains("Acknowledge"));
+        assert_eq!(m.webhook()["acknowledge_url"], Value::Null);
+        assert_eq!(
+            m.slack()["blocks"][1]["elements"].as_array().unwrap().len(),
+            1
+        );
+    }
+
+    #[test]
+    fn a_summary_names_ten_and_counts_the_rest() {
+        let items: Vec<Item> = (0..12)
+            .map(|n| Item {
+                post_id: n,
+                event: ChannelEvent::Opened,
+                at: 0,
+                incident: Incident {
+                    id: n,
+                    ..incident(IncidentState::Triggered)
+                },
+                actor: None,
+                text: String::new(),
+            })
+            .collect();
+        let m = Message {
+            team_id: 1,
+            team: "payments".into(),
+            public_url: "https://k".into(),
+            body: Body::Summary(items),
+        };
+        let plain = m.plain();
+        assert!(plain.starts_with("12 incident events for team payments"));
+        assert_eq!(plain.matches("\n- ").count(), 10);
+        assert!(plain.contains("…and 2 more"));
+        assert_eq!(m.webhook()["also"].as_array().unwrap().len(), 11);
+    }
+}

@@ -1,0 +1,298 @@
+//! A recording chat service for team channels, for the services that cannot run here: Slack's
+//! incoming webhooks (`/slack/…`), Mattermost's (`/mattermost/hooks/…`, which takes Slack's
+//! format), Discord's Slack-compatible endpoint (`/discord/…/slack`), Microsoft Teams workflow
+//! webhooks (`/teams/…`), and a receiver for Klaxon's signed webhook (`/hook/…`). Each route
+//! checks the body against the shape its service documents (`shapes`, with the fixtures in
+//! `server/tests/fixtures/chat/` and where each comes from), answers as that service does, and
+//! records what it accepted. It can be told to fail the next posts (500, or 429 with
+//! `Retry-After`, as Slack rate-limits) or to redirect.
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::Router;
+use serde_json::Value;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+/// One accepted post.
+#[derive(Debug, Clone)]
+pub struct Post {
+    pub path: String,
+    pub headers: HeaderMap,
+    pub raw: Vec<u8>,
+    pub body: Value,
+}
+
+impl Post {
+    pub fn header(&self, name: &str) -> Option<String> {
+        self.headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    }
+}
+
+#[derive(Default)]
+struct Inner {
+    posts: Vec<Post>,
+    /// Scripted answers for the next posts: (status, Retry-After, Location).
+    failures: VecDeque<(u16, Option<u64>, Option<String>)>,
+    attempts: usize,
+}
+
+#[derive(Clone)]
+pub struct Chat {
+    pub url: String,
+    inner: Arc<Mutex<Inner>>,
+}
+
+impl Chat {
+    pub async fn start() -> Chat {
+        let inner = Arc::new(Mutex::new(Inner::default()));
+        let router = Router::new()
+            .fallback(post(receive))
+            .with_state(inner.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+        Chat { url, inner }
+    }
+
+    /// Posts accepted at paths starting with `prefix`, in order.
+    pub fn posts(&self, prefix: &str) -> Vec<Post> {
+        self.inner
+            .lock()
+            .unwrap()
+            .posts
+            .iter()
+            .filter(|p| p.path.starts_with(prefix))
+            .cloned()
+            .collect()
+    }
+
+    pub fn attempts(&self) -> usize {
+        self.inner.lock().unwrap().attempts
+    }
+
+    /// The next post is answered with `status` (and `Retry-After`), and not recorded.
+    pub fn fail_next(&self, status: u16, retry_after: Option<u64>) {
+        self.inner
+            .lock()
+            .unwrap()
+            .failures
+            .push_back((status, retry_after, None));
+    }
+
+    /// The next post is answered with a 302 to `location`.
+    pub fn redirect_next(&self, location: &str) {
+        self.inner
+            .lock()
+            .unwrap()
+            .failures
+            .push_back((302, None, Some(location.to_string())));
+    }
+}
+
+async fn receive(
+    State(inner): State<Arc<Mutex<Inner>>>,
+    uri: Uri,
+    headers: HeaderMap,
+    raw: Bytes,
+) -> Response {
+    let path = uri.path().to_string();
+    let scripted = {
+        let mut inner = inner.lock().unwrap();
+        inner.attempts += 1;
+        inner.failures.pop_front()
+    };
+    if let Some((status, retry_after, location)) = scripted {
+        let mut r = (
+            StatusCode::from_u16(status).unwrap(),
+            "scripted failure: secret-upstream-words",
+        )
+            .into_response();
+        if let Some(s) = retry_after {
+            r.headers_mut()
+                .insert("retry-after", s.to_string().parse().unwrap());
+        }
+        if let Some(l) = location {
+            r.headers_mut().insert("location", l.parse().unwrap());
+        }
+        return r;
+    }
+    let body: Value = match serde_json::from_slice(&raw) {
+        Ok(v) => v,
+        Err(e) => {
+            return (StatusCode::BAD_REQUEST, format!("invalid_payload: {e}")).into_response()
+        }
+    };
+    let checked = if path.starts_with("/slack/") || path.starts_with("/mattermost/") {
+        shapes::slack(&body)
+    } else if path.starts_with("/discord/") && path.ends_with("/slack") {
+        shapes::slack(&body)
+    } else if path.starts_with("/teams/") {
+        shapes::teams(&body)
+    } else if path.starts_with("/hook/") {
+        Ok(())
+    } else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    if let Err(why) = checked {
+        // Slack answers a malformed payload with 400 and a short code; the test fails on it.
+        return (StatusCode::BAD_REQUEST, format!("invalid_blocks: {why}")).into_response();
+    }
+    inner.lock().unwrap().posts.push(Post {
+        path: path.clone(),
+        headers,
+        raw: raw.to_vec(),
+        body,
+    });
+    if path.starts_with("/teams/") {
+        // A Teams workflow answers 202 Accepted.
+        StatusCode::ACCEPTED.into_response()
+    } else {
+        (StatusCode::OK, "ok").into_response()
+    }
+}
+
+/// The shapes each service documents, as checks. Each check is also run on the documented
+/// example it was written from (`fixtures/chat/*.json`), so the check cannot drift from it.
+pub mod shapes {
+    use serde_json::Value;
+
+    fn string<'a>(v: &'a Value, what: &str, max: usize) -> Result<&'a str, String> {
+        let s = v.as_str().ok_or(format!("{what} must be a string"))?;
+        if s.is_empty() || s.chars().count() > max {
+            return Err(format!("{what} must be 1 to {max} characters"));
+        }
+        Ok(s)
+    }
+
+    /// Slack incoming webhooks (https://api.slack.com/messaging/webhooks) with Block Kit
+    /// (https://api.slack.com/reference/block-kit/blocks,
+    /// https://api.slack.com/reference/block-kit/block-elements#button): `text` is the
+    /// notification fallback, required when `blocks` are sent; at most 50 blocks; a `section`'s
+    /// text object is `mrkdwn` or `plain_text`, at most 3000 characters; an `actions` block has
+    /// at most 25 elements; a button has a `plain_text` label of at most 75 characters, a `url`
+    /// of at most 3000, and a `style` of `primary` or `danger` if any. Mattermost
+    /// (https://developers.mattermost.com/integrate/webhooks/incoming/) and Discord's `/slack`
+    /// endpoint read `text` (and attachments) of the same body.
+    pub fn slack(body: &Value) -> Result<(), String> {
+        let obj = body.as_object().ok_or("the body must be an object")?;
+        string(obj.get("text").ok_or("text is required")?, "text", 40_000)?;
+        let Some(blocks) = obj.get("blocks") else {
+            return Ok(());
+        };
+        let blocks = blocks.as_array().ok_or("blocks must be an array")?;
+        if blocks.len() > 50 {
+            return Err("at most 50 blocks".into());
+        }
+        for b in blocks {
+            match b["type"].as_str() {
+                Some("section") => {
+                    let t = &b["text"];
+                    if t.is_null() && b["fields"].is_array() {
+                        continue;
+                    }
+                    if !matches!(t["type"].as_str(), Some("mrkdwn" | "plain_text")) {
+                        return Err("a section's text type must be mrkdwn or plain_text".into());
+                    }
+                    string(&t["text"], "a section's text", 3000)?;
+                }
+                Some("actions") => {
+                    let elements = b["elements"].as_array().ok_or("actions need elements")?;
+                    if elements.is_empty() || elements.len() > 25 {
+                        return Err("an actions block has 1 to 25 elements".into());
+                    }
+                    for e in elements {
+                        if e["type"] != "button" {
+                            return Err("only buttons are expected".into());
+                        }
+                        if e["text"]["type"] != "plain_text" {
+                            return Err("a button's text must be plain_text".into());
+                        }
+                        string(&e["text"]["text"], "a button's label", 75)?;
+                        if let Some(url) = e.get("url") {
+                            string(url, "a button's url", 3000)?;
+                        }
+                        if let Some(style) = e.get("style") {
+                            if !matches!(style.as_str(), Some("primary" | "danger")) {
+                                return Err("a button's style is primary or danger".into());
+                            }
+                        }
+                    }
+                }
+                Some("divider" | "context" | "header") => {}
+                other => return Err(format!("unexpected block type {other:?}")),
+            }
+        }
+        Ok(())
+    }
+
+    /// A Teams workflow webhook's message with an Adaptive Card
+    /// (https://learn.microsoft.com/en-us/microsoftteams/platform/webhooks-and-connectors/how-to/connectors-using#send-adaptive-cards-using-an-incoming-webhook,
+    /// https://adaptivecards.io/explorer/): `type` `message`, one attachment of content type
+    /// `application/vnd.microsoft.card.adaptive` whose `content` is an `AdaptiveCard` of version
+    /// 1.0 to 1.5 (what Teams renders); `TextBlock`s with `text`, `FactSet`s of `title`/`value`
+    /// strings, `Action.OpenUrl` actions with a `title` and an absolute `url`.
+    pub fn teams(body: &Value) -> Result<(), String> {
+        if body["type"] != "message" {
+            return Err("type must be message".into());
+        }
+        let attachments = body["attachments"]
+            .as_array()
+            .ok_or("attachments is required")?;
+        if attachments.len() != 1 {
+            return Err("one attachment".into());
+        }
+        let a = &attachments[0];
+        if a["contentType"] != "application/vnd.microsoft.card.adaptive" {
+            return Err("the attachment must be an adaptive card".into());
+        }
+        let card = &a["content"];
+        if card["type"] != "AdaptiveCard" {
+            return Err("content.type must be AdaptiveCard".into());
+        }
+        let version = card["version"]
+            .as_str()
+            .ok_or("content.version is required")?;
+        if !matches!(version, "1.0" | "1.1" | "1.2" | "1.3" | "1.4" | "1.5") {
+            return Err(format!(
+                "Teams renders card versions up to 1.5, not {version}"
+            ));
+        }
+        for e in card["body"]
+            .as_array()
+            .ok_or("content.body must be an array")?
+        {
+            match e["type"].as_str() {
+                Some("TextBlock") => {
+                    string(&e["text"], "a TextBlock's text", 20_000)?;
+                }
+                Some("FactSet") => {
+                    for f in e["facts"].as_array().ok_or("a FactSet needs facts")? {
+                        string(&f["title"], "a fact's title", 1000)?;
+                        string(&f["value"], "a fact's value", 1000)?;
+                    }
+                }
+                other => return Err(format!("unexpected element {other:?}")),
+            }
+        }
+        if let Some(actions) = card.get("actions") {
+            for act in actions.as_array().ok_or("actions must be an array")? {
+                if act["type"] != "Action.OpenUrl" {
+                    return Err("only Action.OpenUrl is expected".into());
+                }
+                string(&act["title"], "an action's title", 200)?;
+                let url = string(&act["url"], "an action's url", 3000)?;
+                if !(url.starts_with("https://") || url.starts_with("http://")) {
+                    return Err("an action's url must be absolute".into());
+                }
+            }
+        }
+        Ok(())
+    }
+}
