@@ -249,7 +249,7 @@ impl Core {
                 outgoing.push(Outgoing {
                     posts: vec![item.post_id],
                     attempts: *attempts,
-                    message: message(Body::One(item.clone())),
+                    message: message(Body::One(Box::new(item.clone()))),
                 });
             }
             if !rest.is_empty() {

@@ -31,7 +31,7 @@ pub(super) struct Item {
 
 #[derive(Debug, Clone)]
 pub(super) enum Body {
-    One(Item),
+    One(Box<Item>),
     /// A storm: many events in one message.
     Summary(Vec<Item>),
     /// "Send a test".
@@ -382,7 +382,7 @@ impl Message {
             name: self.team.clone(),
         };
         let (item, also) = match &self.body {
-            Body::One(item) => (item, Vec::new()),
+            Body::One(item) => (&**item, Vec::new()),
             Body::Summary(items) => (
                 &items[0],
                 items[1..].iter().map(|i| i.incident.id).collect(),
@@ -438,14 +438,14 @@ mod tests {
             team_id: 1,
             team: "payments".into(),
             public_url: "https://klaxon.example".into(),
-            body: Body::One(Item {
+            body: Body::One(Box::new(Item {
                 post_id: 3,
                 event,
                 at: 0,
                 incident: incident(state),
                 actor: Some("bob".into()),
                 text: "resolved by hand".into(),
-            }),
+            })),
         }
     }
 

@@ -129,9 +129,10 @@ async fn receive(
             return (StatusCode::BAD_REQUEST, format!("invalid_payload: {e}")).into_response()
         }
     };
-    let checked = if path.starts_with("/slack/") || path.starts_with("/mattermost/") {
-        shapes::slack(&body)
-    } else if path.starts_with("/discord/") && path.ends_with("/slack") {
+    let slack_format = path.starts_with("/slack/")
+        || path.starts_with("/mattermost/")
+        || (path.starts_with("/discord/") && path.ends_with("/slack"));
+    let checked = if slack_format {
         shapes::slack(&body)
     } else if path.starts_with("/teams/") {
         shapes::teams(&body)
