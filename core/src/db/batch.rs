@@ -197,33 +197,15 @@ pub(crate) fn insert_rows(backend: Backend, table: &str, cols: &[Col]) -> String
         .collect();
     let names = names.join(", ");
     match backend {
-        Backend::Sqlite => {
-            let values: Vec<String> = cols
-                .iter()
-                .map(|c| match c {
-                    Col::Int(n) => format!("CAST(value ->> '{n}' AS BIGINT)"),
-                    Col::Text(n) => format!("value ->> '{n}'"),
-                })
-                .collect();
-            format!(
-                "INSERT INTO {table} ({names}) SELECT {} FROM json_each($1)",
-                values.join(", ")
-            )
-        }
-        Backend::Postgres => {
-            // Parsed once into typed columns (`->>` on each would parse each object again).
-            let types: Vec<String> = cols
-                .iter()
-                .map(|c| match c {
-                    Col::Int(n) => format!("{n} bigint"),
-                    Col::Text(n) => format!("{n} text"),
-                })
-                .collect();
-            format!(
-                "INSERT INTO {table} ({names}) SELECT {names} FROM json_to_recordset(CAST($1 AS json)) AS rows({})",
-                types.join(", ")
-            )
-        }
+        Backend::Sqlite => format!(
+            "INSERT INTO {table} ({names}) SELECT {} FROM json_each($1)",
+            sqlite_values(cols, false)
+        ),
+        // Parsed once into typed columns (`->>` on each would parse each object again).
+        Backend::Postgres => format!(
+            "INSERT INTO {table} ({names}) SELECT {names} FROM {}",
+            postgres_rows("rows", cols)
+        ),
     }
 }
 
@@ -232,33 +214,45 @@ pub(crate) fn insert_rows(backend: Backend, table: &str, cols: &[Col]) -> String
 /// insert).
 pub(crate) fn json_rows(backend: Backend, alias: &str, cols: &[Col]) -> String {
     match backend {
-        Backend::Sqlite => {
-            let values: Vec<String> = cols
-                .iter()
-                .map(|c| match c {
-                    Col::Int(n) => format!("CAST(value ->> '{n}' AS BIGINT) AS {n}"),
-                    Col::Text(n) => format!("value ->> '{n}' AS {n}"),
-                })
-                .collect();
-            format!(
-                "(SELECT {} FROM json_each($1)) AS {alias}",
-                values.join(", ")
-            )
-        }
-        Backend::Postgres => {
-            let types: Vec<String> = cols
-                .iter()
-                .map(|c| match c {
-                    Col::Int(n) => format!("{n} bigint"),
-                    Col::Text(n) => format!("{n} text"),
-                })
-                .collect();
-            format!(
-                "json_to_recordset(CAST($1 AS json)) AS {alias}({})",
-                types.join(", ")
-            )
-        }
+        Backend::Sqlite => format!(
+            "(SELECT {} FROM json_each($1)) AS {alias}",
+            sqlite_values(cols, true)
+        ),
+        Backend::Postgres => postgres_rows(alias, cols),
     }
+}
+
+/// SQLite: each column read from `json_each`'s `value`, named after itself when `named`.
+fn sqlite_values(cols: &[Col], named: bool) -> String {
+    cols.iter()
+        .map(|c| {
+            let (n, value) = match c {
+                Col::Int(n) => (n, format!("CAST(value ->> '{n}' AS BIGINT)")),
+                Col::Text(n) => (n, format!("value ->> '{n}'")),
+            };
+            if named {
+                format!("{value} AS {n}")
+            } else {
+                value
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// PostgreSQL: the array as a typed record set named `alias`.
+fn postgres_rows(alias: &str, cols: &[Col]) -> String {
+    let types: Vec<String> = cols
+        .iter()
+        .map(|c| match c {
+            Col::Int(n) => format!("{n} bigint"),
+            Col::Text(n) => format!("{n} text"),
+        })
+        .collect();
+    format!(
+        "json_to_recordset(CAST($1 AS json)) AS {alias}({})",
+        types.join(", ")
+    )
 }
 
 /// Runs an `insert_rows` statement for `rows`, serialized with the column names as keys.
@@ -325,6 +319,14 @@ mod tests {
         assert_eq!(
             super::insert_rows(Postgres, "t", &[Int("a"), Text("b")]),
             "INSERT INTO t (a, b) SELECT a, b FROM json_to_recordset(CAST($1 AS json)) AS rows(a bigint, b text)"
+        );
+        assert_eq!(
+            super::json_rows(Sqlite, "e", &[Int("a"), Text("b")]),
+            "(SELECT CAST(value ->> 'a' AS BIGINT) AS a, value ->> 'b' AS b FROM json_each($1)) AS e"
+        );
+        assert_eq!(
+            super::json_rows(Postgres, "e", &[Int("a"), Text("b")]),
+            "json_to_recordset(CAST($1 AS json)) AS e(a bigint, b text)"
         );
     }
 }
