@@ -94,6 +94,11 @@ impl Core {
         let severities = normalize_severities(new.severities).map_err(Error::Invalid)?;
         let secret = (new.kind == ChannelKind::Webhook).then(new_token);
         let mut tx = self.db.begin().await?;
+        // Holds the team's row, so two additions at once cannot both find room for one.
+        sqlx::query("UPDATE teams SET id = id WHERE id = $1")
+            .bind(team_id)
+            .execute(&mut *tx)
+            .await?;
         let (count,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM channels WHERE team_id = $1")
             .bind(team_id)
             .fetch_one(&mut *tx)
