@@ -618,6 +618,7 @@ both!(
         .expect(204);
         let t = &chat.posts("/hook/")[0];
         assert_eq!(t.body["event"], "test");
+        assert_eq!(t.body["team"], json!({"id": w.team, "name": "payments"}));
         assert_eq!(
             verify(hook["signing_secret"].as_str().unwrap(), t, app.clock.now()),
             "ok"

@@ -169,13 +169,7 @@ impl Matrix {
     }
 
     /// Posts a message to a room (an id or alias), joining it when needed.
-    pub(super) async fn post(
-        &self,
-        room: &str,
-        message: &Message,
-        txn: &str,
-        _now: i64,
-    ) -> Outcome {
+    pub(super) async fn post(&self, room: &str, message: &Message, txn: &str) -> Outcome {
         let content = json!({
             "msgtype": "m.text",
             "body": message.plain(),

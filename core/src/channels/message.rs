@@ -46,9 +46,9 @@ pub(super) struct Message {
     pub body: Body,
 }
 
-pub(super) fn test_message(team: &str, public_url: &str) -> Message {
+pub(super) fn test_message(team_id: i64, team: &str, public_url: &str) -> Message {
     Message {
-        team_id: 0,
+        team_id,
         team: team.to_string(),
         public_url: public_url.to_string(),
         body: Body::Test,

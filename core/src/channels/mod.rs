@@ -205,7 +205,7 @@ impl Core {
         self.require_team_owner(actor, team_id).await?;
         self.channel_row(team_id, id).await?;
         let target = self.channel_target_of(id).await?;
-        let message = message::test_message(&target.team, &self.config.public_url);
+        let message = message::test_message(target.team_id, &target.team, &self.config.public_url);
         // The outcome is the channel's state too: a test that got through shows it working.
         match self
             .post_to(&target, &message, &format!("test-{}", new_token()))

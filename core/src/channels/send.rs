@@ -79,7 +79,7 @@ impl Core {
     pub(super) async fn post_to(&self, to: &Target, message: &Message, delivery: &str) -> Outcome {
         if to.kind == ChannelKind::Matrix {
             return match &self.matrix {
-                Some(bot) => bot.post(&to.target, message, delivery, self.now()).await,
+                Some(bot) => bot.post(&to.target, message, delivery).await,
                 None => Outcome::Failed {
                     sentence: "no Matrix homeserver is configured (KLAXON_MATRIX_HOMESERVER)"
                         .into(),
