@@ -20,6 +20,7 @@ pub mod intake;
 pub mod integrations;
 pub mod mail;
 pub mod maintenance;
+pub mod matrix;
 pub mod metrics;
 pub mod outbound;
 pub mod paging;
@@ -71,7 +72,7 @@ pub struct Config {
     /// `KLAXON_SMTP_*`; `None` sends no mail.
     pub smtp: Option<mail::SmtpConfig>,
     /// `KLAXON_MATRIX_*`; `None`: no Matrix rooms.
-    pub matrix: Option<channels::matrix::MatrixConfig>,
+    pub matrix: Option<matrix::MatrixConfig>,
 }
 
 impl Default for Config {
@@ -120,7 +121,7 @@ pub struct Core {
     /// Requests to URLs users gave (`outbound`'s address policy applies).
     pub(crate) outbound: outbound::Outbound,
     /// The install's Matrix bot, when `KLAXON_MATRIX_HOMESERVER` is set.
-    pub(crate) matrix: Option<Arc<channels::matrix::Matrix>>,
+    pub(crate) matrix: Option<Arc<matrix::Matrix>>,
     /// The install's VAPID key pair, for Web Push.
     pub vapid: Arc<paging::webpush::Vapid>,
     /// Password hashing, bounded (`secrets::Hasher`).
@@ -128,6 +129,11 @@ pub struct Core {
 }
 
 impl Core {
+    /// Whether a Matrix bot is configured: Matrix rooms and accounts are offered only then.
+    pub fn has_matrix(&self) -> bool {
+        self.matrix.is_some()
+    }
+
     /// Migrates the database, seeds settings on first start, and returns the service.
     pub async fn start(db: Db, clock: Arc<dyn Clock>, config: Config) -> Result<Core> {
         db.migrate().await?;
@@ -151,7 +157,7 @@ impl Core {
         // address policy applies.
         let matrix = match &config.matrix {
             Some(m) => Some(Arc::new(
-                channels::matrix::Matrix::new(m, outbound.clone()).map_err(Error::Invalid)?,
+                matrix::Matrix::new(m, outbound.clone()).map_err(Error::Invalid)?,
             )),
             None => None,
         };

@@ -2,6 +2,7 @@
 
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
+use hmac::{Hmac, Mac};
 use rand::distributions::Alphanumeric;
 use rand::Rng;
 use sha2::{Digest, Sha256};
@@ -128,9 +129,35 @@ impl Hasher {
     }
 }
 
+/// `Klaxon-Signature` for `body` sent at `t`: `t=<t>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`.
+pub fn webhook_signature(secret: &str, t: i64, body: &[u8]) -> String {
+    let mut mac =
+        Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("HMAC takes a key of any length");
+    mac.update(format!("{t}.").as_bytes());
+    mac.update(body);
+    format!("t={t},v1={}", hex::encode(mac.finalize().into_bytes()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_signature_is_hmac_sha256_of_time_dot_body() {
+        // RFC 4231 test case 2 ("Jefe"), with the message split as "<t>." + body.
+        assert_eq!(
+            webhook_signature("Jefe", 0, b"what do ya want for nothing?"),
+            "t=0,v1=".to_string()
+                + &{
+                    let mut mac = Hmac::<Sha256>::new_from_slice(b"Jefe").unwrap();
+                    mac.update(b"0.what do ya want for nothing?");
+                    hex::encode(mac.finalize().into_bytes())
+                }
+        );
+        let s = webhook_signature("secret", 1_795_305_600, b"{}");
+        assert!(s.starts_with("t=1795305600,v1="));
+        assert_eq!(s.len(), "t=1795305600,v1=".len() + 64);
+    }
 
     #[test]
     fn tokens_are_64_alphanumeric_and_distinct() {

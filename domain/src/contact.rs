@@ -1,7 +1,8 @@
 //! A person's contact methods: the roads a page takes to them (an ntfy topic, a browser's Web Push
-//! subscription, an email address), each checked here once for the server and the phone app.
+//! subscription, an email address, a Matrix account, a signed webhook), each checked here once
+//! for the server and the phone app.
 
-use crate::text::{Email, Label, Topic};
+use crate::text::{Email, Label, MatrixUser, Topic};
 use crate::Timestamp;
 use base64::Engine;
 use serde::{Deserialize, Serialize};
@@ -27,13 +28,29 @@ pub enum ContactKind {
     Ntfy,
     Webpush,
     Email,
+    Matrix,
+    Webhook,
 }
 
 crate::words!(ContactKind, "contact method kind" {
     Ntfy => "ntfy",
     Webpush => "webpush",
     Email => "email",
+    Matrix => "matrix",
+    Webhook => "webhook",
 });
+
+impl ContactKind {
+    /// Whether a method of this kind waits for a code sent by its own road before it is paged:
+    /// an address, an account or a URL could be anyone's. A topic is the person's choice and a
+    /// subscription is the browser's own.
+    pub fn needs_code(self) -> bool {
+        matches!(
+            self,
+            ContactKind::Email | ContactKind::Matrix | ContactKind::Webhook
+        )
+    }
+}
 
 /// One of a person's contact methods, as listed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -43,13 +60,18 @@ pub struct ContactMethod {
     pub user_id: i64,
     pub kind: ContactKind,
     pub name: String,
-    /// The topic, the address, or for Web Push the push service's origin: a subscription's
-    /// endpoint is a capability and is never shown again.
+    /// The topic, the address or the Matrix user id; for Web Push the push service's origin and
+    /// for a webhook its URL's origin: an endpoint or a URL can be a capability and is never
+    /// shown again.
     pub target: String,
-    /// Only a verified method is paged. An email address is verified by the code sent to it;
-    /// a topic and a subscription are verified when added.
+    /// Only a verified method is paged. An email address, a Matrix account and a webhook are
+    /// verified by the code sent by that road; a topic and a subscription when added.
     pub verified: bool,
     pub created_at: Timestamp,
+    /// Only in the answer that added a webhook: the secret its requests are signed with
+    /// (`Klaxon-Signature`, as a team channel's webhook). It is never shown again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signing_secret: Option<String>,
 }
 
 /// Where one page goes, as the outbox's `topic` column holds it: an ntfy topic as itself (the
@@ -60,6 +82,8 @@ pub enum Destination {
     Ntfy(String),
     Webpush(i64),
     Email(i64),
+    Matrix(i64),
+    Webhook(i64),
 }
 
 impl Destination {
@@ -73,6 +97,10 @@ impl Destination {
             Destination::Webpush(id)
         } else if let Some(id) = method("email:") {
             Destination::Email(id)
+        } else if let Some(id) = method("matrix:") {
+            Destination::Matrix(id)
+        } else if let Some(id) = method("webhook:") {
+            Destination::Webhook(id)
         } else {
             Destination::Ntfy(stored.to_string())
         }
@@ -84,6 +112,8 @@ impl Destination {
             ContactKind::Ntfy => Destination::Ntfy(target.to_string()),
             ContactKind::Webpush => Destination::Webpush(id),
             ContactKind::Email => Destination::Email(id),
+            ContactKind::Matrix => Destination::Matrix(id),
+            ContactKind::Webhook => Destination::Webhook(id),
         }
     }
 
@@ -92,6 +122,8 @@ impl Destination {
             Destination::Ntfy(_) => ContactKind::Ntfy,
             Destination::Webpush(_) => ContactKind::Webpush,
             Destination::Email(_) => ContactKind::Email,
+            Destination::Matrix(_) => ContactKind::Matrix,
+            Destination::Webhook(_) => ContactKind::Webhook,
         }
     }
 
@@ -99,7 +131,10 @@ impl Destination {
     pub fn method_id(&self) -> Option<i64> {
         match self {
             Destination::Ntfy(_) => None,
-            Destination::Webpush(id) | Destination::Email(id) => Some(*id),
+            Destination::Webpush(id)
+            | Destination::Email(id)
+            | Destination::Matrix(id)
+            | Destination::Webhook(id) => Some(*id),
         }
     }
 }
@@ -110,6 +145,8 @@ impl std::fmt::Display for Destination {
             Destination::Ntfy(topic) => f.write_str(topic),
             Destination::Webpush(id) => write!(f, "webpush:{id}"),
             Destination::Email(id) => write!(f, "email:{id}"),
+            Destination::Matrix(id) => write!(f, "matrix:{id}"),
+            Destination::Webhook(id) => write!(f, "webhook:{id}"),
         }
     }
 }
@@ -148,9 +185,31 @@ pub struct PushKeys {
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Road {
-    Ntfy { topic: Topic },
-    Webpush { subscription: PushSubscription },
-    Email { address: Email },
+    Ntfy {
+        topic: Topic,
+    },
+    Webpush {
+        subscription: PushSubscription,
+    },
+    Email {
+        address: Email,
+    },
+    /// The bot opens a direct room with the account and invites it; pages are posted there.
+    Matrix {
+        user: MatrixUser,
+    },
+    /// Pages are posted to the URL as signed JSON (`WebhookPage`).
+    Webhook {
+        #[cfg_attr(
+            feature = "openapi",
+            schema(
+                min_length = 10,
+                max_length = 2048,
+                pattern = "^ *[Hh][Tt][Tt][Pp][Ss]?://[!\"$-.0-9;->A-~][!\"$-.0->A-~]*([/?#][!-~]*)? *$"
+            )
+        )]
+        url: String,
+    },
 }
 
 /// `POST /api/users/{id}/contact-methods`.
@@ -174,6 +233,52 @@ pub struct VerifyCode {
     pub code: String,
 }
 
+/// What a person's webhook receives, version 1, signed as a team channel's webhook is
+/// (`Klaxon-Signature`, `Klaxon-Delivery`) with `Klaxon-Event` the `event` word: `page` for a
+/// page (its `kind` says which), `verify` for the code that verifies the method, `test` for a
+/// test. An SMS gateway forwards `title` and `acknowledge_url`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct PersonalWebhook {
+    /// 1.
+    pub version: i64,
+    /// `page`, `verify` or `test`.
+    pub event: String,
+    /// For a page: `opening`, `reminder`, `escalation`, `fallback`, `all_clear`, `handoff`, or
+    /// `summary` for several pages in one.
+    pub kind: Option<String>,
+    /// The person paged (their username).
+    pub to: String,
+    pub title: String,
+    pub message: String,
+    /// The incident (or the page of the person's roads) in the app.
+    pub url: Option<String>,
+    /// For a page that wants an owner: a confirmation page a person opens (a GET never acts).
+    pub acknowledge_url: Option<String>,
+    /// The same acknowledgement for a program: `POST` it, no session needed, while the page is
+    /// current.
+    pub acknowledge_post_url: Option<String>,
+    /// The six-digit code, for `verify` only.
+    pub code: Option<String>,
+    pub at: Timestamp,
+}
+
+/// A webhook method's URL as kept: printable ASCII, `http(s)` with a host and no user name, at
+/// most 2048 characters with the spaces around it (dropped), as the schema's pattern says.
+/// Whether its address may be called is the outbound policy's to say, when it is.
+pub fn webhook_url(raw: &str) -> Result<String, String> {
+    const WHY: &str =
+        "url: must be an http or https URL of printable ASCII with a host and no user name, at most 2048 characters";
+    let url = raw.trim_matches(' ');
+    if raw.chars().count() > crate::channel::MAX_URL
+        || !url.bytes().all(|b| (0x21..=0x7e).contains(&b))
+    {
+        return Err(WHY.into());
+    }
+    crate::channel::check_url(url).map_err(|_| WHY.to_string())?;
+    Ok(url.to_string())
+}
+
 /// A subscription whose endpoint and keys have been checked: the decoded keys beside it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckedSubscription {
@@ -190,6 +295,8 @@ impl Road {
             Road::Ntfy { .. } => ContactKind::Ntfy,
             Road::Webpush { .. } => ContactKind::Webpush,
             Road::Email { .. } => ContactKind::Email,
+            Road::Matrix { .. } => ContactKind::Matrix,
+            Road::Webhook { .. } => ContactKind::Webhook,
         }
     }
 }
@@ -287,6 +394,8 @@ mod tests {
             Destination::Ntfy("alice-phone".into()),
             Destination::Webpush(7),
             Destination::Email(12),
+            Destination::Matrix(3),
+            Destination::Webhook(4),
         ] {
             assert_eq!(Destination::parse(&d.to_string()), d);
         }
@@ -398,6 +507,27 @@ mod tests {
             r#"{"name":"x","kind":"email","address":"nobody"}"#
         )
         .is_err());
+    }
+
+    #[test]
+    fn a_webhook_url_is_checked_as_its_schema_says() {
+        assert_eq!(
+            webhook_url(" https://sms.example/hook?k=1 ").unwrap(),
+            "https://sms.example/hook?k=1"
+        );
+        assert!(webhook_url("HTTP://127.0.0.1:9000/x").is_ok());
+        for bad in [
+            "ftp://x.example/a",
+            "https://user@x.example/a",
+            "https:///a",
+            "https://:80/a",
+            "https://x.example/a b",
+            "https://x.example/\u{e9}",
+            "\thttps://x.example/a",
+        ] {
+            assert!(webhook_url(bad).is_err(), "{bad}");
+        }
+        assert!(webhook_url(&format!("https://x.example/{}", "a".repeat(2048))).is_err());
     }
 
     #[test]

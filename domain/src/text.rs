@@ -151,6 +151,13 @@ text_type!(
         "A time of day as HH:MM, 00:00 to 23:59.")
 );
 
+text_type!(
+    /// A Matrix user id, `@localpart:server`: at most 255 bytes of printable ASCII, the
+    /// localpart without `:`. Kept as given (old accounts may have capitals).
+    MatrixUser, matrix_user, schema(4, 255, "^ *@[!-9;-~]+:[!-~]+ *$",
+        "A Matrix user id such as @ana:example.org, at most 255 characters; spaces around it are dropped.")
+);
+
 impl LabelOrBlank {
     /// The label, or `None` when blank.
     pub fn label(&self) -> Option<Label> {
@@ -165,6 +172,20 @@ impl Topic {
     }
     pub fn into_option(self) -> Option<String> {
         (!self.0.is_empty()).then_some(self.0)
+    }
+}
+
+fn matrix_user(raw: &str) -> Result<String, String> {
+    const WHY: &str = "must be a Matrix user id such as @ana:example.org, at most 255 characters";
+    let id = identifier(raw);
+    let printable = |s: &str| !s.is_empty() && s.bytes().all(|b| (0x21..=0x7e).contains(&b));
+    match id.strip_prefix('@').and_then(|rest| rest.split_once(':')) {
+        Some((local, server))
+            if raw.chars().count() <= 255 && printable(local) && printable(server) =>
+        {
+            Ok(id.to_string())
+        }
+        _ => Err(WHY.into()),
     }
 }
 
@@ -355,6 +376,23 @@ mod tests {
             "a@b.example"
         );
         assert!(Email::parse("a@b@c").is_err());
+        assert_eq!(
+            MatrixUser::parse(" @ana:example.org:8448 ")
+                .unwrap()
+                .as_str(),
+            "@ana:example.org:8448"
+        );
+        for bad in [
+            "ana:example.org",
+            "@ana",
+            "@:example.org",
+            "@ana:",
+            "@a na:x",
+            "@ana:x\u{7}",
+        ] {
+            assert!(MatrixUser::parse(bad).is_err(), "{bad}");
+        }
+        assert!(MatrixUser::parse(&format!("@{}:x", "a".repeat(253))).is_err());
     }
 
     #[test]

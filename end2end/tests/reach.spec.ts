@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { PASSWORD, alertmanagerPayload, hydrated, signInApi } from './support';
 
 // Reaching a person by several roads, on the phone: setting up a second road and the rules that
@@ -99,6 +101,53 @@ test('a person sets up a second road and the rules that order them in under a mi
   expect((await request.put(`/api/users/${aliceId}/notification-rules`, { data: {} })).status()).toBe(200);
   expect((await request.delete(`/api/users/${aliceId}/contact-methods/${backup.id}`)).status()).toBe(204);
   await context.close();
+});
+
+test('a webhook road is added from the profile, its secret shown once and its code entered', async ({ browser, request, baseURL }) => {
+  await signInApi(request);
+  const aliceId = (await (await request.get('/api/me')).json()).id;
+  // An SMS gateway stand-in that records what it is sent.
+  const got: { event: string; body: any }[] = [];
+  const gateway = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c) => (raw += c));
+    req.on('end', () => {
+      got.push({ event: String(req.headers['klaxon-event']), body: JSON.parse(raw) });
+      res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((ok) => gateway.listen(0, '127.0.0.1', ok));
+  const port = (gateway.address() as AddressInfo).port;
+
+  const context = await browser.newContext({ baseURL, viewport: { width: 390, height: 844 } });
+  const page = await context.newPage();
+  await signIn(page, '/me');
+  await page.getByText('A webhook (an SMS gateway, your own tool)').click();
+  await page.getByLabel('Webhook URL').fill(`http://127.0.0.1:${port}/sms?key=gateway-credential`);
+  await page.getByRole('button', { name: 'Add webhook' }).click();
+  const secret = page.getByLabel('Signing secret of “Webhook”');
+  await expect(secret).toHaveValue(/^[A-Za-z0-9]{32,}$/);
+  const roads = page.getByRole('list', { name: 'Your roads' });
+  const road = roads.getByRole('listitem').filter({ hasText: 'Webhook' });
+  await expect(road).toContainText(`webhook · http://127.0.0.1:${port}`);
+  await expect(roads).not.toContainText('gateway-credential');
+  await expect(road).toContainText('waiting for its code');
+
+  await expect.poll(() => got.length).toBe(1);
+  expect(got[0].event).toBe('verify');
+  await road.getByLabel('Code sent to the webhook').fill(got[0].body.code);
+  await road.getByRole('button', { name: 'Verify' }).click();
+  await expect(road).not.toContainText('waiting for its code');
+  await road.getByRole('button', { name: 'Send a test to Webhook' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Test sent.' })).toBeVisible();
+  await expect.poll(() => got.map((g) => g.event)).toEqual(['verify', 'test']);
+
+  const methods = await (await request.get(`/api/users/${aliceId}/contact-methods`)).json();
+  const hook = methods.find((m: { kind: string }) => m.kind === 'webhook');
+  expect(hook.verified).toBe(true);
+  expect((await request.delete(`/api/users/${aliceId}/contact-methods/${hook.id}`)).status()).toBe(204);
+  await context.close();
+  gateway.close();
 });
 
 test('a Web Push page shows on the phone, acknowledges through the service worker, and the all-clear replaces it', async ({ request, baseURL }) => {

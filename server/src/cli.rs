@@ -1,9 +1,9 @@
 //! The `klaxon` command line. Every `KLAXON_*` environment variable is also a flag.
 
 use clap::{Args, Parser, Subcommand};
-use klaxon_core::channels::matrix::{MatrixAuth, MatrixConfig};
 use klaxon_core::client::TrustedProxies;
 use klaxon_core::mail::SmtpConfig;
+use klaxon_core::matrix::{MatrixAuth, MatrixConfig};
 use klaxon_core::outbound::OutboundAllow;
 use klaxon_core::sso::OidcConfig;
 use klaxon_core::{Config, Core, Db};

@@ -4,7 +4,7 @@
 //! the outbound policy, with webhook URLs and secrets never shown back.
 
 mod common;
-use common::chat::{shapes, Chat, Post};
+use common::chat::{shapes, verify_signature, Chat, Post};
 use common::*;
 use klaxon_core::Clock;
 use serde_json::{json, Value};
@@ -38,30 +38,6 @@ fn texts(posts: &[Post]) -> Vec<String> {
         .iter()
         .map(|p| p.body["text"].as_str().unwrap().to_string())
         .collect()
-}
-
-/// Whether a signed delivery passes the documented check (Python's hmac, not Klaxon's code).
-fn verify(secret: &str, post: &Post, now: i64) -> String {
-    use std::io::Write;
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/common/verify_signature.py"
-    );
-    let mut child = std::process::Command::new("python3")
-        .args([
-            script,
-            secret,
-            &post.header("klaxon-signature").unwrap(),
-            &now.to_string(),
-            "300",
-        ])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("python3 runs");
-    child.stdin.take().unwrap().write_all(&post.raw).unwrap();
-    let out = child.wait_with_output().unwrap();
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
 #[test]
@@ -262,7 +238,7 @@ both!(
             ["opened", "acknowledged", "resolution_note", "resolved"]
         );
         for p in &hooks {
-            assert_eq!(verify(&secret, p, app.clock.now()), "ok");
+            assert_eq!(verify_signature(&secret, p, app.clock.now()), "ok");
             assert_eq!(
                 p.header("klaxon-event").as_deref(),
                 p.body["event"].as_str()
@@ -284,8 +260,14 @@ both!(
             .unwrap()
             .replace("opened", "resolved")
             .into_bytes();
-        assert_eq!(verify(&secret, &tampered, app.clock.now()), "mismatch");
-        assert_eq!(verify(&secret, &hooks[0], app.clock.now() + 301), "stale");
+        assert_eq!(
+            verify_signature(&secret, &tampered, app.clock.now()),
+            "mismatch"
+        );
+        assert_eq!(
+            verify_signature(&secret, &hooks[0], app.clock.now() + 301),
+            "stale"
+        );
 
         let listed = channel_list(&app, &w).await;
         assert!(
@@ -620,7 +602,7 @@ both!(
         assert_eq!(t.body["event"], "test");
         assert_eq!(t.body["team"], json!({"id": w.team, "name": "payments"}));
         assert_eq!(
-            verify(hook["signing_secret"].as_str().unwrap(), t, app.clock.now()),
+            verify_signature(hook["signing_secret"].as_str().unwrap(), t, app.clock.now()),
             "ok"
         );
     }

@@ -1,7 +1,8 @@
 //! Team channels in Matrix rooms, against a real Synapse: the bot joins the room it was invited
 //! to and posts HTML with a plain-text body, a second account reads the messages back through
 //! the client-server API, and the homeserver's rate limit (`M_LIMIT_EXCEEDED`, `retry_after_ms`)
-//! holds the channel without losing a message.
+//! holds the channel without losing a message. A person's own Matrix account is verified by a
+//! code the bot sends in a direct room it opens with them, and then paged there.
 
 mod common;
 use common::process::until;
@@ -197,5 +198,113 @@ both_with!(
             bodies[4]
         );
         assert_eq!(app.get(&path, &w.admin).await.expect(200)[0]["state"], "ok");
+    }
+);
+
+both_with!(
+    a_person_is_paged_in_the_direct_room_the_bot_opened_with_them,
+    matrix_config(),
+    |app| {
+        let w = app.paging_world().await;
+        let s = synapse();
+        let phone = s.person("alice").await;
+        let path = format!("/api/users/{}/contact-methods", w.alice.0);
+        let m = app
+            .post(
+                &path,
+                &w.alice.1,
+                json!({"name": "Element", "kind": "matrix", "user": phone.id}),
+            )
+            .await
+            .expect(201);
+        assert_eq!(m["target"], phone.id.as_str());
+        assert_eq!(m["verified"], false);
+        let id = m["id"].as_i64().unwrap();
+
+        // The bot invited her to a direct room and sent the code there.
+        let rooms = s.accept_invites(&phone).await;
+        assert_eq!(rooms.len(), 1, "{rooms:?}");
+        let room = &rooms[0];
+        let got = s.messages(&phone, room, &s.bot_user).await;
+        assert_eq!(got.len(), 1, "{got:?}");
+        let body = got[0]["body"].as_str().unwrap();
+        let at = body.find("Code: ").expect("the code") + 6;
+        let code = &body[at..at + 6];
+        assert!(got[0]["formatted_body"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("<code>{code}</code>")));
+        app.post(
+            &format!("{path}/{id}/verify"),
+            &w.alice.1,
+            json!({ "code": code }),
+        )
+        .await
+        .expect(200);
+
+        // Her rules page her there first, her push topic five minutes later.
+        app.put(
+            &format!("/api/users/{}/notification-rules", w.alice.0),
+            &w.alice.1,
+            json!({"high": [{"after_minutes": 0, "method_id": id}, {"after_minutes": 5}]}),
+        )
+        .await
+        .expect(200);
+        let incident = app.fire(&w.key, "db-down").await;
+        app.tick().await;
+        assert!(app.ntfy.published().is_empty());
+        let got = s.messages(&phone, room, &s.bot_user).await;
+        assert_eq!(got.len(), 2, "{got:?}");
+        let page = &got[1];
+        assert_eq!(page["msgtype"], "m.text");
+        assert_eq!(page["format"], "org.matrix.custom.html");
+        let public = &app.config.public_url;
+        let body = page["body"].as_str().unwrap();
+        assert!(body.starts_with("[CRITICAL]"), "{body}");
+        assert!(
+            body.contains(&format!("Open: {public}/incidents/{incident}")),
+            "{body}"
+        );
+        let ack = format!("{public}/ack/");
+        let at = body.find(&ack).expect("an acknowledge link") + ack.len();
+        let token: String = body[at..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+            .collect();
+        let html = page["formatted_body"].as_str().unwrap();
+        assert!(
+            html.contains(&format!("<a href=\"{ack}{token}\">Acknowledge</a>")),
+            "{html}"
+        );
+
+        // The link shows a confirmation; its button acknowledges, and the next step is not sent.
+        let shown = app
+            .client
+            .get(format!("{}/ack/{token}", app.url))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(shown.status(), 200);
+        assert_eq!(app.detail(&w.admin, incident).await["state"], "triggered");
+        let done = app
+            .client
+            .post(format!("{}/ack/{token}", app.url))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(done.status(), 200);
+        app.clock.advance(5 * 60);
+        app.tick().await;
+        assert!(app.ntfy.published().is_empty(), "acknowledged: no push");
+        let d = app.detail(&w.admin, incident).await;
+        assert_eq!(d["acknowledged_by"], "alice");
+        let via: Vec<_> = d["pages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["recipient"] == "alice" && p["status"] == "sent")
+            .map(|p| p["road"].clone())
+            .collect();
+        assert_eq!(via, vec![json!("matrix")]);
     }
 );

@@ -1,5 +1,6 @@
 //! The signed-in person's roads and rules: contact methods (an ntfy topic, this phone's Web Push
-//! subscription, an email address verified by a code) and the notification rules that order them.
+//! subscription, an email address, a Matrix account or a webhook verified by a code) and the
+//! notification rules that order them.
 
 use klaxon_domain::contact::ContactMethod;
 use klaxon_domain::rules::NotificationRules;
@@ -15,6 +16,8 @@ pub struct Reach {
     pub push_topic: Option<String>,
     /// Whether this server sends mail (an email method is offered only then).
     pub email: bool,
+    /// Whether this server has a Matrix bot (a Matrix method is offered only then).
+    pub matrix: bool,
     /// The install's VAPID public key, to subscribe this browser with.
     pub webpush_key: String,
 }
@@ -35,12 +38,14 @@ pub async fn get_reach() -> Result<Reach, ServerFnError> {
             .map_err(fail)?,
         push_topic: me.user.push_topic,
         email: core.mail.is_some(),
+        matrix: core.has_matrix(),
         webpush_key: core.vapid.public_key.clone(),
     })
 }
 
-/// Adds a method: `kind` is `ntfy` (`target` a topic), `email` (`target` an address; a code is
-/// mailed to it) or `webpush` (`target` the subscription as `JSON.stringify` gives it).
+/// Adds a method: `kind` is `ntfy` (`target` a topic), `email` (`target` an address), `matrix`
+/// (`target` a user id), `webhook` (`target` a URL) or `webpush` (`target` the subscription as
+/// `JSON.stringify` gives it). An address, an account and a webhook get a code first.
 #[server(prefix = "/rpc")]
 pub async fn add_contact_method(
     kind: String,
@@ -49,7 +54,7 @@ pub async fn add_contact_method(
 ) -> Result<ContactMethod, ServerFnError> {
     use crate::server::{fail, field, signed_in};
     use klaxon_domain::contact::{NewContactMethod, PushSubscription, Road};
-    use klaxon_domain::text::{Email, Label, Topic};
+    use klaxon_domain::text::{Email, Label, MatrixUser, Topic};
     let name = field("name", Label::parse(&name))?;
     let road = match kind.as_str() {
         "ntfy" => Road::Ntfy {
@@ -58,6 +63,10 @@ pub async fn add_contact_method(
         "email" => Road::Email {
             address: field("address", Email::parse(&target))?,
         },
+        "matrix" => Road::Matrix {
+            user: field("user", MatrixUser::parse(&target))?,
+        },
+        "webhook" => Road::Webhook { url: target },
         "webpush" => Road::Webpush {
             subscription: field(
                 "subscription",
@@ -65,7 +74,10 @@ pub async fn add_contact_method(
                     .map_err(|_| "is not a browser's push subscription".to_string()),
             )?,
         },
-        _ => field::<Road>("kind", Err("must be ntfy, email or webpush".into()))?,
+        _ => field::<Road>(
+            "kind",
+            Err("must be ntfy, email, matrix, webhook or webpush".into()),
+        )?,
     };
     let (core, actor) = signed_in().await?;
     core.add_contact_method(&actor, actor.user_id, NewContactMethod { name, road })

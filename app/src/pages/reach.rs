@@ -1,6 +1,6 @@
 //! "Ways to reach you" on the profile: the person's roads (this phone by Web Push, an email
-//! address verified by a code, more ntfy topics), each with a test, and the rules that order them
-//! per urgency, with their time zone and quiet hours.
+//! address, a Matrix account or a webhook verified by a code, more ntfy topics), each with a
+//! test, and the rules that order them per urgency, with their time zone and quiet hours.
 
 use crate::api::load;
 use crate::api::reach::{
@@ -10,6 +10,7 @@ use crate::api::reach::{
 use crate::components::form::{ActionDone, ActionError};
 use crate::components::hydration::use_hydrated;
 use crate::components::loaded::{Failed, Loading};
+use crate::components::secret::ShownOnce;
 use crate::components::text::sentence;
 use klaxon_domain::contact::{ContactKind, ContactMethod};
 use klaxon_domain::rules::{NotificationRules, QuietHours, Step, MAX_AFTER_MINUTES, MAX_STEPS};
@@ -60,6 +61,17 @@ fn kind_words(kind: ContactKind) -> &'static str {
         ContactKind::Ntfy => "ntfy topic",
         ContactKind::Webpush => "Web Push",
         ContactKind::Email => "email",
+        ContactKind::Matrix => "Matrix",
+        ContactKind::Webhook => "webhook",
+    }
+}
+
+/// Where a method's code comes from, for the label of its field.
+fn code_words(kind: ContactKind) -> &'static str {
+    match kind {
+        ContactKind::Matrix => "Code from Klaxon's Matrix chat",
+        ContactKind::Webhook => "Code sent to the webhook",
+        _ => "Code from the email",
     }
 }
 
@@ -114,7 +126,7 @@ fn Road(
             {(!m.verified).then(|| view! {
                 <ActionForm action=verify attr:class="stack">
                     <input type="hidden" name="method_id" value=id />
-                    <label for=code_id.clone()>"Code from the email"</label>
+                    <label for=code_id.clone()>{code_words(m.kind)}</label>
                     <input id=code_id name="code" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="20" />
                     <button type="submit" class="primary">"Verify"</button>
                 </ActionForm>
@@ -171,6 +183,37 @@ fn AddRoads(reach: Reach, add: ServerAction<AddContactMethod>) -> impl IntoView 
             </button>
             <p class="hint">"Pages arrive as notifications from this app, with an Acknowledge button, even when it is closed. On an iPhone, add Klaxon to the Home Screen first; there a tap opens the incident."</p>
             <p class="error" role="alert" hidden=move || phone_error.get().is_none()>{move || phone_error.get()}</p>
+            {reach.matrix.then(|| view! {
+                <ActionForm action=add attr:class="stack">
+                    <input type="hidden" name="kind" value="matrix" />
+                    <input type="hidden" name="name" value="Matrix" />
+                    <label for="new-matrix">"Matrix account"</label>
+                    <input id="new-matrix" name="target" type="text" placeholder="@you:example.org" autocapitalize="none" spellcheck="false" />
+                    <p class="hint">"Klaxon's bot invites you to a direct chat and sends a code there; accept the invitation and enter the code above."</p>
+                    <button type="submit" class="secondary wide">"Add Matrix account"</button>
+                </ActionForm>
+            })}
+            <details class="inner">
+                <summary>"A webhook (an SMS gateway, your own tool)"</summary>
+                <ActionForm action=add attr:class="stack">
+                    <input type="hidden" name="kind" value="webhook" />
+                    <input type="hidden" name="name" value="Webhook" />
+                    <label for="new-webhook">"Webhook URL"</label>
+                    <input id="new-webhook" name="target" type="url" inputmode="url" autocapitalize="none" spellcheck="false" />
+                    <p class="hint">"Pages are posted there as signed JSON. A code is posted first; enter it above. The signing secret is shown once, when it is added."</p>
+                    <button type="submit" class="secondary wide">"Add webhook"</button>
+                </ActionForm>
+            </details>
+            {move || add.value().get().and_then(Result::ok).and_then(|m| {
+                let name = m.name.clone();
+                m.signing_secret.map(|secret| view! {
+                    <ShownOnce id="new-road-secret" label=format!("Signing secret of “{name}”") value=secret>
+                        <p class="hint">
+                            "Each post carries Klaxon-Signature: t=…,v1=…, the hex HMAC-SHA256 of \"t.body\" with this secret. Refuse a post whose t is more than 5 minutes from your clock."
+                        </p>
+                    </ShownOnce>
+                })
+            })}
             {reach.email.then(|| view! {
                 <ActionForm action=add attr:class="stack">
                     <input type="hidden" name="kind" value="email" />

@@ -1,15 +1,17 @@
 //! A person's contact methods (`domain::contact`): listed, added and removed by that person or an
-//! administrator, and an email address verified by a code sent to it. The seed's push topic stays
-//! on the user row and is paged as before.
+//! administrator. An email address, a Matrix account and a webhook are verified by a code sent
+//! by that road. The seed's push topic stays on the user row and is paged as before.
 
 use crate::authz::require_self_or_admin;
 use crate::mail::{escape_html, Mail};
-use crate::secrets::hash_token;
+use crate::outbound::Outcome;
+use crate::paging::personal::{Note, PersonalRoad};
+use crate::secrets::{hash_token, new_token};
 use crate::throttle::Attempt;
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::contact::{
-    normalize_code, push_origin, ContactKind, ContactMethod, NewContactMethod, Road, CODE_ATTEMPTS,
-    CODE_DIGITS, CODE_RESEND_AFTER, CODE_TTL, MAX_METHODS,
+    normalize_code, push_origin, webhook_url, ContactKind, ContactMethod, NewContactMethod, Road,
+    CODE_ATTEMPTS, CODE_DIGITS, CODE_RESEND_AFTER, CODE_TTL, MAX_METHODS,
 };
 use klaxon_domain::Timestamp;
 use rand::Rng;
@@ -52,9 +54,12 @@ fn code_hash(method_id: i64, code: &str) -> String {
 
 impl From<MethodRow> for ContactMethod {
     fn from(r: MethodRow) -> ContactMethod {
-        // A subscription's endpoint is a capability: only its push service is shown.
+        // A subscription's endpoint and a webhook's URL are capabilities: only their origin is
+        // shown.
         let target = match r.kind {
             ContactKind::Webpush => push_origin(&r.target).unwrap_or_default(),
+            ContactKind::Webhook => klaxon_domain::channel::check_url(&r.target)
+                .unwrap_or_else(|_| "(not a URL)".into()),
             _ => r.target,
         };
         ContactMethod {
@@ -65,6 +70,7 @@ impl From<MethodRow> for ContactMethod {
             target,
             verified: r.verified_at.is_some(),
             created_at: Timestamp(r.created_at),
+            signing_secret: None,
         }
     }
 }
@@ -94,9 +100,10 @@ impl Core {
     }
 
     /// Adds a method. A topic and a subscription are verified as added (the person chose the
-    /// topic; the browser made the subscription); an email address could be anyone's, so it
-    /// waits for the code mailed to it, and is not offered without mail settings. When the code
-    /// cannot be sent, the address is not kept and the mail server's answer is the error.
+    /// topic; the browser made the subscription); an email address, a Matrix account or a URL
+    /// could be anyone's, so it waits for the code sent by that road, and is not offered without
+    /// mail settings or a Matrix bot. When the code cannot be sent, the method is not kept and
+    /// what failed is the error. A webhook's signing secret is in this answer only.
     pub async fn add_contact_method(
         &self,
         actor: &Actor,
@@ -129,8 +136,25 @@ impl Core {
                 }
                 (address.to_string(), None)
             }
+            Road::Matrix { user } => {
+                if self.matrix.is_none() {
+                    return Err(Error::Conflict(
+                        "kind: matrix is not offered: this server has no Matrix bot (KLAXON_MATRIX_HOMESERVER)"
+                            .into(),
+                    ));
+                }
+                (user.to_string(), None)
+            }
+            Road::Webhook { url } => {
+                let url = webhook_url(url).map_err(Error::Invalid)?;
+                self.outbound
+                    .check_url(&url)
+                    .map_err(|why| Error::Invalid(format!("url: {why}")))?;
+                (url, None)
+            }
         };
-        let needs_code = new.road.kind() == ContactKind::Email;
+        let needs_code = new.road.kind().needs_code();
+        let secret = (new.road.kind() == ContactKind::Webhook).then(new_token);
         let now = self.now();
         let mut tx = self.db.begin().await?;
         // Holds the user's row, so two additions at once cannot both find room for one.
@@ -150,8 +174,8 @@ impl Core {
         }
         let (p256dh, auth) = keys.unzip();
         let row: MethodRow = sqlx::query_as(&format!(
-            "INSERT INTO contact_methods (user_id, kind, name, target, p256dh, auth, verified_at, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING {COLUMNS}"
+            "INSERT INTO contact_methods (user_id, kind, name, target, p256dh, auth, verified_at, created_at, signing_secret) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING {COLUMNS}"
         ))
         .bind(user_id)
         .bind(new.road.kind().as_str())
@@ -161,12 +185,13 @@ impl Core {
         .bind(auth)
         .bind((!needs_code).then_some(now))
         .bind(now)
+        .bind(&secret)
         .fetch_one(&mut *tx)
         .await
         .map_err(Error::unique("this contact method is already added"))?;
         tx.commit().await?;
         if needs_code {
-            if let Err(e) = self.send_code(user_id, row.id, &row.target).await {
+            if let Err(e) = self.send_code(user_id, row.id).await {
                 sqlx::query("DELETE FROM contact_methods WHERE id = $1")
                     .bind(row.id)
                     .execute(&self.db.pool)
@@ -174,7 +199,10 @@ impl Core {
                 return Err(e);
             }
         }
-        Ok(row.into())
+        Ok(ContactMethod {
+            signing_secret: secret,
+            ..row.into()
+        })
     }
 
     /// Removes a method; 404 when the user has no such method.
@@ -215,7 +243,7 @@ impl Core {
         .ok_or(Error::NotFound)?;
         if row.verified_at.is_none() {
             return Err(Error::Conflict(
-                "verify this address with the code mailed to it first".into(),
+                "verify this contact method with the code sent to it first".into(),
             ));
         }
         match row.kind {
@@ -240,6 +268,20 @@ impl Core {
                 })
                 .await
                 .map_err(|e| Error::PushFailed(e.reason))
+            }
+            ContactKind::Matrix | ContactKind::Webhook => {
+                let note = Note {
+                    event: "test",
+                    kind: None,
+                    title: "Klaxon test page".into(),
+                    message: "Pages reach you here.".into(),
+                    url: Some(format!("{}/me", self.config.public_url)),
+                    ack_page: None,
+                    ack_post: None,
+                    code: None,
+                };
+                let delivery = format!("test-{method_id}-{}", self.now());
+                self.note_by_road(method_id, &note, &delivery).await
             }
             ContactKind::Webpush => {
                 let keys: (Option<String>, Option<String>) =
@@ -301,7 +343,7 @@ impl Core {
                 });
             }
         }
-        self.send_code(user_id, row.id, &row.target).await
+        self.send_code(user_id, row.id).await
     }
 
     /// Checks the code mailed to an address. Right, the method is verified; wrong, one of
@@ -326,7 +368,7 @@ impl Core {
         }
         let Some(code) = normalize_code(code) else {
             return Err(Error::Invalid(format!(
-                "code: must be the {CODE_DIGITS} digits mailed to the address"
+                "code: must be the {CODE_DIGITS} digits sent to the contact method"
             )));
         };
         // One statement decides, so two guesses at once cannot both take the last attempt.
@@ -373,7 +415,7 @@ impl Core {
         .fetch_optional(&self.db.pool)
         .await?;
         let found = found.ok_or(Error::NotFound)?;
-        if found.row.kind != ContactKind::Email || found.row.verified_at.is_some() {
+        if !found.row.kind.needs_code() || found.row.verified_at.is_some() {
             return Err(Error::Conflict(
                 "this contact method is not waiting for a code".into(),
             ));
@@ -381,15 +423,23 @@ impl Core {
         Ok(found)
     }
 
-    /// Stores a new code's hash for the method, then mails the code to `address`, within the
-    /// person's and the address's limits of code mails.
-    async fn send_code(&self, user_id: i64, method_id: i64, address: &str) -> Result<()> {
-        let mail = self.mail.as_ref().ok_or_else(|| {
-            Error::Conflict("this server has no mail settings (KLAXON_SMTP_URL)".into())
-        })?;
+    /// Stores a new code's hash for the method, then sends the code by the method's own road,
+    /// within the person's and the target's limits of code messages.
+    async fn send_code(&self, user_id: i64, method_id: i64) -> Result<()> {
+        let (kind, target): (String, String) =
+            sqlx::query_as("SELECT kind, target FROM contact_methods WHERE id = $1")
+                .bind(method_id)
+                .fetch_one(&self.db.pool)
+                .await?;
+        let kind = ContactKind::try_from(kind)?;
+        if kind == ContactKind::Email && self.mail.is_none() {
+            return Err(Error::Conflict(
+                "this server has no mail settings (KLAXON_SMTP_URL)".into(),
+            ));
+        }
         self.reserve(Attempt::CodeMailForUser, &user_id.to_string())
             .await?;
-        self.reserve(Attempt::CodeMailToAddress, address).await?;
+        self.reserve(Attempt::CodeMailToAddress, &target).await?;
         let code = format!("{:06}", rand::thread_rng().gen_range(0..1_000_000));
         let now = self.now();
         sqlx::query(
@@ -404,27 +454,84 @@ impl Core {
         .await?;
         let minutes = CODE_TTL / 60;
         let profile = format!("{}/me", self.config.public_url);
+        let ignore = "If you did not ask for it, ignore this message: nothing more is sent here unless the code is entered.";
+        let Some(mail) = self.mail.as_ref().filter(|_| kind == ContactKind::Email) else {
+            let note = Note {
+                event: "verify",
+                kind: None,
+                title: "Your Klaxon verification code".into(),
+                message: format!(
+                    "Enter {code} in Klaxon within {minutes} minutes to receive pages here.\n\n{ignore}"
+                ),
+                url: Some(profile),
+                ack_page: None,
+                ack_post: None,
+                code: Some(code),
+            };
+            return self
+                .note_by_road(method_id, &note, &format!("verify-{method_id}-{now}"))
+                .await;
+        };
         let text = format!(
             "Your Klaxon verification code is {code}\n\n\
              Enter it in Klaxon within {minutes} minutes to receive pages at this address:\n\
-             {profile}\n\n\
-             If you did not ask for it, ignore this message: nothing more is sent here unless the code is entered.\n"
+             {profile}\n\n{ignore}\n"
         );
         let html = format!(
             "<p>Your Klaxon verification code is</p>\
              <p style=\"font-size:2em;letter-spacing:0.2em\"><b>{code}</b></p>\
              <p>Enter it in Klaxon within {minutes} minutes to receive pages at this address: \
-             <a href=\"{link}\">{link}</a></p>\
-             <p>If you did not ask for it, ignore this message: nothing more is sent here unless the code is entered.</p>",
+             <a href=\"{link}\">{link}</a></p><p>{ignore}</p>",
             link = escape_html(&profile),
         );
         mail.send(Mail {
-            to: address.to_string(),
+            to: target,
             subject: "Your Klaxon verification code".into(),
             text,
             html,
         })
         .await
         .map_err(|e| Error::PushFailed(e.reason))
+    }
+
+    /// Sends a note to a Matrix or webhook method now, not through the outbox: what failed is
+    /// the error (502), a rate limit's wait included in the sentence.
+    async fn note_by_road(&self, method_id: i64, note: &Note, delivery: &str) -> Result<()> {
+        let (kind, target, secret, room, username): (
+            String,
+            String,
+            Option<String>,
+            Option<String>,
+            String,
+        ) = sqlx::query_as(
+            "SELECT m.kind, m.target, m.signing_secret, m.room, u.username \
+             FROM contact_methods m JOIN users u ON u.id = m.user_id WHERE m.id = $1",
+        )
+        .bind(method_id)
+        .fetch_one(&self.db.pool)
+        .await?;
+        let road = PersonalRoad {
+            method_id,
+            username: &username,
+            target: &target,
+            signing_secret: secret.as_deref(),
+            room: room.as_deref(),
+        };
+        let sent = if kind == ContactKind::Matrix.as_str() {
+            self.note_to_matrix(&road, note, &format!("klaxon-{delivery}"))
+                .await?
+        } else {
+            self.note_to_webhook(&road, note, delivery).await
+        };
+        match sent {
+            Outcome::Sent => Ok(()),
+            Outcome::Failed {
+                sentence,
+                retry_after: Some(wait),
+            } => Err(Error::PushFailed(format!(
+                "{sentence}; it asks to wait {wait} s"
+            ))),
+            Outcome::Failed { sentence, .. } => Err(Error::PushFailed(sentence)),
+        }
     }
 }

@@ -14,10 +14,11 @@
 //!   one summary, by the pages' bundling rule (`domain::paging::bundling`).
 
 use super::message::{Body, Item, Message};
-use super::send::{Outcome, Target};
+use super::send::Target;
 use crate::db::Arg;
 use crate::incidents::reads::{IncidentRow, INCIDENT_COLUMNS};
 use crate::metrics::ChannelLabel;
+use crate::outbound::Outcome;
 use crate::paging::claim::{Hold, Outbox, CLAIM_FOR};
 use crate::{Core, Result};
 use futures::StreamExt;

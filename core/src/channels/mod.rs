@@ -7,13 +7,12 @@
 //!   storm, sends, and retries with backoff; it runs beside the notifier, never inside its pass,
 //!   so a slow chat service cannot hold a page back.
 //! - `message` renders one announcement for each kind; `send` posts it through the outbound
-//!   policy; `matrix` is the install's bot account.
+//!   policy; Matrix rooms through the install's bot (`crate::matrix`).
 //!
 //! A webhook's URL is a secret (whoever has it can post to the room): it is stored, used, and
 //! never shown back; listings show its origin.
 
 mod deliver;
-pub mod matrix;
 mod message;
 pub(crate) mod queue;
 mod send;
@@ -211,7 +210,7 @@ impl Core {
             .post_to(&target, &message, &format!("test-{}", new_token()))
             .await
         {
-            send::Outcome::Sent => {
+            crate::outbound::Outcome::Sent => {
                 sqlx::query("UPDATE channels SET last_sent_at = $1, failing_since = NULL, last_error = NULL WHERE id = $2")
                     .bind(self.now())
                     .bind(id)
@@ -219,7 +218,7 @@ impl Core {
                     .await?;
                 Ok(())
             }
-            send::Outcome::Failed { sentence, .. } => {
+            crate::outbound::Outcome::Failed { sentence, .. } => {
                 sqlx::query("UPDATE channels SET failing_since = COALESCE(failing_since, $1), last_error = $2 WHERE id = $3")
                     .bind(self.now())
                     .bind(&sentence)

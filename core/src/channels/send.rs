@@ -4,12 +4,11 @@
 //! rate limit asked for.
 
 use super::message::Message;
-use crate::outbound::Answer;
+use crate::outbound::{outcome, Outcome};
+use crate::secrets::webhook_signature;
 use crate::{Core, Error, Result};
-use hmac::{Hmac, Mac};
 use klaxon_domain::channel::{shown_target, ChannelKind};
 use reqwest::Method;
-use sha2::Sha256;
 
 /// What a message is posted with: the channel's kind, target and secret, and its team.
 pub(super) struct Target {
@@ -19,15 +18,6 @@ pub(super) struct Target {
     pub secret: Option<String>,
     pub team_id: i64,
     pub team: String,
-}
-
-pub(super) enum Outcome {
-    Sent,
-    Failed {
-        sentence: String,
-        /// Seconds the service asked to wait (a 429's `Retry-After`, Matrix's `retry_after_ms`).
-        retry_after: Option<i64>,
-    },
 }
 
 impl Target {
@@ -41,15 +31,6 @@ impl Target {
         };
         format!("{what} {}", shown_target(self.kind, &self.target))
     }
-}
-
-/// `Klaxon-Signature` for `body` sent at `t`: `t=<t>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`.
-pub(crate) fn signature(secret: &str, t: i64, body: &[u8]) -> String {
-    let mut mac =
-        Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("HMAC takes a key of any length");
-    mac.update(format!("{t}.").as_bytes());
-    mac.update(body);
-    format!("t={t},v1={}", hex::encode(mac.finalize().into_bytes()))
 }
 
 impl Core {
@@ -79,7 +60,10 @@ impl Core {
     pub(super) async fn post_to(&self, to: &Target, message: &Message, delivery: &str) -> Outcome {
         if to.kind == ChannelKind::Matrix {
             return match &self.matrix {
-                Some(bot) => bot.post(&to.target, message, delivery).await,
+                Some(bot) => {
+                    bot.post(&to.target, &message.plain(), &message.html(), delivery)
+                        .await
+                }
                 None => Outcome::Failed {
                     sentence: "no Matrix homeserver is configured (KLAXON_MATRIX_HOMESERVER)"
                         .into(),
@@ -100,7 +84,10 @@ impl Core {
         if to.kind == ChannelKind::Webhook {
             let secret = to.secret.as_deref().unwrap_or_default();
             req = req
-                .header("klaxon-signature", signature(secret, self.now(), &body))
+                .header(
+                    "klaxon-signature",
+                    webhook_signature(secret, self.now(), &body),
+                )
                 .header("klaxon-event", message.event_word())
                 .header("klaxon-delivery", delivery);
         }
@@ -109,71 +96,9 @@ impl Core {
     }
 }
 
-/// An HTTP answer (or its failure) as an outcome; any 2xx is sent.
-pub(super) fn outcome(
-    who: &str,
-    answer: std::result::Result<Answer, crate::outbound::Failure>,
-) -> Outcome {
-    match answer {
-        Err(f) if f.kind == crate::outbound::FailureKind::Policy => Outcome::Failed {
-            sentence: format!("{who} was not called: {}", f.sentence),
-            retry_after: None,
-        },
-        Err(f) => Outcome::Failed {
-            sentence: format!("{who} {}", f.sentence),
-            retry_after: None,
-        },
-        Ok(a) if a.status.is_success() => Outcome::Sent,
-        Ok(a) => Outcome::Failed {
-            sentence: format!(
-                "{who} answered {} {}",
-                a.status.as_u16(),
-                a.status.canonical_reason().unwrap_or("")
-            )
-            .trim_end()
-            .to_string(),
-            retry_after: retry_after(&a),
-        },
-    }
-}
-
-/// The wait an answer asks for: `Retry-After` in seconds, else Matrix's `retry_after_ms`
-/// (rounded up), at most a day.
-pub(super) fn retry_after(a: &Answer) -> Option<i64> {
-    let header = a
-        .headers
-        .get(reqwest::header::RETRY_AFTER)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<i64>().ok());
-    let matrix = a
-        .json::<serde_json::Value>()
-        .and_then(|v| v.get("retry_after_ms").and_then(|ms| ms.as_i64()))
-        .map(|ms| (ms + 999) / 1000);
-    header
-        .or(matrix)
-        .map(|s| s.clamp(1, klaxon_domain::paging::GIVE_UP_AFTER))
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
-
-    #[test]
-    fn the_signature_is_hmac_sha256_of_time_dot_body() {
-        // RFC 4231 test case 2 ("Jefe"), with the message split as "<t>." + body.
-        assert_eq!(
-            signature("Jefe", 0, b"what do ya want for nothing?"),
-            "t=0,v1=".to_string()
-                + &{
-                    let mut mac = Hmac::<Sha256>::new_from_slice(b"Jefe").unwrap();
-                    mac.update(b"0.what do ya want for nothing?");
-                    hex::encode(mac.finalize().into_bytes())
-                }
-        );
-        let s = signature("secret", 1_795_305_600, b"{}");
-        assert!(s.starts_with("t=1795305600,v1="));
-        assert_eq!(s.len(), "t=1795305600,v1=".len() + 64);
-    }
+    use crate::outbound::{outcome, retry_after, Answer, Outcome};
 
     fn answer(status: u16, headers: &[(&str, &str)], body: &str) -> Answer {
         let mut map = reqwest::header::HeaderMap::new();

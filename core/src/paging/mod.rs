@@ -18,6 +18,7 @@ mod handover;
 pub mod message;
 pub mod notifier;
 pub mod ntfy;
+pub(crate) mod personal;
 mod plan;
 pub(crate) mod roads;
 mod send;

@@ -1,10 +1,13 @@
-//! Sending one push by its road: an ntfy topic, a Web Push subscription or an email address.
-//! A push is composed once, in ntfy's shape (`message`); each road renders that in its own.
+//! Sending one push by its road: an ntfy topic, a Web Push subscription, an email address, a
+//! Matrix account or a signed webhook. A push is composed once, in ntfy's shape (`message`);
+//! each road renders that in its own.
 
 use super::bundle::Push;
 use super::ntfy::{Message, PushError};
+use super::personal::{Note, PersonalRoad};
 use super::webpush;
 use crate::mail::{escape_html, Mail};
+use crate::outbound::Outcome;
 use crate::{Core, Result};
 use klaxon_domain::contact::Destination;
 use klaxon_domain::paging::PageKind;
@@ -17,6 +20,9 @@ pub(super) struct Method {
     pub target: String,
     pub p256dh: Option<String>,
     pub auth: Option<String>,
+    pub signing_secret: Option<String>,
+    pub room: Option<String>,
+    pub username: String,
 }
 
 /// The methods the pushes' destinations name, by id.
@@ -36,7 +42,9 @@ impl Core {
         let rows: Vec<Method> = self
             .db
             .fetch_in(
-                "SELECT id, target, p256dh, auth FROM contact_methods WHERE verified_at IS NOT NULL AND id IN ({ids})",
+                "SELECT m.id, m.target, m.p256dh, m.auth, m.signing_secret, m.room, u.username \
+                 FROM contact_methods m JOIN users u ON u.id = m.user_id \
+                 WHERE m.verified_at IS NOT NULL AND m.id IN ({ids})",
                 &[],
                 &ids,
             )
@@ -91,6 +99,42 @@ impl Core {
                 )
                 .await
             }
+            (d @ (Destination::Matrix(_) | Destination::Webhook(_)), Some(m)) => {
+                let road = PersonalRoad {
+                    method_id: m.id,
+                    username: &m.username,
+                    target: &m.target,
+                    signing_secret: m.signing_secret.as_deref(),
+                    room: m.room.as_deref(),
+                };
+                let note = page_note(push, message, &self.config.public_url);
+                let first = push.pages().next().map_or(0, |p| p.id);
+                let sent = if matches!(d, Destination::Matrix(_)) {
+                    self.note_to_matrix(&road, &note, &format!("klaxon-page-{first}"))
+                        .await
+                        .unwrap_or_else(|e| Outcome::Failed {
+                            sentence: e.to_string(),
+                            retry_after: None,
+                        })
+                } else {
+                    self.note_to_webhook(&road, &note, &format!("page-{first}"))
+                        .await
+                };
+                match sent {
+                    Outcome::Sent => Ok(()),
+                    Outcome::Failed {
+                        sentence,
+                        retry_after: Some(wait),
+                    } => Err(PushError {
+                        reason: sentence,
+                        retry_after: Some(wait),
+                        outage: true,
+                        rate_limited: true,
+                        ..PushError::default()
+                    }),
+                    Outcome::Failed { sentence, .. } => Err(PushError::outage(sentence)),
+                }
+            }
             (_, None) => Err(PushError::permanent("no such contact method".into())),
         }
     }
@@ -102,6 +146,27 @@ pub(super) fn road_name(d: &Destination) -> &'static str {
         Destination::Ntfy(_) => "ntfy",
         Destination::Webpush(_) => "Web Push",
         Destination::Email(_) => "email",
+        Destination::Matrix(_) => "Matrix",
+        Destination::Webhook(_) => "webhook",
+    }
+}
+
+/// A page as a Matrix message or a webhook's body: the message, the incident, and where the
+/// page can be acknowledged, the confirmation page (for a person) and the POST (for a program).
+fn page_note(push: &Push, message: &Message, public_url: &str) -> Note {
+    let kind = match push {
+        Push::One(send) => send.page.kind.as_str().to_string(),
+        Push::Summary(_) => "summary".to_string(),
+    };
+    Note {
+        event: "page",
+        kind: Some(kind),
+        title: message.title.clone(),
+        message: message.message.clone(),
+        url: message.click.clone(),
+        ack_page: ack_token(message).map(|t| format!("{public_url}/ack/{t}")),
+        ack_post: message.actions.first().map(|a| a.url.clone()),
+        code: None,
     }
 }
 

@@ -11,7 +11,7 @@ use klaxon_domain::rules::NotificationRules;
 use klaxon_domain::ErrorBody;
 
 /// The person's contact methods, oldest first. A Web Push method shows its push service's origin,
-/// never the subscription's endpoint.
+/// never the subscription's endpoint, and a webhook its URL's origin, never the URL.
 #[utoipa::path(get, path = "/api/users/{id}/contact-methods", tag = "users",
     responses((status = 200, body = Vec<ContactMethod>), (status = 403, body = ErrorBody, description = "neither the person nor an administrator, or a service account on either side"),
               (status = 404, body = ErrorBody, description = "no such user")))]
@@ -23,16 +23,19 @@ pub async fn list_contact_methods(
     Ok(Json(s.core.list_contact_methods(&a, id).await?))
 }
 
-/// Adds a contact method: an ntfy topic (not empty), or a browser's Web Push subscription
-/// (`https` endpoint, or `http` to a loopback address; an uncompressed P-256 `p256dh` and a
-/// 16-byte `auth`), or an email address (needs the server's mail settings): a code is mailed to
-/// it, and it is paged only once verified with that code.
+/// Adds a contact method: an ntfy topic (not empty), a browser's Web Push subscription (`https`
+/// endpoint, or `http` to a loopback address; an uncompressed P-256 `p256dh` and a 16-byte
+/// `auth`), an email address (needs the server's mail settings), a Matrix user id (needs the
+/// server's Matrix bot: it opens a direct room with the account and invites it) or a webhook URL
+/// (`PersonalWebhook` bodies, signed with the secret this answer shows once). An address, a
+/// Matrix account and a webhook get a code by that road and are paged only once verified with
+/// it.
 #[utoipa::path(post, path = "/api/users/{id}/contact-methods", tag = "users", request_body = NewContactMethod,
     responses((status = 201, body = ContactMethod), (status = 403, body = ErrorBody, description = "neither the person nor an administrator, or a service account on either side"),
               (status = 404, body = ErrorBody, description = "no such user"),
-              (status = 409, body = ErrorBody, description = "the method is already added, the person has 20 methods, or email is not configured on this server"),
-              (status = 429, body = ErrorBody, description = "an address: too many code mails for this person (10) or to this address (3) in 15 minutes (`Retry-After`); nothing is added"),
-              (status = 502, body = ErrorBody, description = "the verification code could not be mailed: the mail server's answer is the message, and the address is not added")))]
+              (status = 409, body = ErrorBody, description = "the method is already added, the person has 20 methods, or email or Matrix is not configured on this server"),
+              (status = 429, body = ErrorBody, description = "an address, a Matrix account or a webhook: too many codes for this person (10) or to this target (3) in 15 minutes (`Retry-After`); nothing is added"),
+              (status = 502, body = ErrorBody, description = "the verification code could not be sent: what failed is the message, and the method is not added")))]
 pub async fn add_contact_method(
     State(s): State<AppState>,
     Caller(a): Caller,
@@ -57,13 +60,14 @@ pub async fn delete_contact_method(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// Verifies an email method with the code mailed to it. A wrong code uses one of 5 tries.
+/// Verifies an email, Matrix or webhook method with the code sent by it. A wrong code uses one
+/// of 5 tries.
 #[utoipa::path(post, path = "/api/users/{id}/contact-methods/{method_id}/verify", tag = "users", request_body = VerifyCode,
-    responses((status = 200, body = ContactMethod, description = "verified: the address can be paged"),
+    responses((status = 200, body = ContactMethod, description = "verified: the method can be paged"),
               (status = 400, body = ErrorBody, description = "not six digits, or the wrong code (the message says how many tries are left)"),
               (status = 403, body = ErrorBody, description = "neither the person nor an administrator, or a service account on either side"),
               (status = 404, body = ErrorBody, description = "no such user, or no such method of theirs"),
-              (status = 409, body = ErrorBody, description = "the method is not an address waiting for a code, or its code lapsed (15 minutes) or was guessed wrong 5 times: send a new one")))]
+              (status = 409, body = ErrorBody, description = "the method is not waiting for a code, or its code lapsed (15 minutes) or was guessed wrong 5 times: send a new one")))]
 pub async fn verify_contact_method(
     State(s): State<AppState>,
     Caller(a): Caller,
@@ -77,15 +81,15 @@ pub async fn verify_contact_method(
     ))
 }
 
-/// Mails a new code to an email method still waiting for one (at most one a minute); the
-/// earlier code stops working.
+/// Sends a new code by an email, Matrix or webhook method still waiting for one (at most one a
+/// minute); the earlier code stops working.
 #[utoipa::path(post, path = "/api/users/{id}/contact-methods/{method_id}/code", tag = "users",
     responses((status = 204, description = "sent"),
               (status = 403, body = ErrorBody, description = "neither the person nor an administrator, or a service account on either side"),
               (status = 404, body = ErrorBody, description = "no such user, or no such method of theirs"),
-              (status = 409, body = ErrorBody, description = "the method is not an address waiting for a code"),
-              (status = 429, body = ErrorBody, description = "a code was sent less than a minute ago, or too many code mails went out for this person (10) or to this address (3) in 15 minutes (`Retry-After`)"),
-              (status = 502, body = ErrorBody, description = "the mail server did not take the message; its answer is the message")))]
+              (status = 409, body = ErrorBody, description = "the method is not waiting for a code"),
+              (status = 429, body = ErrorBody, description = "a code was sent less than a minute ago, or too many codes went out for this person (10) or to this target (3) in 15 minutes (`Retry-After`)"),
+              (status = 502, body = ErrorBody, description = "the code could not be sent; what failed is the message")))]
 pub async fn resend_contact_code(
     State(s): State<AppState>,
     Caller(a): Caller,
@@ -101,7 +105,7 @@ pub async fn resend_contact_code(
     responses((status = 204, description = "the road's service took the message"),
               (status = 403, body = ErrorBody, description = "neither the person nor an administrator, or a service account on either side"),
               (status = 404, body = ErrorBody, description = "no such user, or no such method of theirs"),
-              (status = 409, body = ErrorBody, description = "an address not verified yet, or a road this server has no service for (ntfy, mail)"),
+              (status = 409, body = ErrorBody, description = "a method not verified yet, or a road this server has no service for (ntfy, mail)"),
               (status = 502, body = ErrorBody, description = "the road's service refused or could not be reached; its answer is the message. A Web Push subscription its service says is gone (404, 410) is removed")))]
 pub async fn test_contact_method(
     State(s): State<AppState>,

@@ -32,7 +32,7 @@ use utoipa_axum::routes;
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Klaxon", description = "Incident paging: Alertmanager in, ntfy pages out, a phone app for responders. Errors are `{\"error\": code, \"message\": sentence}`; timestamps are RFC 3339 UTC; durations are strings like `15m` or `1h30m`."),
-    components(schemas(klaxon_domain::ErrorBody, klaxon_domain::channel::WebhookEvent, klaxon_domain::channel::WebhookTeam)),
+    components(schemas(klaxon_domain::ErrorBody, klaxon_domain::channel::WebhookEvent, klaxon_domain::channel::WebhookTeam, klaxon_domain::contact::PersonalWebhook)),
     modifiers(&Security)
 )]
 struct ApiDoc;

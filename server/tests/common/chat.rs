@@ -159,6 +159,30 @@ async fn receive(
     }
 }
 
+/// Whether a signed delivery passes the documented check (Python's hmac, not Klaxon's code).
+pub fn verify_signature(secret: &str, post: &Post, now: i64) -> String {
+    use std::io::Write;
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/common/verify_signature.py"
+    );
+    let mut child = std::process::Command::new("python3")
+        .args([
+            script,
+            secret,
+            &post.header("klaxon-signature").unwrap(),
+            &now.to_string(),
+            "300",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 runs");
+    child.stdin.take().unwrap().write_all(&post.raw).unwrap();
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
 /// The shapes each service documents, as checks. Each check is also run on the documented
 /// example it was written from (`fixtures/chat/*.json`), so the check cannot drift from it.
 pub mod shapes {

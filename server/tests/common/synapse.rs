@@ -52,7 +52,7 @@ pub fn limited_matrix_config() -> klaxon_core::Config {
 }
 
 fn with_bot(token: String) -> klaxon_core::Config {
-    use klaxon_core::channels::matrix::{MatrixAuth, MatrixConfig};
+    use klaxon_core::matrix::{MatrixAuth, MatrixConfig};
     klaxon_core::Config {
         matrix: Some(MatrixConfig {
             homeserver: synapse().url.clone(),
@@ -135,7 +135,7 @@ impl Synapse {
 
     /// The user id of the bot a test app's configuration posts as.
     pub fn bot_of(&self, config: &klaxon_core::Config) -> String {
-        use klaxon_core::channels::matrix::MatrixAuth;
+        use klaxon_core::matrix::MatrixAuth;
         let Some(MatrixAuth::Token(token)) = config.matrix.as_ref().map(|m| m.auth.clone()) else {
             panic!("a Matrix bot with a token")
         };
@@ -188,6 +188,32 @@ impl Synapse {
             )
             .await;
         made["room_id"].as_str().unwrap().to_string()
+    }
+
+    /// Joins every room `person` is invited to (as a client accepts an invitation): their ids.
+    pub async fn accept_invites(&self, person: &Person) -> Vec<String> {
+        let sync = self
+            .call(
+                reqwest::Method::GET,
+                "/_matrix/client/v3/sync?timeout=0",
+                &person.token,
+                None,
+            )
+            .await;
+        let rooms: Vec<String> = sync["rooms"]["invite"]
+            .as_object()
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default();
+        for room in &rooms {
+            self.call(
+                reqwest::Method::POST,
+                &format!("/_matrix/client/v3/join/{}", enc(room)),
+                &person.token,
+                Some(json!({})),
+            )
+            .await;
+        }
+        rooms
     }
 
     /// The messages `sender` posted in `room`, oldest first, as `reader` reads them back.

@@ -1,13 +1,12 @@
 //! The install's Matrix bot: one account on one homeserver (`KLAXON_MATRIX_HOMESERVER`, with
 //! `KLAXON_MATRIX_TOKEN` or `KLAXON_MATRIX_USER` and `KLAXON_MATRIX_PASSWORD`), spoken to over
-//! the client-server API with plain HTTP through the outbound policy. It joins a channel's room
-//! when it first posts there (an invitation is all a room's members need to give), and posts
-//! each message with the outbox row as its transaction id, so a retry after a lost answer is
-//! the same event, not a second one.
+//! the client-server API with plain HTTP through the outbound policy. It joins a team channel's
+//! room when it first posts there (an invitation is all a room's members need to give), opens a
+//! direct room with a person who adds their Matrix account, and posts each message with an
+//! outbox row as its transaction id, so a retry after a lost answer is the same event, not a
+//! second one.
 
-use super::message::Message;
-use super::send::{outcome, Outcome};
-use crate::outbound::Outbound;
+use crate::outbound::{outcome, Outbound, Outcome};
 use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 use reqwest::Method;
 use serde_json::json;
@@ -168,13 +167,14 @@ impl Matrix {
         Ok(id)
     }
 
-    /// Posts a message to a room (an id or alias), joining it when needed.
-    pub(super) async fn post(&self, room: &str, message: &Message, txn: &str) -> Outcome {
+    /// Posts a message (its plain body and its HTML) to a room (an id or alias), joining it
+    /// when needed.
+    pub async fn post(&self, room: &str, plain: &str, html: &str, txn: &str) -> Outcome {
         let content = json!({
             "msgtype": "m.text",
-            "body": message.plain(),
+            "body": plain,
             "format": "org.matrix.custom.html",
-            "formatted_body": message.html(),
+            "formatted_body": html,
         });
         // One more try after joining or signing in again, each at most once.
         let mut joined_now = false;
@@ -241,6 +241,49 @@ impl Matrix {
             _ => {}
         }
         Attempt::Done(matrix_outcome(&self.who(room), answer))
+    }
+}
+
+impl Matrix {
+    /// Opens a direct room with `user` and invites them: a private chat whose history they read
+    /// once they accept. Its id is kept by the caller and reused for every later message.
+    pub async fn direct_room(&self, user: &str) -> Result<String, Outcome> {
+        let mut signed_in_again = false;
+        loop {
+            let token = self.token().await?;
+            let req = self
+                .outbound
+                .request(
+                    Method::POST,
+                    &format!("{}/_matrix/client/v3/createRoom", self.homeserver),
+                )
+                .bearer_auth(&token)
+                .json(&json!({
+                    "is_direct": true,
+                    "preset": "trusted_private_chat",
+                    "invite": [user],
+                    "name": "Klaxon pages",
+                }));
+            let who = format!(
+                "the Matrix homeserver {} (opening a direct room with {user})",
+                self.homeserver
+            );
+            let answer = self.outbound.send(req).await;
+            let refused_token = answer
+                .as_ref()
+                .is_ok_and(|a| a.status == reqwest::StatusCode::UNAUTHORIZED);
+            if refused_token && !signed_in_again && self.signed_out().await {
+                signed_in_again = true;
+                continue;
+            }
+            let id = match &answer {
+                Ok(a) if a.status.is_success() => a
+                    .json::<serde_json::Value>()
+                    .and_then(|v| v.get("room_id")?.as_str().map(str::to_string)),
+                _ => None,
+            };
+            return id.ok_or_else(|| matrix_outcome(&who, answer));
+        }
     }
 }
 

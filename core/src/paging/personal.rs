@@ -1,0 +1,149 @@
+//! A person's Matrix account and signed webhook as roads: pages, verification codes and tests
+//! go to them as one `Note`. Matrix notes go into the direct room the bot opened with the
+//! account (opened the first time and kept on the method's row); webhook notes are
+//! `PersonalWebhook` bodies signed as a team channel's webhook is.
+
+use crate::outbound::{outcome, Outcome};
+use crate::secrets::webhook_signature;
+use crate::{Core, Result};
+use klaxon_domain::contact::PersonalWebhook;
+use klaxon_domain::Timestamp;
+use reqwest::Method;
+
+/// What one message to a person says, whatever carries it.
+pub(crate) struct Note {
+    /// `page`, `verify` or `test`: the webhook's `Klaxon-Event`.
+    pub event: &'static str,
+    /// A page's kind (`opening`, …, or `summary`).
+    pub kind: Option<String>,
+    pub title: String,
+    pub message: String,
+    pub url: Option<String>,
+    /// The confirmation page that acknowledges (a person opens it; a GET never acts).
+    pub ack_page: Option<String>,
+    /// `POST /api/notify/ack/{token}`, for a program.
+    pub ack_post: Option<String>,
+    pub code: Option<String>,
+}
+
+/// A method as a Matrix or webhook note needs it.
+pub(crate) struct PersonalRoad<'a> {
+    pub method_id: i64,
+    pub username: &'a str,
+    /// The Matrix user id or the webhook's URL.
+    pub target: &'a str,
+    pub signing_secret: Option<&'a str>,
+    pub room: Option<&'a str>,
+}
+
+impl Note {
+    fn plain(&self) -> String {
+        let mut text = format!("{}\n\n{}", self.title, self.message);
+        if let Some(code) = &self.code {
+            text.push_str(&format!("\n\nCode: {code}"));
+        }
+        if let Some(ack) = &self.ack_page {
+            text.push_str(&format!("\n\nAcknowledge: {ack}"));
+        }
+        if let Some(url) = &self.url {
+            text.push_str(&format!("\nOpen: {url}"));
+        }
+        text
+    }
+
+    fn html(&self) -> String {
+        let esc = crate::mail::escape_html;
+        let mut html = format!("<p><strong>{}</strong></p>", esc(&self.title));
+        for para in self.message.split("\n\n") {
+            html.push_str(&format!("<p>{}</p>", esc(para).replace('\n', "<br>")));
+        }
+        if let Some(code) = &self.code {
+            html.push_str(&format!("<p>Code: <code>{}</code></p>", esc(code)));
+        }
+        let mut links = Vec::new();
+        if let Some(ack) = &self.ack_page {
+            links.push(format!("<a href=\"{}\">Acknowledge</a>", esc(ack)));
+        }
+        if let Some(url) = &self.url {
+            links.push(format!("<a href=\"{}\">Open in Klaxon</a>", esc(url)));
+        }
+        if !links.is_empty() {
+            html.push_str(&format!("<p>{}</p>", links.join(" · ")));
+        }
+        html
+    }
+}
+
+impl Core {
+    /// Posts a note into the method's direct room, opening the room first when there is none.
+    /// `txn` is the same on every retry of one note, so the homeserver keeps one event.
+    pub(crate) async fn note_to_matrix(
+        &self,
+        road: &PersonalRoad<'_>,
+        note: &Note,
+        txn: &str,
+    ) -> Result<Outcome> {
+        let Some(bot) = &self.matrix else {
+            return Ok(Outcome::Failed {
+                sentence: "no Matrix homeserver is configured (KLAXON_MATRIX_HOMESERVER)".into(),
+                retry_after: None,
+            });
+        };
+        let room = match road.room {
+            Some(room) => room.to_string(),
+            None => match bot.direct_room(road.target).await {
+                Ok(room) => {
+                    sqlx::query("UPDATE contact_methods SET room = $1 WHERE id = $2")
+                        .bind(&room)
+                        .bind(road.method_id)
+                        .execute(&self.db.pool)
+                        .await?;
+                    room
+                }
+                Err(failed) => return Ok(failed),
+            },
+        };
+        Ok(bot.post(&room, &note.plain(), &note.html(), txn).await)
+    }
+
+    /// Posts a note to the method's webhook, signed with its secret. `delivery` is the same on
+    /// every retry of one note (`Klaxon-Delivery`).
+    pub(crate) async fn note_to_webhook(
+        &self,
+        road: &PersonalRoad<'_>,
+        note: &Note,
+        delivery: &str,
+    ) -> Outcome {
+        let body = PersonalWebhook {
+            version: 1,
+            event: note.event.to_string(),
+            kind: note.kind.clone(),
+            to: road.username.to_string(),
+            title: note.title.clone(),
+            message: note.message.clone(),
+            url: note.url.clone(),
+            acknowledge_url: note.ack_page.clone(),
+            acknowledge_post_url: note.ack_post.clone(),
+            code: note.code.clone(),
+            at: Timestamp(self.now()),
+        };
+        let body = serde_json::to_vec(&body).unwrap_or_default();
+        let secret = road.signing_secret.unwrap_or_default();
+        let req = self
+            .outbound
+            .request(Method::POST, road.target)
+            .header("content-type", "application/json")
+            .header(
+                "klaxon-signature",
+                webhook_signature(secret, self.now(), &body),
+            )
+            .header("klaxon-event", note.event)
+            .header("klaxon-delivery", delivery)
+            .body(body);
+        let who = format!(
+            "the webhook at {}",
+            klaxon_domain::channel::check_url(road.target).unwrap_or_else(|_| "(not a URL)".into())
+        );
+        outcome(&who, self.outbound.send(req).await)
+    }
+}
