@@ -135,6 +135,13 @@ fn escape_html(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// Teams renders a TextBlock's markdown, so an alert's title could carry a link of its own
+/// (`[Acknowledge](https://elsewhere)`). A zero-width space between `]` and `(` keeps the text as
+/// written and makes it no link.
+fn unlinked(text: &str) -> String {
+    text.replace("](", "]\u{200B}(")
+}
+
 /// Slack's mrkdwn escapes only these three.
 fn escape_mrkdwn(text: &str) -> String {
     text.replace('&', "&amp;")
@@ -324,8 +331,8 @@ impl Message {
                 ]});
                 (
                     vec![
-                        text(item.headline(), true),
-                        text(item.detail(&self.team), false),
+                        text(unlinked(&item.headline()), true),
+                        text(unlinked(&item.detail(&self.team)), false),
                         facts,
                     ],
                     actions,
@@ -335,7 +342,11 @@ impl Message {
                 let mut body = vec![text(self.summary_headline(items), true)];
                 for item in items.iter().take(SUMMARY_LISTS) {
                     body.push(text(
-                        format!("[{}]({})", item.headline(), item.url(&self.public_url)),
+                        format!(
+                            "[{}]({})",
+                            unlinked(&item.headline()),
+                            item.url(&self.public_url)
+                        ),
                         false,
                     ));
                 }
@@ -480,6 +491,20 @@ mod tests {
         assert_eq!(
             hook["acknowledge_url"],
             "https://klaxon.example/incidents/7#acknowledge"
+        );
+    }
+
+    #[test]
+    fn an_alert_title_cannot_make_a_link_in_teams() {
+        let mut m = one(ChannelEvent::Opened, IncidentState::Triggered);
+        if let Body::One(item) = &mut m.body {
+            item.incident.title = "[Acknowledge](https://evil.example) now".into();
+        }
+        let teams = m.teams().to_string();
+        assert!(!teams.contains("](https://evil.example)"), "{teams}");
+        assert!(
+            teams.contains("[Acknowledge]\u{200B}(https://evil.example) now"),
+            "{teams}"
         );
     }
 
