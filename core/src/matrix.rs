@@ -245,6 +245,56 @@ impl Matrix {
 }
 
 impl Matrix {
+    /// Whether a page posted in the direct room `room_id` will be read by `user`: true when they
+    /// are in it or invited, or have just been invited again after leaving it; false when the
+    /// room cannot be used (the bot is not in it, or the invitation is refused), so the caller
+    /// opens a new one. A failure to ask is true: posting then says what is wrong.
+    pub async fn keeps_reader(&self, room_id: &str, user: &str) -> bool {
+        let Ok(token) = self.token().await else {
+            return true;
+        };
+        let state = self
+            .outbound
+            .request(
+                Method::GET,
+                &format!(
+                    "{}/_matrix/client/v3/rooms/{}/state/m.room.member/{}",
+                    self.homeserver,
+                    enc(room_id),
+                    enc(user)
+                ),
+            )
+            .bearer_auth(&token);
+        let membership = match self.outbound.send(state).await {
+            Ok(a) if a.status.is_success() => a
+                .json::<serde_json::Value>()
+                .and_then(|v| v.get("membership")?.as_str().map(str::to_string)),
+            // Never a member of it: invite them.
+            Ok(a) if a.status == reqwest::StatusCode::NOT_FOUND => None,
+            Ok(a) if a.status == reqwest::StatusCode::FORBIDDEN => return false,
+            _ => return true,
+        };
+        match membership.as_deref() {
+            Some("join") | Some("invite") => true,
+            Some("ban") => false,
+            _ => {
+                let invite = self
+                    .outbound
+                    .request(
+                        Method::POST,
+                        &format!(
+                            "{}/_matrix/client/v3/rooms/{}/invite",
+                            self.homeserver,
+                            enc(room_id)
+                        ),
+                    )
+                    .bearer_auth(&token)
+                    .json(&json!({ "user_id": user }));
+                matches!(self.outbound.send(invite).await, Ok(a) if a.status.is_success())
+            }
+        }
+    }
+
     /// Opens a direct room with `user` and invites them: a private chat whose history they read
     /// once they accept. Its id is kept by the caller and reused for every later message.
     pub async fn direct_room(&self, user: &str) -> Result<String, Outcome> {

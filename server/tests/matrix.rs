@@ -306,5 +306,24 @@ both_with!(
             .map(|p| p["road"].clone())
             .collect();
         assert_eq!(via, vec![json!("matrix")]);
+
+        // She leaves the room; the next page invites her back to it rather than post where
+        // nobody reads, and she finds it there.
+        s.call(
+            reqwest::Method::POST,
+            &format!("/_matrix/client/v3/rooms/{}/leave", enc(room)),
+            &phone.token,
+            Some(json!({})),
+        )
+        .await;
+        let next = app.fire(&w.key, "cache-down").await;
+        app.tick().await;
+        assert_eq!(s.accept_invites(&phone).await, vec![room.clone()]);
+        let got = s.messages(&phone, room, &s.bot_user).await;
+        let last = got.last().unwrap()["body"].as_str().unwrap();
+        assert!(
+            last.contains(&format!("Open: {public}/incidents/{next}")),
+            "{last}"
+        );
     }
 );

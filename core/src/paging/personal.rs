@@ -1,6 +1,7 @@
 //! A person's Matrix account and signed webhook as roads: pages, verification codes and tests
 //! go to them as one `Note`. Matrix notes go into the direct room the bot opened with the
-//! account (opened the first time and kept on the method's row); webhook notes are
+//! account (opened the first time and kept on the method's row; the person is invited again if
+//! they left it, so no page lands in a room nobody reads); webhook notes are
 //! `PersonalWebhook` bodies signed as a team channel's webhook is.
 
 use crate::outbound::{outcome, Outcome};
@@ -89,8 +90,13 @@ impl Core {
                 retry_after: None,
             });
         };
-        let room = match road.room {
-            Some(room) => room.to_string(),
+        // A person who left the room is invited again; a room the bot cannot use is replaced.
+        let kept = match road.room {
+            Some(room) if bot.keeps_reader(room, road.target).await => Some(room.to_string()),
+            _ => None,
+        };
+        let room = match kept {
+            Some(room) => room,
             None => match bot.direct_room(road.target).await {
                 Ok(room) => {
                     sqlx::query("UPDATE contact_methods SET room = $1 WHERE id = $2")
