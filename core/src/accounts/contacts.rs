@@ -281,7 +281,7 @@ impl Core {
                     code: None,
                 };
                 let delivery = format!("test-{method_id}-{}", self.now());
-                self.note_by_road(method_id, &note, &delivery).await
+                self.note_now(method_id, &note, &delivery).await
             }
             ContactKind::Webpush => {
                 let keys: (Option<String>, Option<String>) =
@@ -471,7 +471,7 @@ impl Core {
                 code: Some(code),
             };
             return self
-                .note_by_road(method_id, &note, &format!("verify-{method_id}-{now}"))
+                .note_now(method_id, &note, &format!("verify-{method_id}-{now}"))
                 .await;
         };
         let text = format!(
@@ -498,7 +498,7 @@ impl Core {
 
     /// Sends a note to a Matrix or webhook method now, not through the outbox: what failed is
     /// the error (502), a rate limit's wait included in the sentence.
-    async fn note_by_road(&self, method_id: i64, note: &Note, delivery: &str) -> Result<()> {
+    async fn note_now(&self, method_id: i64, note: &Note, delivery: &str) -> Result<()> {
         let (kind, target, secret, room, username): (
             String,
             String,
@@ -519,13 +519,8 @@ impl Core {
             signing_secret: secret.as_deref(),
             room: room.as_deref(),
         };
-        let sent = if kind == ContactKind::Matrix.as_str() {
-            self.note_to_matrix(&road, note, &format!("klaxon-{delivery}"))
-                .await?
-        } else {
-            self.note_to_webhook(&road, note, delivery).await
-        };
-        match sent {
+        let kind = ContactKind::try_from(kind)?;
+        match self.note_by_road(kind, &road, note, delivery).await {
             Outcome::Sent => Ok(()),
             Outcome::Failed {
                 sentence,

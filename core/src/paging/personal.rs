@@ -7,7 +7,7 @@
 use crate::outbound::{outcome, Outcome};
 use crate::secrets::webhook_signature;
 use crate::{Core, Result};
-use klaxon_domain::contact::PersonalWebhook;
+use klaxon_domain::contact::{ContactKind, PersonalWebhook};
 use klaxon_domain::Timestamp;
 use reqwest::Method;
 
@@ -76,9 +76,29 @@ impl Note {
 }
 
 impl Core {
+    /// Sends a note by a Matrix (`kind`) or webhook method. `delivery` is the same on every retry
+    /// of one note: the webhook's `Klaxon-Delivery`, and prefixed, the Matrix transaction id, so
+    /// the homeserver keeps one event.
+    pub(crate) async fn note_by_road(
+        &self,
+        kind: ContactKind,
+        road: &PersonalRoad<'_>,
+        note: &Note,
+        delivery: &str,
+    ) -> Outcome {
+        if kind != ContactKind::Matrix {
+            return self.note_to_webhook(road, note, delivery).await;
+        }
+        self.note_to_matrix(road, note, &format!("klaxon-{delivery}"))
+            .await
+            .unwrap_or_else(|e| Outcome::Failed {
+                sentence: e.to_string(),
+                retry_after: None,
+            })
+    }
+
     /// Posts a note into the method's direct room, opening the room first when there is none.
-    /// `txn` is the same on every retry of one note, so the homeserver keeps one event.
-    pub(crate) async fn note_to_matrix(
+    async fn note_to_matrix(
         &self,
         road: &PersonalRoad<'_>,
         note: &Note,
@@ -112,9 +132,8 @@ impl Core {
         Ok(bot.post(&room, &note.plain(), &note.html(), txn).await)
     }
 
-    /// Posts a note to the method's webhook, signed with its secret. `delivery` is the same on
-    /// every retry of one note (`Klaxon-Delivery`).
-    pub(crate) async fn note_to_webhook(
+    /// Posts a note to the method's webhook, signed with its secret.
+    async fn note_to_webhook(
         &self,
         road: &PersonalRoad<'_>,
         note: &Note,

@@ -109,18 +109,8 @@ impl Core {
                 };
                 let note = page_note(push, message, &self.config.public_url);
                 let first = push.pages().next().map_or(0, |p| p.id);
-                let sent = if matches!(d, Destination::Matrix(_)) {
-                    self.note_to_matrix(&road, &note, &format!("klaxon-page-{first}"))
-                        .await
-                        .unwrap_or_else(|e| Outcome::Failed {
-                            sentence: e.to_string(),
-                            retry_after: None,
-                        })
-                } else {
-                    self.note_to_webhook(&road, &note, &format!("page-{first}"))
-                        .await
-                };
-                match sent {
+                let delivery = format!("page-{first}");
+                match self.note_by_road(d.kind(), &road, &note, &delivery).await {
                     Outcome::Sent => Ok(()),
                     Outcome::Failed {
                         sentence,
