@@ -16,6 +16,7 @@ pub mod incident;
 pub mod invite;
 pub mod live;
 pub mod maintenance;
+pub mod oncall_day;
 pub mod paging;
 pub mod rotation;
 pub mod rules;
