@@ -206,17 +206,23 @@ self.addEventListener('push', (event) => {
   const actions = [];
   if (data.ack_url) actions.push({ action: 'ack', title: 'Acknowledge' });
   actions.push({ action: 'open', title: 'Open' });
+  const tag = data.tag || 'klaxon';
   event.waitUntil(
-    self.registration.showNotification(data.title || 'Klaxon', {
-      body: data.body || '',
-      tag: data.tag || 'klaxon',
-      renotify: true,
-      requireInteraction: page,
-      icon: '/icons/icon-192.png',
-      badge: '/icons/icon-192.png',
-      data: { url: data.url || '/', ack_url: data.ack_url || null },
-      actions,
-    }),
+    self.registration
+      .showNotification(data.title || 'Klaxon', {
+        body: data.body || '',
+        tag,
+        renotify: true,
+        requireInteraction: page,
+        icon: '/icons/icon-192.png',
+        badge: '/icons/icon-192.png',
+        data: { url: data.url || '/', ack_url: data.ack_url || null },
+        actions,
+      })
+      // Open windows of the app hear that a push is on screen (`klaxon-push-shown`), so they
+      // can reload what it is about.
+      .then(() => self.clients.matchAll({ type: 'window' }))
+      .then((windows) => windows.forEach((w) => w.postMessage({ type: 'klaxon-push-shown', tag }))),
   );
 });
 

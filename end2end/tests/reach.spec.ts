@@ -212,7 +212,17 @@ test('a Web Push page shows on the phone, acknowledges through the service worke
   await signIn(page, '/');
   await expect.poll(() => page.evaluate(async () => !!(await navigator.serviceWorker.ready).active)).toBe(true);
   const registrationId = await registration;
-  const deliver = (data: string) => cdp.send('ServiceWorker.deliverPushMessage', { origin: new URL(baseURL!).origin, registrationId, data });
+  // Delivers a push and waits for the worker's word that it is on screen: Chromium's
+  // getNotifications() called while a notification is still being shown can miss it for good.
+  const deliver = async (data: string) => {
+    await page.evaluate(() => {
+      (window as unknown as { shown: Promise<void> }).shown = new Promise<void>((resolve) =>
+        navigator.serviceWorker.addEventListener('message', (e) => e.data?.type === 'klaxon-push-shown' && resolve()),
+      );
+    });
+    await cdp.send('ServiceWorker.deliverPushMessage', { origin: new URL(baseURL!).origin, registrationId, data });
+    await page.evaluate(() => (window as unknown as { shown: Promise<void> }).shown);
+  };
   const shown = () =>
     page.evaluate(async () =>
       (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({

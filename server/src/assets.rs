@@ -141,10 +141,11 @@ pub fn serve(path: &str, request: &HeaderMap) -> Option<Response> {
         builder = builder.header(header::VARY, "accept-encoding");
     }
     if name == "sw.js" {
-        // A worker runs under its own script's policy: it fetches pages and files of this origin.
+        // A worker runs under its own script's policy: it fetches pages and files of this
+        // origin, and its notifications show this origin's icon.
         builder = builder.header(
             header::CONTENT_SECURITY_POLICY,
-            "default-src 'none'; connect-src 'self'",
+            "default-src 'none'; connect-src 'self'; img-src 'self'",
         );
     }
     let response = if matches {

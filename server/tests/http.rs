@@ -133,6 +133,14 @@ both!(site_files_have_etags_and_answer_304, |app| {
         .raw(Method::GET, path, &[("if-none-match", &etag)], vec![])
         .await;
     assert_eq!(again.status.as_u16(), 304);
+    // The service worker's own policy lets it fetch this origin and show its icon on a page's
+    // notification.
+    let sw = app.get("/sw.js", &Auth::None).await;
+    let csp = sw.headers["content-security-policy"].to_str().unwrap();
+    assert!(
+        csp.contains("connect-src 'self'") && csp.contains("img-src 'self'"),
+        "{csp}"
+    );
     let stale = app
         .raw(Method::GET, path, &[("if-none-match", "\"other\"")], vec![])
         .await;
