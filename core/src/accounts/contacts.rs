@@ -58,8 +58,10 @@ impl From<MethodRow> for ContactMethod {
         // shown.
         let target = match r.kind {
             ContactKind::Webpush => push_origin(&r.target).unwrap_or_default(),
-            ContactKind::Webhook => klaxon_domain::channel::check_url(&r.target)
-                .unwrap_or_else(|_| "(not a URL)".into()),
+            ContactKind::Webhook => klaxon_domain::channel::shown_target(
+                klaxon_domain::channel::ChannelKind::Webhook,
+                &r.target,
+            ),
             _ => r.target,
         };
         ContactMethod {

@@ -7,6 +7,7 @@
 use crate::outbound::{outcome, Outcome};
 use crate::secrets::webhook_signature;
 use crate::{Core, Result};
+use klaxon_domain::channel::{shown_target, ChannelKind};
 use klaxon_domain::contact::{ContactKind, PersonalWebhook};
 use klaxon_domain::Timestamp;
 use reqwest::Method;
@@ -167,7 +168,7 @@ impl Core {
             .body(body);
         let who = format!(
             "the webhook at {}",
-            klaxon_domain::channel::check_url(road.target).unwrap_or_else(|_| "(not a URL)".into())
+            shown_target(ChannelKind::Webhook, road.target)
         );
         outcome(&who, self.outbound.send(req).await)
     }
