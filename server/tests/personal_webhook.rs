@@ -33,6 +33,16 @@ both!(
                 .expect_error(400, "invalid");
             assert!(why.starts_with("url: "), "{url}: {why}");
         }
+        // A URL that does not take the code is refused as input too (nothing listens on port 1).
+        let why = app
+            .post(
+                &path,
+                &alice.1,
+                json!({"name": "SMS", "kind": "webhook", "url": "http://127.0.0.1:1/hook"}),
+            )
+            .await
+            .expect_error(400, "invalid");
+        assert!(why.starts_with("url: the webhook"), "{why}");
         assert_eq!(app.get(&path, &alice.1).await.expect(200), json!([]));
 
         let url = format!("{}/hook/alice?token=gateway-secret", chat.url);

@@ -198,7 +198,14 @@ impl Core {
                     .bind(row.id)
                     .execute(&self.db.pool)
                     .await?;
-                return Err(e);
+                // A webhook's URL is the caller's own input: one that does not take the code
+                // is refused as input (400), not reported as Klaxon's upstream failing (502).
+                return Err(match e {
+                    Error::PushFailed(why) if new.road.kind() == ContactKind::Webhook => {
+                        Error::Invalid(format!("url: {why}"))
+                    }
+                    e => e,
+                });
             }
         }
         Ok(ContactMethod {

@@ -31,11 +31,13 @@ pub async fn list_contact_methods(
 /// Matrix account and a webhook get a code by that road and are paged only once verified with
 /// it.
 #[utoipa::path(post, path = "/api/users/{id}/contact-methods", tag = "users", request_body = NewContactMethod,
-    responses((status = 201, body = ContactMethod), (status = 403, body = ErrorBody, description = "neither the person nor an administrator, or a service account on either side"),
+    responses((status = 201, body = ContactMethod),
+              (status = 400, body = ErrorBody, description = "a field is invalid, a webhook URL is refused by the outbound policy, or the webhook did not take the code (unreachable, or not a 2xx): nothing is added"),
+              (status = 403, body = ErrorBody, description = "neither the person nor an administrator, or a service account on either side"),
               (status = 404, body = ErrorBody, description = "no such user"),
               (status = 409, body = ErrorBody, description = "the method is already added, the person has 20 methods, or email or Matrix is not configured on this server"),
               (status = 429, body = ErrorBody, description = "an address, a Matrix account or a webhook: too many codes for this person (10) or to this target (3) in 15 minutes (`Retry-After`); nothing is added"),
-              (status = 502, body = ErrorBody, description = "the verification code could not be sent: what failed is the message, and the method is not added")))]
+              (status = 502, body = ErrorBody, description = "an address or a Matrix account: the verification code could not be sent (the mail server or the homeserver failed); what failed is the message, and the method is not added")))]
 pub async fn add_contact_method(
     State(s): State<AppState>,
     Caller(a): Caller,
