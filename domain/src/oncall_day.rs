@@ -23,6 +23,7 @@ use jiff::Timestamp;
 pub struct HandOff {
     zone: TimeZone,
     at: Time,
+    zone_name: String,
 }
 
 impl Default for HandOff {
@@ -31,6 +32,7 @@ impl Default for HandOff {
         HandOff {
             zone: TimeZone::UTC,
             at: Time::midnight(),
+            zone_name: "UTC".into(),
         }
     }
 }
@@ -38,6 +40,7 @@ impl Default for HandOff {
 impl HandOff {
     /// A zone from the time zone database (`America/New_York`) and a wall-clock time (`19:00`).
     pub fn new(zone: &str, at: &str) -> Result<HandOff, String> {
+        let zone_name = zone.to_string();
         let zone = TimeZone::get(zone)
             .map_err(|_| format!("time_zone: {zone} is not in the time zone database"))?;
         let at = crate::text::ClockTime::parse(at)
@@ -47,7 +50,35 @@ impl HandOff {
                 Time::new(h.parse().ok()?, m.parse().ok()?, 0, 0).ok()
             })
             .ok_or_else(|| format!("handoff_time: {at} is not a time of day as HH:MM"))?;
-        Ok(HandOff { zone, at })
+        Ok(HandOff {
+            zone,
+            at,
+            zone_name,
+        })
+    }
+
+    /// The zone's name as the team gave it (`America/New_York`).
+    pub fn zone_name(&self) -> &str {
+        &self.zone_name
+    }
+
+    /// The hand-off time as `HH:MM`.
+    pub fn at(&self) -> String {
+        format!("{:02}:{:02}", self.at.hour(), self.at.minute())
+    }
+
+    /// An instant on the team's wall clock: "Thursday 26 November 19:00".
+    pub fn local_words(&self, t: i64) -> String {
+        Timestamp::from_second(t)
+            .map(|i| self.zone.to_datetime(i).strftime("%A %-d %B %H:%M").to_string())
+            .unwrap_or_default()
+    }
+
+    /// The date of an instant on the team's wall clock (not its on-call day).
+    pub fn local_date(&self, t: i64) -> Date {
+        Timestamp::from_second(t)
+            .map(|i| self.zone.to_datetime(i).date())
+            .unwrap_or(Date::MIN)
     }
 
     /// The instant date D's on-call day starts (Unix seconds).
@@ -98,6 +129,137 @@ impl HandOff {
             }
         }
         date
+    }
+}
+
+/// A team's on-call days: its rule, and while a change waits for its first hand-off, the rule
+/// the dates before it keep. A change made during date D's day takes effect from D + 1: D ends
+/// at the later of its two hand-offs (the old rule's and the new rule's start of D + 1), so the
+/// person on call now keeps the pager until a hand-off, and every date keeps its holder. A new
+/// rule more than a day ahead of the old one can leave a date with no hours (the preview says
+/// when it takes effect).
+#[derive(Debug, Clone, Default)]
+pub struct TeamDays {
+    rule: HandOff,
+    earlier: Option<(HandOff, Date)>,
+}
+
+impl TeamDays {
+    pub fn new(rule: HandOff) -> TeamDays {
+        TeamDays {
+            rule,
+            earlier: None,
+        }
+    }
+
+    /// Days that follow `earlier` before the date `from`, and `rule` from it.
+    pub fn changed(earlier: HandOff, from: Date, rule: HandOff) -> TeamDays {
+        TeamDays {
+            rule,
+            earlier: Some((earlier, from)),
+        }
+    }
+
+    /// The rule in force from the next change on (the newest one).
+    pub fn rule(&self) -> &HandOff {
+        &self.rule
+    }
+
+    /// The earlier rule and the first date that no longer follows it, while it matters.
+    pub fn earlier(&self) -> Option<(&HandOff, Date)> {
+        self.earlier.as_ref().map(|(h, d)| (h, *d))
+    }
+
+    /// These days changed at `now` to `rule`: the day in progress keeps its end, as above. A
+    /// second change before the first took effect replaces it.
+    pub fn change_to(&self, rule: HandOff, now: i64) -> TeamDays {
+        let today = self.day_of(now);
+        match &self.earlier {
+            Some((earlier, from)) if today < *from => TeamDays::changed(earlier.clone(), *from, rule),
+            _ => TeamDays::changed(
+                self.rule.clone(),
+                today.tomorrow().unwrap_or(today),
+                rule,
+            ),
+        }
+    }
+
+    /// The instant date D's on-call day starts (Unix seconds).
+    pub fn day_start(&self, date: Date) -> i64 {
+        match &self.earlier {
+            Some((earlier, from)) if date < *from => earlier.day_start(date),
+            Some((earlier, from)) => self.rule.day_start(date).max(earlier.day_start(*from)),
+            None => self.rule.day_start(date),
+        }
+    }
+
+    /// Date D's on-call day: from its start to the next date's start, end excluded.
+    pub fn day_bounds(&self, date: Date) -> (i64, i64) {
+        let next = date.tomorrow().unwrap_or(date);
+        (self.day_start(date), self.day_start(next))
+    }
+
+    /// The date whose on-call day holds the instant `t`.
+    pub fn day_of(&self, t: i64) -> Date {
+        match &self.earlier {
+            Some((earlier, from)) if t < self.day_start(*from) => {
+                earlier.day_of(t).min(from.yesterday().unwrap_or(*from))
+            }
+            Some((_, from)) => self.rule.day_of(t).max(*from),
+            None => self.rule.day_of(t),
+        }
+    }
+
+    /// The first instant the newest rule's hand-offs are in force (the start of the first date
+    /// that follows it fully); `None` when it has been for longer than `now`'s day.
+    pub fn takes_effect_at(&self, now: i64) -> Option<i64> {
+        let (earlier, from) = self.earlier.as_ref()?;
+        let floor = earlier.day_start(*from);
+        let mut d = *from;
+        for _ in 0..3 {
+            if self.rule.day_start(d) >= floor {
+                let at = self.rule.day_start(d);
+                return (at > now).then_some(at);
+            }
+            d = d.tomorrow().ok()?;
+        }
+        None
+    }
+
+    /// The date a change leaves without hours, if any (the new rule more than a day ahead).
+    pub fn skipped(&self) -> Option<Date> {
+        let (_, from) = self.earlier.as_ref()?;
+        let mut d = *from;
+        for _ in 0..2 {
+            let (start, end) = self.day_bounds(d);
+            if start == end {
+                return Some(d);
+            }
+            d = d.tomorrow().ok()?;
+        }
+        None
+    }
+
+    /// One sentence a person reads: how days run, and from when if a change waits.
+    pub fn summary(&self, now: i64) -> String {
+        let rule = &self.rule;
+        let (zone, at) = (rule.zone_name(), rule.at());
+        match self.takes_effect_at(now) {
+            Some(t) => {
+                let mut s = format!(
+                    "From {} {zone} time, days run {at}–{at}.",
+                    rule.local_words(t)
+                );
+                if let Some(d) = self.skipped() {
+                    s.push_str(&format!(
+                        " The new hand-off comes a day sooner, so {} has no hours of its own.",
+                        d.strftime("%A %-d %B")
+                    ));
+                }
+                s
+            }
+            None => format!("Days run {at}–{at} {zone} time."),
+        }
     }
 }
 
@@ -363,6 +525,97 @@ mod tests {
                         assert_eq!(h.day_of(to - 1), d, "{zone} {at} {d}");
                     }
                     d = next;
+                }
+            }
+        }
+    }
+
+    /// A change of rule keeps the day in progress to a hand-off and every later date with its
+    /// own hours under the new rule; consecutive days still meet.
+    #[test]
+    fn a_change_takes_effect_from_the_next_hand_off() {
+        let utc_days = TeamDays::default();
+        let ny = HandOff::new("America/New_York", "19:00").unwrap();
+        // Changed on Wednesday 25 November at 12:00 UTC: Wednesday's day runs on until
+        // Thursday 19:00 New York time, when Thursday's begins.
+        let now = utc("2026-11-25T12:00");
+        let days = utc_days.change_to(ny.clone(), now);
+        assert_eq!(days.day_of(now), date(2026, 11, 25));
+        assert_eq!(
+            days.day_bounds(date(2026, 11, 25)),
+            (utc("2026-11-25T00:00"), utc("2026-11-27T00:00"))
+        );
+        assert_eq!(days.day_of(utc("2026-11-26T23:59")), date(2026, 11, 25));
+        assert_eq!(days.day_of(utc("2026-11-27T00:00")), date(2026, 11, 26));
+        assert_eq!(days.takes_effect_at(now), Some(utc("2026-11-27T00:00")));
+        assert_eq!(
+            days.summary(now),
+            "From Thursday 26 November 19:00 America/New_York time, days run 19:00–19:00."
+        );
+        assert_eq!(days.skipped(), None);
+        // Once in force, the summary is the rule alone.
+        assert_eq!(
+            days.summary(utc("2026-11-28T00:00")),
+            "Days run 19:00–19:00 America/New_York time."
+        );
+        // A second change before the first took effect replaces it.
+        let berlin = HandOff::new("Europe/Berlin", "09:00").unwrap();
+        let again = days.change_to(berlin.clone(), utc("2026-11-25T13:00"));
+        assert_eq!(again.earlier().unwrap().1, date(2026, 11, 26));
+        assert_eq!(again.earlier().unwrap().0.zone_name(), "UTC");
+        assert_eq!(
+            again.day_bounds(date(2026, 11, 26)),
+            (utc("2026-11-26T08:00"), utc("2026-11-27T08:00"))
+        );
+        // A change after it took effect starts from the rule in force.
+        let later = days.change_to(berlin, utc("2026-11-30T12:00"));
+        assert_eq!(later.earlier().unwrap().0.zone_name(), "America/New_York");
+        assert_eq!(later.earlier().unwrap().1, date(2026, 11, 30));
+
+        // Back from New York 19:00 to UTC midnight: the new rule is a day ahead, so one date
+        // gets no hours, and the summary says which.
+        let back = TeamDays::new(ny).change_to(HandOff::default(), now);
+        assert_eq!(back.skipped(), Some(date(2026, 11, 25)));
+        assert!(back.summary(now).contains("Wednesday 25 November has no hours"));
+        assert_eq!(back.day_of(utc("2026-11-25T23:59")), date(2026, 11, 24));
+        assert_eq!(back.day_of(utc("2026-11-26T00:00")), date(2026, 11, 26));
+    }
+
+    /// Across changes between any two of these rules, made at any hour of a week: days meet,
+    /// never go backwards, and each instant's date is the one whose interval holds it.
+    #[test]
+    fn days_tile_time_across_a_change() {
+        let rules = [
+            ("UTC", "00:00"),
+            ("America/New_York", "19:00"),
+            ("Australia/Sydney", "02:30"),
+            ("Asia/Kolkata", "09:00"),
+            ("Pacific/Kiritimati", "00:00"),
+            ("Pacific/Pago_Pago", "23:00"),
+        ];
+        for (z1, a1) in rules {
+            for (z2, a2) in rules {
+                let first = TeamDays::new(HandOff::new(z1, a1).unwrap());
+                for hour in (0..7 * 24).step_by(5) {
+                    let now = utc("2026-10-01T00:00") + hour * H;
+                    let days = first.change_to(HandOff::new(z2, a2).unwrap(), now);
+                    let today = first.day_of(now);
+                    assert_eq!(days.day_of(now), today, "{z1} {a1} → {z2} {a2} at {now}");
+                    let mut d = date(2026, 9, 25);
+                    while d < date(2026, 10, 20) {
+                        let (from, to) = days.day_bounds(d);
+                        assert!(from <= to, "{z1} {a1} → {z2} {a2} {d}");
+                        assert_eq!(to, days.day_bounds(d.tomorrow().unwrap()).0);
+                        if from < to {
+                            assert_eq!(days.day_of(from), d, "{z1} {a1} → {z2} {a2} {d}");
+                            assert_eq!(days.day_of(to - 1), d, "{z1} {a1} → {z2} {a2} {d}");
+                        }
+                        // Days already begun keep their start.
+                        if first.day_start(d) <= now {
+                            assert_eq!(from, first.day_start(d), "{z1} {a1} → {z2} {a2} {d}");
+                        }
+                        d = d.tomorrow().unwrap();
+                    }
                 }
             }
         }
