@@ -110,6 +110,23 @@ pub fn require_own_date_or_owner(actor: &Actor, access: TeamAccess, holder: i64)
     }
 }
 
+/// A partial-day cover is made or ended by the person covering, the person covered, or an
+/// owner.
+pub fn require_cover_party_or_owner(
+    actor: &Actor,
+    access: TeamAccess,
+    covering: i64,
+    covered: Option<i64>,
+) -> Result<()> {
+    if access.is_owner() || actor.user_id == covering || covered == Some(actor.user_id) {
+        Ok(())
+    } else {
+        Err(Error::forbidden(
+            "only the person covering, the person covered or the team's owner may do this",
+        ))
+    }
+}
+
 /// Taking a date for someone else, or one nobody offered, is the team owner's.
 pub fn require_may_hand_out(access: TeamAccess) -> Result<()> {
     if access.is_owner() {

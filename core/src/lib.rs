@@ -22,6 +22,7 @@ pub mod mail;
 pub mod maintenance;
 pub mod matrix;
 pub mod metrics;
+pub(crate) mod oncall;
 pub mod outbound;
 pub mod paging;
 pub mod schedule;

@@ -1,67 +1,28 @@
-//! Hand-off notices: at a time of day the team chooses (UTC), the person on call tomorrow is
-//! told, and when a day ends its outgoing person is. Only when the holder changes: someone on
-//! call all week hears once before and once after.
+//! Hand-off notices: at each of the team's hand-offs (the start of an on-call day, in the team's
+//! zone) the incoming person is told they are on call and the outgoing one that their day has
+//! ended; a partial-day cover's start and end tell the person covering and the one covered.
+//! Only when the holder changes: someone on call all week hears once when it starts and once
+//! when it ends.
 
+use crate::text::ClockTime;
 use serde::{Deserialize, Serialize};
 
-/// `GET|PUT /api/teams/{team_id}/handoff`. Off by default, at 09:00 UTC.
+/// `GET|PUT /api/teams/{team_id}/handoff`. Off by default.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HandoffSettings {
     pub enabled: bool,
-    /// When tomorrow's person is told, `HH:MM` in UTC (00:00 to 23:59).
-    #[cfg_attr(
-        feature = "openapi",
-        schema(pattern = r"^([01][0-9]|2[0-3]):[0-5][0-9]$", example = "09:00")
-    )]
-    pub at: String,
+    /// When the notices go: the team's hand-off time (`HH:MM` in `time_zone`), which
+    /// `PUT /api/teams/{team_id}/on-call-day` sets. Answers always carry it; a PUT may leave it
+    /// out, and one that names another time is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<ClockTime>,
+    /// The team's time zone (answers only; ignored in a PUT).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_zone: Option<String>,
 }
 
-/// The default time of the notice: 09:00 UTC.
-pub const DEFAULT_AT_MINUTE: i64 = 9 * 60;
-
-impl Default for HandoffSettings {
-    fn default() -> Self {
-        HandoffSettings {
-            enabled: false,
-            at: format_minute(DEFAULT_AT_MINUTE),
-        }
-    }
-}
-
-/// Minutes after 00:00 of `HH:MM`.
-pub fn parse_minute(at: &str) -> Result<i64, String> {
-    let bad = || format!("at must be a time of day HH:MM in UTC, 00:00 to 23:59, not `{at}`");
-    let (h, m) = at.split_once(':').ok_or_else(bad)?;
-    if h.len() != 2 || m.len() != 2 || !(h.bytes().chain(m.bytes())).all(|b| b.is_ascii_digit()) {
-        return Err(bad());
-    }
-    let (h, m): (i64, i64) = (h.parse().map_err(|_| bad())?, m.parse().map_err(|_| bad())?);
-    if h > 23 || m > 59 {
-        return Err(bad());
-    }
-    Ok(h * 60 + m)
-}
-
-pub fn format_minute(minute: i64) -> String {
-    format!("{:02}:{:02}", minute / 60, minute % 60)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn times_of_day_round_trip_and_bad_ones_are_refused() {
-        for (text, minute) in [("00:00", 0), ("09:00", 540), ("23:59", 1439)] {
-            assert_eq!(parse_minute(text), Ok(minute));
-            assert_eq!(format_minute(minute), text);
-        }
-        for bad in [
-            "24:00", "9:00", "09:60", "0900", "", "aa:bb", "+1:00", "09:00:00",
-        ] {
-            assert!(parse_minute(bad).is_err(), "{bad}");
-        }
-    }
-}
+/// A notice later than this after its moment is not sent (a replica that was down, notices
+/// just turned on): a stale "you are on call now" is noise.
+pub const LATE_NOTICE_SECONDS: i64 = 3600;

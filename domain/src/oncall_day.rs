@@ -70,7 +70,12 @@ impl HandOff {
     /// An instant on the team's wall clock: "Thursday 26 November 19:00".
     pub fn local_words(&self, t: i64) -> String {
         Timestamp::from_second(t)
-            .map(|i| self.zone.to_datetime(i).strftime("%A %-d %B %H:%M").to_string())
+            .map(|i| {
+                self.zone
+                    .to_datetime(i)
+                    .strftime("%A %-d %B %H:%M")
+                    .to_string()
+            })
             .unwrap_or_default()
     }
 
@@ -175,12 +180,10 @@ impl TeamDays {
     pub fn change_to(&self, rule: HandOff, now: i64) -> TeamDays {
         let today = self.day_of(now);
         match &self.earlier {
-            Some((earlier, from)) if today < *from => TeamDays::changed(earlier.clone(), *from, rule),
-            _ => TeamDays::changed(
-                self.rule.clone(),
-                today.tomorrow().unwrap_or(today),
-                rule,
-            ),
+            Some((earlier, from)) if today < *from => {
+                TeamDays::changed(earlier.clone(), *from, rule)
+            }
+            _ => TeamDays::changed(self.rule.clone(), today.tomorrow().unwrap_or(today), rule),
         }
     }
 
@@ -262,6 +265,91 @@ impl TeamDays {
         }
     }
 }
+
+/// `PUT /api/teams/{team_id}/on-call-day`: the team's zone and hand-off time. With `dry_run`
+/// the answer shows the effect and nothing is stored.
+#[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct OncallDayChange {
+    pub time_zone: crate::text::ZoneName,
+    pub handoff_time: crate::text::ClockTime,
+    #[serde(default)]
+    pub dry_run: bool,
+}
+
+/// A team's on-call day: the schedule entry for date D covers from D's hand-off time to the
+/// next date's, in `time_zone`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct OncallDay {
+    /// An IANA zone name (`America/New_York`); `UTC` unless set.
+    pub time_zone: String,
+    /// `HH:MM` on the team's wall clock; `00:00` unless set.
+    pub handoff_time: String,
+    /// While a change waits for its first hand-off: the instant it takes effect.
+    pub takes_effect_at: Option<crate::Timestamp>,
+    /// One sentence: "From Thursday 26 November 19:00 America/New_York time, days run
+    /// 19:00–19:00."
+    pub summary: String,
+    /// The date of the day in progress (`YYYY-MM-DD`), and its bounds.
+    pub today: String,
+    pub today_starts_at: crate::Timestamp,
+    pub today_ends_at: crate::Timestamp,
+}
+
+impl OncallDay {
+    /// How `days` read at `now`.
+    pub fn of(days: &TeamDays, now: i64) -> OncallDay {
+        let today = days.day_of(now);
+        let (start, end) = days.day_bounds(today);
+        OncallDay {
+            time_zone: days.rule().zone_name().to_string(),
+            handoff_time: days.rule().at(),
+            takes_effect_at: days.takes_effect_at(now).map(crate::Timestamp),
+            summary: days.summary(now),
+            today: today.to_string(),
+            today_starts_at: crate::Timestamp(start),
+            today_ends_at: crate::Timestamp(end),
+        }
+    }
+}
+
+/// `POST /api/teams/{team_id}/covers`: `user_id` holds the pager from `starts_at` to `ends_at`
+/// (at most 14 days, starting now or later) for `covered_user_id` (by default whoever holds
+/// it at `starts_at`).
+#[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct NewCover {
+    pub user_id: i64,
+    #[serde(default)]
+    pub covered_user_id: Option<i64>,
+    pub starts_at: crate::Timestamp,
+    pub ends_at: crate::Timestamp,
+}
+
+/// A partial-day cover: while it is in force its person is the team's holder.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Cover {
+    pub id: i64,
+    pub team_id: i64,
+    pub user_id: i64,
+    pub username: String,
+    pub covered_user_id: Option<i64>,
+    pub covered_username: Option<String>,
+    pub starts_at: crate::Timestamp,
+    pub ends_at: crate::Timestamp,
+}
+
+/// The longest cover: two weeks.
+pub const MAX_COVER_SECONDS: i64 = 14 * 86_400;
+/// Covers of a team not yet ended, at most.
+pub const MAX_COVERS: i64 = 200;
+/// How far in the past a cover may be said to start (a phone's clock, a slow form): it starts
+/// now instead.
+pub const COVER_START_SLACK: i64 = 300;
 
 #[cfg(test)]
 mod tests {
@@ -576,7 +664,9 @@ mod tests {
         // gets no hours, and the summary says which.
         let back = TeamDays::new(ny).change_to(HandOff::default(), now);
         assert_eq!(back.skipped(), Some(date(2026, 11, 25)));
-        assert!(back.summary(now).contains("Wednesday 25 November has no hours"));
+        assert!(back
+            .summary(now)
+            .contains("Wednesday 25 November has no hours"));
         assert_eq!(back.day_of(utc("2026-11-25T23:59")), date(2026, 11, 24));
         assert_eq!(back.day_of(utc("2026-11-26T00:00")), date(2026, 11, 26));
     }

@@ -154,7 +154,8 @@ both!(current_holder_per_team_and_the_calendar_feed, |app| {
     assert_eq!(r.text.matches("BEGIN:VEVENT").count(), 2);
     assert!(r
         .text
-        .contains("DTSTART;VALUE=DATE:20261122\r\nDTEND;VALUE=DATE:20261123"));
+        .contains("DTSTART:20261122T000000Z\r\nDTEND:20261123T000000Z"));
+    assert!(r.text.contains("X-WR-TIMEZONE:UTC\r\n"));
     assert!(r.text.contains("SUMMARY:On call: bob (web)"));
     app.get(&format!("/api/teams/{web}/schedule.ics"), &Auth::None)
         .await

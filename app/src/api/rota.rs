@@ -14,18 +14,18 @@ pub async fn get_rota(team_id: i64) -> Result<Rota, ServerFnError> {
     core.rota(&actor, team_id).await.map_err(fail)
 }
 
-/// Turns hand-off notices on (`enabled` is a checkbox: present when ticked) or off, at `at`.
+/// Turns hand-off notices on (`enabled` is a checkbox: present when ticked) or off.
 #[server(prefix = "/rpc")]
 pub async fn set_handoff(
     team_id: i64,
     enabled: Option<String>,
-    at: String,
 ) -> Result<klaxon_domain::handoff::HandoffSettings, ServerFnError> {
     use crate::server::{fail, signed_in};
     let (core, actor) = signed_in().await?;
     let settings = klaxon_domain::handoff::HandoffSettings {
         enabled: enabled.is_some(),
-        at: at.trim().to_string(),
+        at: None,
+        time_zone: None,
     };
     core.set_handoff(&actor, team_id, settings)
         .await

@@ -25,9 +25,8 @@ pub async fn get_month_schedule(
 ) -> Result<MonthSchedule, ServerFnError> {
     use crate::server::{fail, signed_in};
     use klaxon_domain::calendar::{month_range, this_month};
-    use klaxon_domain::incident::utc_date;
     let (core, actor) = signed_in().await?;
-    let today = utc_date(core.now());
+    let today = core.team_today(team_id).await.map_err(fail)?;
     let month = Some(month.trim())
         .filter(|m| month_range(m).is_some())
         .map(str::to_string)

@@ -397,8 +397,10 @@ fn NewRotationForm(
 #[component]
 fn Handoff(team_id: i64, rota: Rota, actions: Actions, is_owner: Signal<bool>) -> impl IntoView {
     let h = rota.handoff;
+    let at = h.at.as_ref().map(|a| a.to_string()).unwrap_or_default();
+    let zone = h.time_zone.clone().unwrap_or_default();
     let state = if h.enabled {
-        format!("On: at {} UTC, whoever is on call tomorrow gets a push, and the outgoing person gets one when their day ends.", h.at)
+        format!("On: at each hand-off ({at} {zone} time) the incoming person gets a push, and the outgoing one is told who has it. Covers tell both their people.")
     } else {
         "Off.".to_string()
     };
@@ -414,9 +416,7 @@ fn Handoff(team_id: i64, rota: Rota, actions: Actions, is_owner: Signal<bool>) -
                         <input type="checkbox" name="enabled" value="true" checked=h.enabled />
                         "Send hand-off notices"
                     </label>
-                    <label for="handoff-at">"Time of the notice (UTC)"</label>
-                    <input id="handoff-at" name="at" type="time" required value=h.at.clone() />
-                    <p class="hint">"Only when the person changes: someone on call all week hears the day before and when the week ends."</p>
+                    <p class="hint">"At the team's hand-off time, only when the person changes: someone on call all week hears when the week starts and when it ends."</p>
                     <ActionError action=actions.handoff />
                     <button type="submit" class="primary" disabled=move || actions.handoff.pending().get()>"Save"</button>
                 </ActionForm>

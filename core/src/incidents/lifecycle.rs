@@ -7,7 +7,6 @@ use crate::paging::{self, all_clears, Cleared};
 use crate::timeline::{timelines, Entry};
 use crate::Result;
 use klaxon_domain::alerting::{signature, IncomingAlert, Severity};
-use klaxon_domain::incident::utc_date;
 use klaxon_domain::incident::TimelineKind;
 use std::collections::BTreeMap;
 
@@ -47,7 +46,7 @@ pub async fn open_or_join(
     entries: &mut Vec<Entry>,
 ) -> Result<(i64, bool)> {
     for _ in 0..3 {
-        let before = paging::before_opening(tx, team_id, group.key, &utc_date(now)).await?;
+        let before = paging::before_opening(tx, team_id, group.key, now).await?;
         if let Some(id) = before.open {
             raise_severity(
                 tx,
@@ -105,7 +104,7 @@ pub async fn open_or_join(
             if let Some(h) = &holder {
                 entries.push(entry(
                     TimelineKind::Assigned,
-                    format!("assigned to {}, on call today", h.username),
+                    format!("assigned to {}, {}", h.username, h.why),
                 ));
             }
             paging::queue_opening(tx, id, opening, now, entries).await?;

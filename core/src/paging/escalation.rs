@@ -90,13 +90,14 @@ async fn reachable_at_save(
     Ok(match target {
         Target::User { user_id } => reach_user(conn, team_id, user_id).await?.map(|_| ()),
         Target::Oncall => {
+            let today = crate::oncall::today(conn, team_id, now).await?;
             let row: Option<(i64,)> = sqlx::query_as(
                 "SELECT s.user_id FROM schedule s JOIN users u ON u.id = s.user_id \
                  WHERE s.team_id = $1 AND s.date >= $2 AND u.disabled = 0 AND (u.push_topic IS NOT NULL \
                    OR EXISTS (SELECT 1 FROM contact_methods c WHERE c.user_id = u.id AND c.verified_at IS NOT NULL)) LIMIT 1",
             )
             .bind(team_id)
-            .bind(klaxon_domain::incident::utc_date(now))
+            .bind(today)
             .fetch_optional(&mut *conn)
             .await?;
             row.map(|_| ())

@@ -70,34 +70,81 @@ pub(crate) async fn reach_user(
     })
 }
 
-/// Today's holder of a team's schedule, and whether they can be paged.
+/// Who holds the team's pager now, and whether they can be paged.
 pub(crate) struct Holder {
     pub user_id: i64,
     pub username: String,
     pub reach: Result<Reached, String>,
+    /// Why they hold it, for the timeline: "on call today", or the cover they hold it by.
+    pub why: String,
 }
 
-/// What opening an incident of a team's group needs, read in one query because intake opens
-/// incidents at storm rates and every statement is a round trip.
+/// What opening an incident of a team's group needs, read in at most two queries because
+/// intake opens incidents at storm rates and every statement is a round trip.
 pub(crate) struct BeforeOpening {
     /// The group's open incident, which a firing alert joins instead.
     pub open: Option<i64>,
-    /// The holder of the date in the team's schedule, with whether they can be paged.
+    /// The holder at that instant (a cover's person, else the day's), with whether they can
+    /// be paged; not read when the group has an open incident.
     pub holder: Option<Holder>,
     pub policy: EscalationPolicy,
 }
 
-/// Reads `BeforeOpening` for the group `group_key` of team `team_id` on `date`.
+/// Reads `BeforeOpening` for the group `group_key` of team `team_id` at `now`.
 pub(crate) async fn before_opening(
     tx: &mut Tx,
     team_id: i64,
     group_key: &str,
-    date: &str,
+    now: i64,
 ) -> Result<BeforeOpening> {
     #[derive(sqlx::FromRow)]
-    struct Row {
+    struct Team {
         open_id: Option<i64>,
         policy: Option<String>,
+        #[sqlx(flatten)]
+        rule: crate::oncall::RuleRow,
+        cover_id: Option<i64>,
+        cover_user: Option<i64>,
+        cover_ends: Option<i64>,
+        covered_name: Option<String>,
+    }
+    let team: Team = sqlx::query_as(&format!(
+        "SELECT (SELECT id FROM incidents WHERE team_id = $1 AND group_key = $2 AND state <> 'resolved') AS open_id, \
+         (SELECT policy FROM escalation_policies WHERE team_id = $1) AS policy, {rule}, \
+         c.id AS cover_id, c.user_id AS cover_user, c.ends_at AS cover_ends, cu.username AS covered_name \
+         FROM teams t LEFT JOIN covers c ON c.team_id = t.id AND c.starts_at <= $3 AND c.ends_at > $3 \
+         LEFT JOIN users cu ON cu.id = c.covered_id WHERE t.id = $1 ORDER BY c.starts_at LIMIT 1",
+        rule = crate::oncall::RULE_COLUMNS
+    ))
+    .bind(team_id)
+    .bind(group_key)
+    .bind(now)
+    .fetch_one(&mut **tx)
+    .await?;
+    let policy = parse_policy(team.policy);
+    if team.open_id.is_some() {
+        return Ok(BeforeOpening {
+            open: team.open_id,
+            holder: None,
+            policy,
+        });
+    }
+    let cover = match (team.cover_id, team.cover_user, team.cover_ends) {
+        (Some(id), Some(user_id), Some(ends_at)) => Some(crate::oncall::ActiveCover {
+            id,
+            user_id,
+            ends_at,
+        }),
+        _ => None,
+    };
+    let days = team.rule.days();
+    let date = days.day_of(now).to_string();
+    let why = match &cover {
+        Some(c) => crate::oncall::cover_words(&days, team.covered_name.as_deref(), c.ends_at),
+        None => "on call today".to_string(),
+    };
+    #[derive(sqlx::FromRow)]
+    struct Row {
         user_id: Option<i64>,
         username: Option<String>,
         push_topic: Option<String>,
@@ -108,14 +155,13 @@ pub(crate) async fn before_opening(
         quiet_start: Option<String>,
     }
     let row: Row = sqlx::query_as(&format!(
-        "SELECT (SELECT id FROM incidents WHERE team_id = $1 AND group_key = $3 AND state <> 'resolved') AS open_id, \
-         (SELECT policy FROM escalation_policies WHERE team_id = $1) AS policy, s.user_id, {REACH_COLUMNS} \
+        "SELECT u.id AS user_id, {REACH_COLUMNS} \
          FROM (SELECT 1 AS one) one LEFT JOIN schedule s ON s.team_id = $1 AND s.date = $2 \
-         LEFT JOIN users u ON u.id = s.user_id"
+         LEFT JOIN users u ON u.id = COALESCE($3, s.user_id)"
     ))
     .bind(team_id)
-    .bind(date)
-    .bind(group_key)
+    .bind(&date)
+    .bind(cover.as_ref().map(|c| c.user_id))
     .fetch_one(&mut **tx)
     .await?;
     let holder = match (row.user_id, row.username, row.disabled) {
@@ -133,14 +179,15 @@ pub(crate) async fn before_opening(
                 user_id,
                 username: user.username.clone(),
                 reach: user.reach(user_id),
+                why,
             })
         }
         _ => None,
     };
     Ok(BeforeOpening {
-        open: row.open_id,
+        open: None,
         holder,
-        policy: parse_policy(row.policy),
+        policy,
     })
 }
 
@@ -260,19 +307,15 @@ pub(crate) async fn left_team(tx: &mut Tx, user_id: i64, team_id: i64) -> Result
     Ok(())
 }
 
-/// Today's holder of the team's rota (UTC date).
+/// Who holds the team's pager at `now` (a cover's person, else the day's holder).
 pub(crate) async fn oncall_today(
     conn: &mut AnyConnection,
     team_id: i64,
     now: i64,
 ) -> Result<Option<i64>> {
-    let row: Option<(i64,)> =
-        sqlx::query_as("SELECT user_id FROM schedule WHERE team_id = $1 AND date = $2")
-            .bind(team_id)
-            .bind(klaxon_domain::incident::utc_date(now))
-            .fetch_optional(&mut *conn)
-            .await?;
-    Ok(row.map(|r| r.0))
+    Ok(crate::oncall::holder_at(conn, team_id, now)
+        .await?
+        .map(|h| h.user_id))
 }
 
 /// The team's escalation policy; the empty policy when it has none.

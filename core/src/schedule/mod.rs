@@ -1,5 +1,7 @@
-//! The on-call schedule: one member of a team per UTC date.
+//! The on-call schedule: one member of a team per date of its on-call day (`core::oncall`).
 
+mod covers;
+mod day;
 mod handoff;
 mod log;
 mod overview;
@@ -12,7 +14,7 @@ pub use log::MAX_CHANGES;
 use crate::authz;
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::ids::{TeamId, UserId};
-use klaxon_domain::incident::{parse_date, utc_date, ScheduleEntry};
+use klaxon_domain::incident::{parse_date, ScheduleEntry};
 use klaxon_domain::rotation::ChangeKind;
 use log::{log_change, Change};
 use serde::Serialize;
@@ -29,6 +31,8 @@ pub struct CurrentHolder {
     pub date: String,
     pub user_id: i64,
     pub username: String,
+    /// Set when they hold it by a partial-day cover (its id); the day's holder is back after.
+    pub cover_id: Option<i64>,
 }
 
 /// An optional date filter: absent is no bound; present (even empty) must be a date, as the
@@ -193,38 +197,49 @@ impl Core {
         Ok(())
     }
 
-    /// Today's holder (UTC date) of each of the caller's teams that has one.
+    /// Who holds each of the caller's teams' pager now (a cover's person, else the holder of
+    /// the team's day in progress), for the teams where someone does.
     pub async fn current_holders(&self, actor: &Actor) -> Result<Vec<CurrentHolder>> {
-        let today = utc_date(self.now());
+        let now = self.now();
         let mut out = Vec::new();
+        let mut conn = self.db.pool.acquire().await?;
         for team in self.list_teams(actor, None).await? {
-            let row: Option<(i64, String)> = sqlx::query_as(
-                "SELECT s.user_id, u.username FROM schedule s JOIN users u ON u.id = s.user_id WHERE s.team_id = $1 AND s.date = $2",
-            )
-            .bind(team.id)
-            .bind(&today)
-            .fetch_optional(&self.db.pool)
-            .await?;
-            if let Some((user_id, username)) = row {
-                out.push(CurrentHolder {
-                    team_id: team.id,
-                    team_name: team.name,
-                    date: today.clone(),
-                    user_id,
-                    username,
-                });
-            }
+            let date = crate::oncall::today(&mut conn, team.id, now).await?;
+            let Some(holder) = crate::oncall::holder_at(&mut conn, team.id, now).await? else {
+                continue;
+            };
+            let (username,): (String,) = sqlx::query_as("SELECT username FROM users WHERE id = $1")
+                .bind(holder.user_id)
+                .fetch_one(&mut *conn)
+                .await?;
+            out.push(CurrentHolder {
+                team_id: team.id,
+                team_name: team.name,
+                date,
+                user_id: holder.user_id,
+                username,
+                cover_id: holder.cover.map(|c| c.id),
+            });
         }
         Ok(out)
     }
 
-    /// The team's schedule as an iCalendar feed of all-day events.
+    /// The team's schedule as an iCalendar feed: one event per date, at the real instants its
+    /// on-call day starts and ends (UTC), with the team's zone named for calendars that show
+    /// it.
     pub async fn schedule_ics(&self, actor: &Actor, team_id: i64) -> Result<String> {
         let team = self.get_team(actor, team_id).await?;
         let shifts = self.list_shifts(actor, team_id, None, None).await?;
-        let stamp = klaxon_domain::Timestamp(self.now())
-            .to_rfc3339()
-            .replace(['-', ':'], "");
+        let days = {
+            let mut conn = self.db.pool.acquire().await?;
+            crate::oncall::team_days(&mut conn, team_id).await?
+        };
+        let utc = |t: i64| {
+            klaxon_domain::Timestamp(t)
+                .to_rfc3339()
+                .replace(['-', ':'], "")
+        };
+        let stamp = utc(self.now());
         let host = self
             .config
             .public_url
@@ -233,26 +248,28 @@ impl Core {
             .to_string();
         let mut out = String::from("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Klaxon//On-call schedule//EN\r\nCALSCALE:GREGORIAN\r\n");
         out.push_str(&format!(
-            "X-WR-CALNAME:{} on call\r\n",
-            ics_text(&team.display_name)
+            "X-WR-CALNAME:{} on call\r\nX-WR-TIMEZONE:{}\r\n",
+            ics_text(&team.display_name),
+            ics_text(days.rule().zone_name())
         ));
         for s in shifts {
-            let start = s.date.replace('-', "");
-            let end = parse_date(&s.date)
-                .and_then(|d| d.next_day())
-                .map(|d| format!("{:04}{:02}{:02}", d.year(), d.month() as u8, d.day()))
-                .unwrap_or_else(|| start.clone());
+            let Ok(date) = s.date.parse::<jiff::civil::Date>() else {
+                continue;
+            };
+            let (start, end) = days.day_bounds(date);
+            if start >= end {
+                // A date a change of hand-off left without hours.
+                continue;
+            }
             out.push_str("BEGIN:VEVENT\r\n");
             out.push_str(&format!(
                 "UID:{}-{}@{}\r\n",
                 team.id,
-                start,
+                s.date.replace('-', ""),
                 ics_text(&host)
             ));
             out.push_str(&format!("DTSTAMP:{stamp}\r\n"));
-            out.push_str(&format!(
-                "DTSTART;VALUE=DATE:{start}\r\nDTEND;VALUE=DATE:{end}\r\n"
-            ));
+            out.push_str(&format!("DTSTART:{}\r\nDTEND:{}\r\n", utc(start), utc(end)));
             out.push_str(&format!(
                 "SUMMARY:On call: {} ({})\r\n",
                 ics_text(&s.username),

@@ -5,13 +5,12 @@
 use crate::{Actor, Core, Result};
 use klaxon_domain::calendar::days_from;
 use klaxon_domain::ids::TeamId;
-use klaxon_domain::incident::utc_date;
 use klaxon_domain::rotation::{MyDate, NamedRotation, Rota, MY_DAYS, RECENT_CHANGES};
 
 impl Core {
     pub async fn rota(&self, actor: &Actor, team_id: i64) -> Result<Rota> {
         let access = self.team_access(actor, team_id).await?;
-        let today = utc_date(self.now());
+        let today = self.team_today(team_id).await?;
         let days = days_from(&today, MY_DAYS);
         let shifts = self
             .list_shifts(

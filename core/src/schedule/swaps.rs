@@ -8,8 +8,8 @@ use crate::timeline::{timelines, Entry};
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::calendar::Day;
 use klaxon_domain::ids::{TeamId, UserId};
+use klaxon_domain::incident::ScheduleEntry;
 use klaxon_domain::incident::TimelineKind;
-use klaxon_domain::incident::{utc_date, ScheduleEntry};
 use klaxon_domain::rotation::{ChangeKind, OpenDate, OpenReason, TakeDate};
 
 #[derive(sqlx::FromRow)]
@@ -34,9 +34,9 @@ impl Core {
         .await?)
     }
 
-    /// A date (already parsed) from today on, or a 400.
-    fn changeable_date(&self, date: &str) -> Result<()> {
-        if date < utc_date(self.now()).as_str() {
+    /// A date (already parsed) from the team's today on, or a 400.
+    async fn changeable_date(&self, team_id: i64, date: &str) -> Result<()> {
+        if date < self.team_today(team_id).await?.as_str() {
             return Err(Error::Invalid(
                 "that date has passed; only today and later dates change hands".into(),
             ));
@@ -54,7 +54,7 @@ impl Core {
     ) -> Result<ScheduleEntry> {
         let date = &date.to_string();
         let access = self.team_access(actor, team_id).await?;
-        self.changeable_date(date)?;
+        self.changeable_date(team_id, date).await?;
         let held = self.held(team_id, date).await?.ok_or(Error::NotFound)?;
         authz::require_may_offer(actor, access, held.user_id)?;
         if (held.offered == 1) != offered {
@@ -117,7 +117,7 @@ impl Core {
     ) -> Result<ScheduleEntry> {
         let date = &date.to_string();
         let access = self.team_access(actor, team_id).await?;
-        self.changeable_date(date)?;
+        self.changeable_date(team_id, date).await?;
         let (target, target_name) = self.taker(actor, access, team_id, req).await?;
         let held = self.held(team_id, date).await?.ok_or(Error::NotFound)?;
         if held.user_id == target {
@@ -204,7 +204,7 @@ impl Core {
     ) -> Result<ScheduleEntry> {
         let access = self.team_access(actor, team_id).await?;
         let (target, target_name) = self.taker(actor, access, team_id, req).await?;
-        let today = utc_date(self.now());
+        let today = self.team_today(team_id).await?;
         let held = self.held(team_id, &today).await?;
         if held.as_ref().is_some_and(|h| h.user_id == target) {
             return Err(Error::Conflict(format!(
@@ -319,7 +319,7 @@ impl Core {
              ORDER BY s.date",
         )
         .bind(team_id)
-        .bind(utc_date(self.now()))
+        .bind(self.team_today(team_id).await?)
         .fetch_all(&self.db.pool)
         .await?;
         Ok(rows

@@ -7,7 +7,8 @@ use axum::extract::State;
 use axum::Json;
 use klaxon_domain::handoff::HandoffSettings;
 
-/// Whether the team's hand-off notices are on and when they go (any member).
+/// Whether the team's hand-off notices are on, and when they go: the team's hand-off time in
+/// its zone (any member).
 #[utoipa::path(get, path = "/api/teams/{team_id}/handoff", tag = "schedule",
     responses((status = 200, body = HandoffSettings)))]
 pub async fn get(
@@ -18,10 +19,12 @@ pub async fn get(
     Ok(Json(s.core.handoff_settings(&a, team_id).await?))
 }
 
-/// Turns the team's hand-off notices on or off and sets their time (team owner). At `at` (UTC)
-/// tomorrow's on-call person gets "You are on call tomorrow for <team>", and when a day ends
-/// its outgoing person is told; both only when the holder changes, through the page outbox,
-/// never with Acknowledge. Turning them on does not send today's if its time has passed.
+/// Turns the team's hand-off notices on or off (team owner). At each hand-off of the team's
+/// on-call day (its hand-off time in its zone) the incoming person gets "You are on call for
+/// <team> now, until …" and the outgoing one is told who has it; a cover's start and end tell
+/// its two people. Only when the holder changes, through the page outbox, never with
+/// Acknowledge, and never more than an hour late. `at` is the team's hand-off time: a PUT may
+/// leave it out, and one naming another time is a 400 (set it with `PUT …/on-call-day`).
 #[utoipa::path(put, path = "/api/teams/{team_id}/handoff", tag = "schedule", request_body = HandoffSettings,
     responses((status = 200, body = HandoffSettings)))]
 pub async fn put(

@@ -5,6 +5,7 @@ mod ack_page;
 mod admin;
 mod channels;
 mod contact_methods;
+mod covers;
 mod deadman;
 mod device;
 mod events;
@@ -254,6 +255,9 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(schedule::open))
         .routes(routes!(schedule::changes))
         .routes(routes!(handoff::get, handoff::put))
+        .routes(routes!(covers::get_day, covers::put_day))
+        .routes(routes!(covers::list, covers::create))
+        .routes(routes!(covers::end))
         .routes(routes!(maintenance::list, maintenance::create))
         .routes(routes!(maintenance::end))
         .routes(routes!(rotations::list, rotations::create))
