@@ -14,6 +14,9 @@ use leptos_meta::{provide_meta_context, MetaTags, Title};
 use leptos_router::components::{ParentRoute, Route, Router, Routes};
 use leptos_router::{path, Lazy, SsrMode};
 
+/// Stores the browser's IANA zone in the `klaxon_tz` cookie (a year, this site only).
+const ZONE_COOKIE: &str = "try{document.cookie='klaxon_tz='+encodeURIComponent(Intl.DateTimeFormat().resolvedOptions().timeZone)+';path=/;max-age=31536000;samesite=lax'}catch(e){}";
+
 /// Theme colour of the browser chrome and the installed app; matches `--brand` in main.css.
 const THEME_COLOR: &str = "#b91c1c";
 
@@ -27,6 +30,10 @@ pub fn shell(options: LeptosOptions, css: Option<&'static str>) -> impl IntoView
         view! { <link rel="stylesheet" href=href /> }
     });
     let inline = css.map(|css| view! { <style inner_html=css></style> });
+    // The browser's time zone, for pages of someone who has not set their own (see
+    // `components::text::ViewerZone`); the page's nonce lets it past the CSP.
+    let nonce = leptos::nonce::use_nonce();
+    let zone = view! { <script nonce=nonce inner_html=ZONE_COOKIE></script> };
     view! {
         <!DOCTYPE html>
         <html lang="en">
@@ -40,6 +47,7 @@ pub fn shell(options: LeptosOptions, css: Option<&'static str>) -> impl IntoView
                 <link rel="apple-touch-icon" href="/icons/icon-192.png" />
                 {inline}
                 {stylesheet}
+                {zone}
                 <HydrationScripts options />
                 <MetaTags />
             </head>

@@ -88,6 +88,10 @@ pub struct Me {
     pub user: User,
     pub teams: Vec<MyTeam>,
     pub onboarding_dismissed_at: Option<Timestamp>,
+    /// The person's time zone (set with their notification rules), in which the app shows
+    /// times; absent when they have not set one.
+    #[serde(default)]
+    pub time_zone: Option<String>,
 }
 
 /// An API key as listed: never the secret, only its first characters.

@@ -79,6 +79,26 @@ impl HandOff {
             .unwrap_or_default()
     }
 
+    /// `14:00`: an instant's time on the team's wall clock.
+    pub fn local_time(&self, t: i64) -> String {
+        Timestamp::from_second(t)
+            .map(|i| self.zone.to_datetime(i).strftime("%H:%M").to_string())
+            .unwrap_or_default()
+    }
+
+    /// The instant of a wall-clock time in the team's zone, written `YYYY-MM-DDTHH:MM` (as a
+    /// browser's `datetime-local` field gives it). A time inside a spring-forward gap is taken
+    /// as the instant after the gap's length; one that occurs twice, at its first occurrence.
+    pub fn wall_instant(&self, field: &str, local: &str) -> Result<i64, String> {
+        let bad = || format!("{field}: {local} is not a date and time like 2026-11-26T14:00");
+        let civil: jiff::civil::DateTime = local.trim().parse().map_err(|_| bad())?;
+        self.zone
+            .to_ambiguous_timestamp(civil)
+            .compatible()
+            .map(|t| t.as_second())
+            .map_err(|_| bad())
+    }
+
     /// The date of an instant on the team's wall clock (not its on-call day).
     pub fn local_date(&self, t: i64) -> Date {
         Timestamp::from_second(t)
@@ -135,6 +155,22 @@ impl HandOff {
         }
         date
     }
+}
+
+/// `2026-11-22 10:00` on the wall clock of `zone`; `None` for a zone not in the database.
+pub fn local_stamp(t: i64, zone: &str) -> Option<String> {
+    let tz = TimeZone::get(zone).ok()?;
+    let instant = Timestamp::from_second(t).ok()?;
+    Some(
+        tz.to_datetime(instant)
+            .strftime("%Y-%m-%d %H:%M")
+            .to_string(),
+    )
+}
+
+/// Whether the time zone database has `zone`.
+pub fn known_zone(zone: &str) -> bool {
+    TimeZone::get(zone).is_ok()
 }
 
 /// A team's on-call days: its rule, and while a change waits for its first hand-off, the rule
@@ -709,6 +745,30 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn wall_clock_times_in_the_teams_zone_are_instants() {
+        let ny = HandOff::new("America/New_York", "19:00").unwrap();
+        assert_eq!(
+            ny.wall_instant("from", "2026-11-26T14:00"),
+            Ok(utc("2026-11-26T19:00"))
+        );
+        // Inside the spring-forward gap: moved on by the gap (02:30 EST is 03:30 EDT).
+        assert_eq!(
+            ny.wall_instant("from", "2026-03-08T02:30"),
+            Ok(utc("2026-03-08T07:30"))
+        );
+        // The repeated hour: its first occurrence (EDT).
+        assert_eq!(
+            ny.wall_instant("from", "2026-11-01T01:30"),
+            Ok(utc("2026-11-01T05:30"))
+        );
+        assert!(ny
+            .wall_instant("from", "tomorrow")
+            .unwrap_err()
+            .starts_with("from: "));
+        assert_eq!(ny.local_time(utc("2026-11-26T19:00")), "14:00");
     }
 
     #[test]

@@ -87,15 +87,18 @@ test('a rotation is previewed and applied, and an offered date is taken', async 
   const entry = (await (await request.get(`/api/teams/${team.id}/schedule?from=${swap.iso}&to=${swap.iso}`)).json())[0];
   expect(entry.username).toBe('alice');
 
-  // Hand-off notices: off until the owner turns them on with a time of day.
+  // Hand-off notices: off until the owner turns them on; they go at the team's hand-off.
   const handoff = page.getByRole('region', { name: 'Hand-off notices' });
   await expect(handoff).toContainText('Off.');
   await handoff.getByText('Change', { exact: true }).click();
   await handoff.getByLabel('Send hand-off notices').check();
-  await handoff.getByLabel('Time of the notice (UTC)').fill('08:30');
   await handoff.getByRole('button', { name: 'Save' }).click();
-  await expect(handoff).toContainText('On: at 08:30 UTC');
-  expect(await (await request.get(`/api/teams/${team.id}/handoff`)).json()).toEqual({ enabled: true, at: '08:30' });
+  await expect(handoff).toContainText('On: at each hand-off (00:00 UTC time)');
+  expect(await (await request.get(`/api/teams/${team.id}/handoff`)).json()).toEqual({
+    enabled: true,
+    at: '00:00',
+    time_zone: 'UTC',
+  });
 
   await bobApi.dispose();
   await removeTeam(request, team.id);

@@ -209,6 +209,29 @@ impl Klaxon {
         .await
     }
 
+    pub async fn oncall_day(&self, team_id: i64) -> Result<klaxon_domain::oncall_day::OncallDay> {
+        self.call(
+            Method::GET,
+            &format!("/api/teams/{team_id}/on-call-day"),
+            None,
+        )
+        .await
+    }
+
+    pub async fn set_oncall_day(
+        &self,
+        team_id: i64,
+        time_zone: &str,
+        handoff_time: &str,
+    ) -> Result<klaxon_domain::oncall_day::OncallDay> {
+        self.call(
+            Method::PUT,
+            &format!("/api/teams/{team_id}/on-call-day"),
+            Some(json!({"time_zone": time_zone, "handoff_time": handoff_time})),
+        )
+        .await
+    }
+
     pub async fn delete_team(&self, team_id: i64) -> Result<()> {
         self.send(Method::DELETE, &format!("/api/teams/{team_id}"), None)
             .await

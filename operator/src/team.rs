@@ -56,14 +56,19 @@ pub async fn provision(
     })
 }
 
-/// Re-applied on every reconcile, whole: the display name and the group mapping.
+/// Re-applied on every reconcile, whole: the display name, the group mapping and the on-call
+/// day (zone and hand-off time; `UTC` and `00:00` when the spec leaves them out). Setting the
+/// day the server already has changes nothing there.
 pub async fn apply(
     team: &Klaxon,
     team_id: i64,
     display_name: &str,
     oidc: Option<&TeamOidc>,
+    day: (Option<&str>, Option<&str>),
 ) -> Result<Team> {
     team.rename_team(team_id, display_name).await?;
+    team.set_oncall_day(team_id, day.0.unwrap_or("UTC"), day.1.unwrap_or("00:00"))
+        .await?;
     let oidc = oidc.cloned().unwrap_or_default();
     team.set_oidc_mapping(team_id, &oidc.member_groups, &oidc.owner_groups)
         .await

@@ -45,19 +45,44 @@ async fn teams_are_created_or_adopted_with_a_team_scoped_key() {
         member_groups: vec!["payments-oncall".into()],
         owner_groups: vec![],
     };
-    let applied = team::apply(&as_team, first.team.id, "Payments & Billing", Some(&oidc))
-        .await
-        .unwrap();
+    let applied = team::apply(
+        &as_team,
+        first.team.id,
+        "Payments & Billing",
+        Some(&oidc),
+        (Some("America/New_York"), Some("19:00")),
+    )
+    .await
+    .unwrap();
+    let day = as_team.oncall_day(first.team.id).await.unwrap();
+    assert_eq!(
+        (day.time_zone.as_str(), day.handoff_time.as_str()),
+        ("America/New_York", "19:00"),
+        "the spec's zone and hand-off time are the team's"
+    );
     assert_eq!(applied.display_name, "Payments & Billing");
     assert_eq!(
         applied.oidc.member_groups,
         vec!["payments-oncall".to_string()]
     );
     // Whole-resource: clearing the spec's mapping clears the server's.
-    let cleared = team::apply(&as_team, first.team.id, "Payments", None)
+    let cleared = team::apply(&as_team, first.team.id, "Payments", None, (None, None))
         .await
         .unwrap();
     assert!(cleared.oidc.member_groups.is_empty());
+    let day = as_team.oncall_day(first.team.id).await.unwrap();
+    assert_eq!(day.time_zone, "UTC", "left out, the defaults");
+    // A zone the server's database does not have is the server's refusal.
+    let refused = team::apply(
+        &as_team,
+        first.team.id,
+        "Payments",
+        None,
+        (Some("Mars/Olympus"), None),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(refused.status(), Some(400));
 
     // Invites: minted, replaced (the old one revoked), revoked; a gone one is fine.
     let invite = team::refresh_invite(&as_team, first.team.id, None, InviteRole::Member, 3)

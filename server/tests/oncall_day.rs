@@ -310,4 +310,17 @@ both!(a_cover_holds_the_pager_from_its_start_to_its_end, |app| {
         app.get("/api/schedule/current", &w.bob.1).await.expect(200)[0]["username"],
         "carol"
     );
+    // Someone who leaves the team holds its pager no more.
+    app.delete(
+        &format!("/api/teams/{}/members/{}", w.team, w.carol.0),
+        &w.admin,
+    )
+    .await
+    .expect(204);
+    assert_eq!(app.get(&covers, &w.bob.1).await.expect(200), json!([]));
+    assert_eq!(
+        app.get("/api/schedule/current", &w.bob.1).await.expect(200),
+        json!([]),
+        "nobody holds the 25th"
+    );
 });

@@ -5,15 +5,27 @@ use klaxon_domain::ids::{MaintenanceId, TeamId};
 use klaxon_domain::maintenance::Maintenance;
 use leptos::prelude::*;
 
-#[server(prefix = "/rpc")]
-pub async fn list_maintenance(team_id: i64) -> Result<Vec<Maintenance>, ServerFnError> {
-    use crate::server::{fail, signed_in};
-    let (core, actor) = signed_in().await?;
-    core.list_maintenance(&actor, team_id).await.map_err(fail)
+/// A team's windows, and the zone the page shows them in (the team's).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Windows {
+    pub time_zone: String,
+    pub windows: Vec<Maintenance>,
 }
 
-/// Starts a window now, or at `starts_at` (`YYYY-MM-DDTHH:MM`, UTC, as a `datetime-local`
-/// field sends it), lasting `duration` (`1h`, `30m`).
+#[server(prefix = "/rpc")]
+pub async fn list_maintenance(team_id: i64) -> Result<Windows, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    let windows = core.list_maintenance(&actor, team_id).await.map_err(fail)?;
+    let day = core.oncall_day(&actor, team_id).await.map_err(fail)?;
+    Ok(Windows {
+        time_zone: day.time_zone,
+        windows,
+    })
+}
+
+/// Starts a window now, or at `starts_at` (`YYYY-MM-DDTHH:MM` on the team's clock, as a
+/// `datetime-local` field sends it), lasting `duration` (`1h`, `30m`).
 #[server(prefix = "/rpc")]
 pub async fn start_maintenance(
     team_id: i64,
@@ -32,10 +44,14 @@ pub async fn start_maintenance(
         .filter(|s| !s.is_empty())
     {
         None => None,
-        Some(s) => Some(
-            Timestamp::parse(&format!("{s}:00Z"))
-                .ok_or_else(|| invalid("starts_at: give a date and time".into()))?,
-        ),
+        Some(s) => {
+            let day = core.oncall_day(&actor, team_id).await.map_err(fail)?;
+            let rule = klaxon_domain::oncall_day::HandOff::new(&day.time_zone, &day.handoff_time)
+                .unwrap_or_default();
+            Some(Timestamp(
+                rule.wall_instant("starts_at", s).map_err(invalid)?,
+            ))
+        }
     };
     let new = NewMaintenance {
         starts_at,

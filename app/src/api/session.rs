@@ -64,7 +64,35 @@ pub async fn logout() -> Result<(), ServerFnError> {
 pub async fn current_user() -> Result<Option<Me>, ServerFnError> {
     use crate::server::{fail, signed_in_or_none};
     match signed_in_or_none().await? {
-        Some((core, actor)) => core.me(&actor).await.map(Some).map_err(fail),
+        Some((core, actor)) => {
+            let mut me = core.me(&actor).await.map_err(fail)?;
+            // Without a setting of their own, the zone their browser says it is in.
+            if me.time_zone.is_none() {
+                me.time_zone = browser_zone().await;
+            }
+            Ok(Some(me))
+        }
         None => Ok(None),
     }
+}
+
+/// The browser's zone from the `klaxon_tz` cookie the shell's script sets, when the time zone
+/// database has it.
+#[cfg(feature = "ssr")]
+async fn browser_zone() -> Option<String> {
+    let parts: axum::http::request::Parts = leptos_axum::extract().await.ok()?;
+    parts
+        .headers
+        .get_all(axum::http::header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|c| c.trim().strip_prefix("klaxon_tz="))
+        .map(|z| {
+            z.replace("%2F", "/")
+                .replace("%2f", "/")
+                .replace("%2B", "+")
+                .replace("%2b", "+")
+        })
+        .find(|z| z.len() <= 64 && klaxon_domain::oncall_day::known_zone(z))
 }

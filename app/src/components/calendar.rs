@@ -10,9 +10,16 @@ pub fn person_class(user_id: i64) -> String {
     format!("person person-{}", user_id.rem_euclid(6))
 }
 
-/// A month of shifts: each day with its holder, and who has how many days.
+/// A month of shifts: each day with its holder and any cover on it, and who has how many days.
 #[component]
-pub fn MonthCalendar(month: String, today: String, shifts: Vec<ScheduleEntry>) -> impl IntoView {
+pub fn MonthCalendar(
+    month: String,
+    today: String,
+    shifts: Vec<ScheduleEntry>,
+    /// Dates with a partial-day cover, and what to write on them.
+    #[prop(optional)]
+    marks: Vec<(String, String)>,
+) -> impl IntoView {
     let by_date: BTreeMap<String, ScheduleEntry> =
         shifts.iter().map(|s| (s.date.clone(), s.clone())).collect();
     let mut people: BTreeMap<(String, i64), usize> = BTreeMap::new();
@@ -36,14 +43,24 @@ pub fn MonthCalendar(month: String, today: String, shifts: Vec<ScheduleEntry>) -
                             (None, true) => "today".to_string(),
                             (None, false) => String::new(),
                         };
-                        let label = match &holder {
+                        let mark: Vec<String> = marks
+                            .iter()
+                            .filter(|(d, _)| *d == date)
+                            .map(|(_, t)| t.clone())
+                            .collect();
+                        let mut label = match &holder {
                             Some(h) => format!("{}: {}", short_day(&date), h.username),
                             None => format!("{}: nobody", short_day(&date)),
                         };
+                        for m in &mark {
+                            label.push_str(&format!("; {m}"));
+                        }
+                        let mark = (!mark.is_empty()).then(|| mark.join(", "));
                         view! {
                             <td class=class aria-label=label>
                                 <span class="day" aria-hidden="true">{n}</span>
                                 <span class="holder" aria-hidden="true">{holder.map(|h| h.username)}</span>
+                                {mark.map(|m| view! { <span class="cover-mark" aria-hidden="true">{m}</span> })}
                             </td>
                         }
                         .into_any()

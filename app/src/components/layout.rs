@@ -55,6 +55,7 @@ pub fn SignedInShell() -> impl IntoView {
 #[component]
 pub fn Frame(me: Me, children: Children) -> impl IntoView {
     provide_live();
+    provide_context(crate::components::text::ViewerZone(me.time_zone.clone()));
     view! {
         <header class="topbar">
             <a class="brand" href="/">"Klaxon"</a>

@@ -29,8 +29,25 @@ pub fn web_link(url: &str) -> Option<&str> {
         .then_some(url)
 }
 
-/// `2026-11-22 10:00 UTC`: short enough for a phone row, explicit about the zone.
+/// The zone the viewer reads times in: their own setting, else their browser's (a cookie the
+/// shell sets). The signed-in frame provides it; outside it times are UTC.
+#[derive(Debug, Clone, Default)]
+pub struct ViewerZone(pub Option<String>);
+
+/// `2026-11-22 10:00 Europe/Berlin`: short enough for a phone row, explicit about the zone,
+/// in the viewer's zone.
 pub fn when(t: Timestamp) -> String {
+    let zone = leptos::prelude::use_context::<ViewerZone>().and_then(|z| z.0);
+    when_in(t, zone.as_deref())
+}
+
+/// `when` in a given zone (`None` or an unknown one: UTC).
+pub fn when_in(t: Timestamp, zone: Option<&str>) -> String {
+    if let Some(zone) = zone.filter(|z| *z != "UTC") {
+        if let Some(stamp) = klaxon_domain::oncall_day::local_stamp(t.0, zone) {
+            return format!("{stamp} {zone}");
+        }
+    }
     let s = t.to_rfc3339();
     match (s.get(0..10), s.get(11..16)) {
         (Some(date), Some(time)) => format!("{date} {time} UTC"),
@@ -125,6 +142,14 @@ mod tests {
     #[test]
     fn formats_minutes_in_utc() {
         assert_eq!(when(Timestamp(1_700_000_000)), "2023-11-14 22:13 UTC");
+        assert_eq!(
+            when_in(Timestamp(1_700_000_000), Some("Europe/Berlin")),
+            "2023-11-14 23:13 Europe/Berlin"
+        );
+        assert_eq!(
+            when_in(Timestamp(1_700_000_000), Some("Mars/Olympus")),
+            "2023-11-14 22:13 UTC"
+        );
     }
 
     #[test]

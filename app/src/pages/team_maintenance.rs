@@ -5,7 +5,7 @@ use crate::api::load;
 use crate::api::maintenance::{list_maintenance, EndMaintenance, StartMaintenance};
 use crate::components::form::{failed, ActionError};
 use crate::components::loaded::WhenLoaded;
-use crate::components::text::when;
+use crate::components::text::{when_in, ViewerZone};
 use klaxon_domain::maintenance::Maintenance;
 use leptos::prelude::*;
 
@@ -30,13 +30,15 @@ pub fn MaintenanceWindows(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl 
                 "During a window, alerts are kept and incidents open, but nobody is paged. "
                 "What would have been paged waits on the incident's timeline and goes when the window ends, if the incident is still unacknowledged."
             </p>
-            <WhenLoaded resource=list let:items>
-                {if items.is_empty() {
+            <WhenLoaded resource=list let:listed>
+                {let zone = listed.time_zone.clone();
+                let items = listed.windows;
+                if items.is_empty() {
                     view! { <p class="empty">"No maintenance planned."</p> }.into_any()
                 } else {
                     view! {
                         <ul class="list windows">
-                            {items.into_iter().map(|w| view! { <WindowRow window=w is_owner end /> }).collect_view()}
+                            {items.into_iter().map(|w| view! { <WindowRow window=w zone=zone.clone() is_owner end /> }).collect_view()}
                         </ul>
                     }
                     .into_any()
@@ -51,7 +53,7 @@ pub fn MaintenanceWindows(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl 
                     <input id="maintenance-duration" name="duration" type="text" required value="1h"
                         autocapitalize="off" aria-describedby="maintenance-duration-hint" />
                     <p id="maintenance-duration-hint" class="hint">"5m to 24h, e.g. 30m, 2h or 1h30m."</p>
-                    <label for="maintenance-start">"Starts (UTC)"</label>
+                    <label for="maintenance-start">"Starts (the team's time)"</label>
                     <input id="maintenance-start" name="starts_at" type="datetime-local" aria-describedby="maintenance-start-hint" />
                     <p id="maintenance-start-hint" class="hint">"Leave empty to start now."</p>
                     <ActionError action=start />
@@ -65,11 +67,25 @@ pub fn MaintenanceWindows(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl 
 #[component]
 fn WindowRow(
     window: Maintenance,
+    /// The team's zone: the window is shown in it, and in the viewer's when that differs.
+    zone: String,
     is_owner: Signal<bool>,
     end: ServerAction<EndMaintenance>,
 ) -> impl IntoView {
     // "On now" is the server's answer at load time: the list reloads when a window changes.
-    let text = format!("{} to {}", when(window.starts_at), when(window.ends_at));
+    let at = |z: &str| {
+        format!(
+            "{} to {}",
+            when_in(window.starts_at, Some(z)),
+            when_in(window.ends_at, Some(z))
+        )
+    };
+    let mut text = at(&zone);
+    let viewer = use_context::<ViewerZone>().and_then(|z| z.0);
+    let viewer = viewer.as_deref().unwrap_or("UTC");
+    if viewer != zone {
+        text.push_str(&format!(" (your time: {})", at(viewer)));
+    }
     view! {
         <li class="row">
             <span class="row-main">

@@ -1,6 +1,9 @@
-//! A team's on-call schedule: the month calendar, giving a member days, removing a shift.
+//! A team's on-call schedule: the month calendar in the team's time, giving a member days,
+//! removing a shift, covering part of a day, and the team's zone and hand-off time.
 
-use crate::api::schedule::{get_month_schedule, GiveShifts, RemoveShift};
+use crate::api::schedule::{
+    get_month_schedule, ChangeOncallDay, CoverRow, EndCover, GiveShifts, MakeCover, RemoveShift,
+};
 use crate::api::{load, Loaded};
 use crate::components::calendar::MonthCalendar;
 use crate::components::form::{failed, ActionDone, ActionError};
@@ -22,13 +25,22 @@ pub fn TeamSchedule(
     let month = move || query.with(|q| q.get("month").unwrap_or_default());
     let give = ServerAction::<GiveShifts>::new();
     let remove = ServerAction::<RemoveShift>::new();
+    let cover = ServerAction::<MakeCover>::new();
+    let end_cover = ServerAction::<EndCover>::new();
+    let preview = ServerAction::<ChangeOncallDay>::new();
+    let save_day = ServerAction::<ChangeOncallDay>::new();
     let team_changes = crate::components::live::use_team_changes();
     let schedule = load(
         move || {
             (
                 team_id.get(),
                 month(),
-                give.version().get() + remove.version().get() + team_changes(),
+                give.version().get()
+                    + remove.version().get()
+                    + cover.version().get()
+                    + end_cover.version().get()
+                    + save_day.version().get()
+                    + team_changes(),
             )
         },
         |(team, month, _)| get_month_schedule(team, month),
@@ -68,7 +80,12 @@ pub fn TeamSchedule(
                                     <h3>{title}</h3>
                                     <a class="month-step" href=format!("/teams/{team}?month={next}") aria-label=format!("Next month, {}", month_title(&next))>"›"</a>
                                 </div>
-                                <MonthCalendar month=s.month.clone() today=s.today.clone() shifts=s.shifts />
+                                <p class="hint" id="oncall-day-summary">{s.day.summary.clone()}</p>
+                                {in_your_time(&s.day.time_zone, s.day.today_starts_at).map(|t| view! {
+                                    <p class="hint" id="oncall-day-yours">{format!("The day in progress began at {t}.")}</p>
+                                })}
+                                <MonthCalendar month=s.month.clone() today=s.today.clone() shifts=s.shifts marks=s.marks />
+                                <Covers covers=s.covers team=team zone=s.day.time_zone.clone() end=end_cover />
                                 {(!dates.is_empty()).then(|| view! {
                                     <details class="inner" open=move || failed(remove)>
                                         <summary>"Remove a shift"</summary>
@@ -118,13 +135,145 @@ pub fn TeamSchedule(
                     <input id="shift-first" name="first" type="date" required />
                     <label for="shift-last">"Last day"</label>
                     <input id="shift-last" name="last" type="date" aria-describedby="shift-last-hint" />
-                    <p id="shift-last-hint" class="hint">"Optional: every day from the first through this one. Dates are UTC."</p>
+                    <p id="shift-last-hint" class="hint">"Optional: every day from the first through this one. Each date's day runs from the team's hand-off time."</p>
                     <ActionError action=give />
                     <ActionDone action=give text="Given." />
                     <button type="submit" class="primary" disabled=move || give.pending().get()>"Give days"</button>
                 </ActionForm>
             </details>
+            <details class="inner" open=move || failed(cover)>
+                <summary>"Cover part of a day"</summary>
+                <ActionForm action=cover attr:class="stack">
+                    <input type="hidden" name="team_id" value=move || team_id.get() />
+                    <label for="cover-member">"Who has the pager"</label>
+                    <Transition fallback=|| view! { <select id="cover-member" name="user_id" disabled></select> }>
+                        {move || Suspend::new(async move {
+                            let list = members.await.unwrap_or_default();
+                            let me = me.get_untracked();
+                            view! {
+                                <select id="cover-member" name="user_id">
+                                    {list
+                                        .into_iter()
+                                        .map(|m| view! { <option value=m.user_id selected=Some(m.user_id) == me>{m.username}</option> })
+                                        .collect_view()}
+                                </select>
+                            }
+                        })}
+                    </Transition>
+                    <label for="cover-for">"For"</label>
+                    <Transition fallback=|| view! { <select id="cover-for" name="covered_user_id" disabled></select> }>
+                        {move || Suspend::new(async move {
+                            let list = members.await.unwrap_or_default();
+                            view! {
+                                <select id="cover-for" name="covered_user_id">
+                                    <option value="" selected=true>"Whoever is on call then"</option>
+                                    {list
+                                        .into_iter()
+                                        .map(|m| view! { <option value=m.user_id>{m.username}</option> })
+                                        .collect_view()}
+                                </select>
+                            }
+                        })}
+                    </Transition>
+                    <label for="cover-from">"From"</label>
+                    <input id="cover-from" name="from" type="datetime-local" required aria-describedby="cover-hint" />
+                    <label for="cover-to">"Until"</label>
+                    <input id="cover-to" name="to" type="datetime-local" required aria-describedby="cover-hint" />
+                    <p id="cover-hint" class="hint">"In the team's time zone; at most 14 days. The day's holder has the pager again when it ends."</p>
+                    <ActionError action=cover />
+                    <ActionDone action=cover text="Covered." />
+                    <button type="submit" class="primary" disabled=move || cover.pending().get()>"Cover"</button>
+                </ActionForm>
+            </details>
+            <DaySettings team_id=team_id is_owner=is_owner preview=preview save=save_day />
         </section>
     }
     .into_any()
+}
+
+/// The covers in force or to come, each with its End button for its people and owners.
+#[component]
+fn Covers(
+    covers: Vec<CoverRow>,
+    team: i64,
+    /// The team's zone: when the viewer's differs, each cover says its times in theirs too.
+    zone: String,
+    end: ServerAction<EndCover>,
+) -> impl IntoView {
+    (!covers.is_empty()).then(|| {
+        view! {
+            <h3>"Covers"</h3>
+            <ul class="list" aria-label="Covers">
+                {covers
+                    .into_iter()
+                    .map(|c| {
+                        let label = if c.started { "End now" } else { "Remove" };
+                        let yours = in_your_time(&zone, c.starts_at)
+                            .zip(in_your_time(&zone, c.ends_at))
+                            .map(|(from, to)| format!(" Your time: {from} to {to}."));
+                        view! {
+                            <li class="row">
+                                <span class="row-main">{c.text}{yours}</span>
+                                {c.may_end.then(|| view! {
+                                    <ActionForm action=end>
+                                        <input type="hidden" name="team_id" value=team />
+                                        <input type="hidden" name="cover_id" value=c.id />
+                                        <button type="submit" class="danger">{label}</button>
+                                    </ActionForm>
+                                })}
+                            </li>
+                        }
+                    })
+                    .collect_view()}
+            </ul>
+            <ActionError action=end />
+        }
+    })
+}
+
+/// The team's zone and hand-off time (owners): a preview says what would change and from
+/// when, and only its Save button stores it.
+#[component]
+fn DaySettings(
+    team_id: Signal<i64>,
+    is_owner: Signal<bool>,
+    preview: ServerAction<ChangeOncallDay>,
+    save: ServerAction<ChangeOncallDay>,
+) -> impl IntoView {
+    let previewed = move || preview.value().get().and_then(Result::ok);
+    view! {
+        <details class="inner" hidden=move || !is_owner.get() open=move || failed(preview) || failed(save)>
+            <summary>"Time zone and hand-off"</summary>
+            <ActionForm action=preview attr:class="stack">
+                <input type="hidden" name="team_id" value=move || team_id.get() />
+                <label for="day-zone">"Time zone"</label>
+                <input id="day-zone" name="time_zone" type="text" required placeholder="Europe/Berlin"
+                    autocapitalize="off" autocomplete="off" spellcheck="false" aria-describedby="day-zone-hint" />
+                <p id="day-zone-hint" class="hint">"A name from the time zone database, such as America/New_York."</p>
+                <label for="day-handoff">"Hand-off time"</label>
+                <input id="day-handoff" name="handoff_time" type="time" required value="09:00" />
+                <ActionError action=preview />
+                <button type="submit" disabled=move || preview.pending().get()>"Preview"</button>
+            </ActionForm>
+            {move || previewed().map(|d| view! {
+                <ActionForm action=save attr:class="stack">
+                    <input type="hidden" name="team_id" value=move || team_id.get() />
+                    <input type="hidden" name="time_zone" value=d.time_zone.clone() />
+                    <input type="hidden" name="handoff_time" value=d.handoff_time.clone() />
+                    <input type="hidden" name="save" value="1" />
+                    <p id="day-preview" role="status">{d.summary.clone()}" Every date keeps its holder."</p>
+                    <ActionError action=save />
+                    <button type="submit" class="primary" disabled=move || save.pending().get()>"Save"</button>
+                </ActionForm>
+            })}
+            <ActionDone action=save text="Saved." />
+        </details>
+    }
+}
+
+/// An instant in the viewer's zone, when theirs is not the team's (`None` when they match).
+fn in_your_time(team_zone: &str, t: klaxon_domain::Timestamp) -> Option<String> {
+    let viewer = use_context::<crate::components::text::ViewerZone>().and_then(|z| z.0);
+    let viewer = viewer.as_deref().unwrap_or("UTC");
+    (viewer != team_zone).then(|| crate::components::text::when_in(t, Some(viewer)))
 }

@@ -185,8 +185,8 @@ impl Core {
         .bind(actor.user_id)
         .fetch_all(&self.db.pool)
         .await?;
-        let (dismissed,): (Option<i64>,) =
-            sqlx::query_as("SELECT onboarding_dismissed_at FROM users WHERE id = $1")
+        let (dismissed, time_zone): (Option<i64>, Option<String>) =
+            sqlx::query_as("SELECT onboarding_dismissed_at, time_zone FROM users WHERE id = $1")
                 .bind(actor.user_id)
                 .fetch_one(&self.db.pool)
                 .await?;
@@ -203,6 +203,7 @@ impl Core {
                 })
                 .collect(),
             onboarding_dismissed_at: dismissed.map(Timestamp),
+            time_zone,
         })
     }
 

@@ -293,8 +293,15 @@ pub(crate) async fn release_held(tx: &mut Tx, team_id: i64, old_end: i64, now: i
 }
 
 /// A person left a team: their pages of its incidents that still wait are cancelled, so no
-/// later step of their rules pages someone who is no longer a responder there.
+/// later step of their rules pages someone who is no longer a responder there, and their covers
+/// of it are gone.
 pub(crate) async fn left_team(tx: &mut Tx, user_id: i64, team_id: i64) -> Result<()> {
+    // Nor do they hold its pager by a cover any more (one in force ends now).
+    sqlx::query("DELETE FROM covers WHERE team_id = $1 AND user_id = $2")
+        .bind(team_id)
+        .bind(user_id)
+        .execute(&mut **tx)
+        .await?;
     sqlx::query(
         "UPDATE pages SET state = 'cancelled', last_error = 'not sent: left the team', claimed_by = NULL \
          WHERE state = 'pending' AND user_id = $1 AND kind IN ('opening', 'reminder', 'escalation') \

@@ -152,7 +152,11 @@ async fn provision(
         .display_name
         .clone()
         .unwrap_or_else(|| name.clone());
-    team::apply(&as_team, team_id, &display, team.spec.oidc.as_ref()).await?;
+    let day = (
+        team.spec.time_zone.as_deref(),
+        team.spec.handoff_time.as_deref(),
+    );
+    team::apply(&as_team, team_id, &display, team.spec.oidc.as_ref(), day).await?;
     reconcile_invite(team, ctx, namespace, &as_team, team_id, status).await?;
     Ok(Ok(()))
 }

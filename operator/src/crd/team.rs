@@ -32,6 +32,18 @@ pub struct KlaxonTeamSpec {
     pub oidc: Option<TeamOidc>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invite: Option<InviteSpec>,
+    /// The team's time zone, a name from the time zone database (`America/New_York`); its
+    /// on-call days are in it. Default `UTC`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(
+        length(min = 1, max = 64),
+        regex(pattern = r"^[A-Za-z0-9_+-][A-Za-z0-9/_+-]*$")
+    )]
+    pub time_zone: Option<String>,
+    /// When a date's on-call day begins, `HH:MM` on the team's clock. Default `00:00`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^([01][0-9]|2[0-3]):[0-5][0-9]$"))]
+    pub handoff_time: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
