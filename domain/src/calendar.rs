@@ -1,4 +1,5 @@
-//! UTC date arithmetic of the schedule: dates are `YYYY-MM-DD` strings and months `YYYY-MM`, as
+//! Date arithmetic of the schedule (calendar dates; when a date's on-call day begins is
+//! `oncall_day`'s): dates are `YYYY-MM-DD` strings and months `YYYY-MM`, as
 //! on the wire. Pure, so the server functions and the month calendar share it.
 
 use crate::incident::{format_date, parse_date};

@@ -20,7 +20,8 @@ pub const LEVEL_TIMEOUT_MAX: Duration = Duration::hours(24);
 pub enum Target {
     /// A named user, by id.
     User { user_id: i64 },
-    /// Whoever the team's rota names for the current UTC date.
+    /// Whoever holds the team's pager now: a partial-day cover's person, else the rota's holder
+    /// of the on-call day in progress (in the team's zone).
     Oncall,
 }
 

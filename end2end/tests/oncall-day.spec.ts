@@ -7,6 +7,9 @@ import { PASSWORD, hydrated, removeTeam, signInApi } from './support';
 // the calendar and in the list of covers, and removed again.
 
 const ZONE = 'America/New_York';
+// The phone is in Berlin: times of the team's are shown in Berlin time alongside.
+const VIEWER = 'Europe/Berlin';
+test.use({ timezoneId: VIEWER });
 
 /// The date `days` from now on the team's clock, as `YYYY-MM-DD`.
 function teamDate(days: number) {
@@ -15,9 +18,9 @@ function teamDate(days: number) {
   return parts; // en-CA writes YYYY-MM-DD
 }
 
-/// An instant's wall-clock time in the team's zone, `HH:MM`.
-function teamTime(iso: string) {
-  return new Intl.DateTimeFormat('en-GB', { timeZone: ZONE, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+/// An instant's wall-clock time in a zone, `HH:MM`.
+function timeIn(iso: string, timeZone = ZONE) {
+  return new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
     .format(new Date(iso));
 }
 
@@ -79,8 +82,12 @@ test('the team zone is previewed and saved, and a cover is made from the calenda
   await expect(covers).toContainText(`${bob} covers for alice,`);
   await expect(covers).toContainText(`14:00 to 18:00 (${ZONE})`);
   const [made] = await (await request.get(`/api/teams/${team.id}/covers`)).json();
-  expect([teamTime(made.starts_at), teamTime(made.ends_at)]).toEqual(['14:00', '18:00']);
+  expect([timeIn(made.starts_at), timeIn(made.ends_at)]).toEqual(['14:00', '18:00']);
   expect(made.covered_username).toBe('alice');
+  // The viewer's own time alongside, from the zone the browser reported.
+  await expect(covers).toContainText(
+    new RegExp(`Your time: \\S+ ${timeIn(made.starts_at, VIEWER)} ${VIEWER} to \\S+ ${timeIn(made.ends_at, VIEWER)} ${VIEWER}\\.`),
+  );
 
   // The calendar of that month marks the date.
   await page.goto(`/teams/${team.id}?month=${date.slice(0, 7)}`);

@@ -224,6 +224,7 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
         "metadata": {"name": "payments"},
         "spec": {"serverRef": {"name": "paging"}, "displayName": "Payments",
                  "oidc": {"memberGroups": ["payments-oncall"]},
+                 "timeZone": "America/New_York", "handoffTime": "19:00",
                  "invite": {"enabled": true, "maxUses": 2}},
     }))
     .unwrap();
@@ -241,6 +242,16 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
     assert_eq!(
         on_server.oidc.member_groups,
         vec!["payments-oncall".to_string()]
+    );
+    let day = get_json(
+        format!("{url}/api/teams/{}/on-call-day", on_server.id),
+        &team_key_for_invites,
+    )
+    .await;
+    assert_eq!(
+        (day["time_zone"].as_str(), day["handoff_time"].as_str()),
+        (Some("America/New_York"), Some("19:00")),
+        "the spec's on-call day is the team's: {day}"
     );
     let url_in_secret = secret_value(&client, "apps", "payments-invite", "url")
         .await

@@ -94,5 +94,9 @@ async fn browser_zone() -> Option<String> {
                 .replace("%2B", "+")
                 .replace("%2b", "+")
         })
-        .find(|z| z.len() <= 64 && klaxon_domain::oncall_day::known_zone(z))
+        // A zone name's own rules first (no `..`, no leading `/`): the cookie is the client's.
+        .find(|z| {
+            klaxon_domain::text::ZoneName::parse(z).is_ok()
+                && klaxon_domain::oncall_day::known_zone(z)
+        })
 }

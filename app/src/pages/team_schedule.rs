@@ -242,7 +242,8 @@ fn DaySettings(
 ) -> impl IntoView {
     let previewed = move || preview.value().get().and_then(Result::ok);
     view! {
-        <details class="inner" hidden=move || !is_owner.get() open=move || failed(preview) || failed(save)>
+        // Open while a preview waits to be saved, or a refusal is shown.
+        <details class="inner" hidden=move || !is_owner.get() open=move || failed(preview) || failed(save) || previewed().is_some()>
             <summary>"Time zone and hand-off"</summary>
             <ActionForm action=preview attr:class="stack">
                 <input type="hidden" name="team_id" value=move || team_id.get() />
