@@ -403,6 +403,7 @@ struct AlertRow<'a> {
     integration_id: Option<i64>,
     alertname: String,
     incident_id: Option<i64>,
+    generator_url: Option<&'a str>,
 }
 
 impl<'a> AlertRow<'a> {
@@ -428,6 +429,7 @@ impl<'a> AlertRow<'a> {
             integration_id: p.integration_id,
             alertname: a.labels.get("alertname").cloned().unwrap_or_default(),
             incident_id,
+            generator_url: a.generator_url.as_deref(),
         }
     }
 }
@@ -457,6 +459,7 @@ async fn insert_alerts(tx: &mut Tx, rows: &[&AlertRow<'_>]) -> Result<HashSet<St
                 Int("integration_id"),
                 Text("alertname"),
                 Int("incident_id"),
+                Text("generator_url"),
             ],
         )
     );
@@ -543,7 +546,8 @@ async fn apply_alert(
                 let done = sqlx::query(
                     "UPDATE alerts SET status = $1, labels = $2, annotations = $3, starts_at = $4, ends_at = $5, \
                      received_at = $6, resolution_source = $7, integration_id = COALESCE($8, integration_id), alertname = $9, \
-                     incident_id = $10, archived_at = CASE WHEN $1 = 'firing' THEN NULL ELSE archived_at END \
+                     incident_id = $10, archived_at = CASE WHEN $1 = 'firing' THEN NULL ELSE archived_at END, \
+                     generator_url = COALESCE($14, generator_url) \
                      WHERE id = $11 AND status = $12 AND starts_at = $13",
                 )
                 .bind(row.status)
@@ -559,6 +563,7 @@ async fn apply_alert(
                 .bind(old.id)
                 .bind(old.status.as_str())
                 .bind(old.starts_at)
+                .bind(row.generator_url)
                 .execute(&mut **tx)
                 .await?;
                 done.rows_affected() == 1

@@ -115,6 +115,9 @@ pub struct IncomingAlert {
     pub starts_at: i64,
     /// `None` for the sender's zero time (year 0001), meaning still firing.
     pub ends_at: Option<i64>,
+    /// The sender's link to the alert's source graph, when it is an http(s) URL of at most
+    /// `MAX_PAYLOAD_STRING` bytes; anything else is dropped (the alert still counts).
+    pub generator_url: Option<String>,
 }
 
 /// Limits that keep one alert's stored size sane; an alert past them is ignored, not stored.
@@ -170,8 +173,20 @@ impl WebhookAlert {
             annotations: scrub_nul_map(&self.annotations),
             starts_at,
             ends_at,
+            generator_url: self.generator_url.as_deref().and_then(source_link),
         })
     }
+}
+
+/// An alert's `generatorURL` worth keeping: absolute http(s), bounded, no control characters.
+fn source_link(url: &str) -> Option<String> {
+    let url = url.trim();
+    let (scheme, rest) = url.split_once("://")?;
+    let web = scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https");
+    (web && !rest.is_empty()
+        && url.len() <= MAX_PAYLOAD_STRING
+        && !url.chars().any(char::is_control))
+    .then(|| url.to_string())
 }
 
 /// Group keys longer than this are stored as `sha256:` and their hash: Alertmanager's own
@@ -395,6 +410,38 @@ mod tests {
     }
 
     #[test]
+    fn only_web_source_links_are_kept() {
+        let link = |u: &str| {
+            WebhookAlert {
+                status: Some("firing".into()),
+                starts_at: Some("2026-11-22T01:23:49Z".into()),
+                fingerprint: Some("f".into()),
+                generator_url: Some(u.into()),
+                ..Default::default()
+            }
+            .validate()
+            .unwrap()
+            .generator_url
+        };
+        let graph = "http://prometheus:9090/graph?g0.expr=up%3D%3D0&g0.tab=1";
+        assert_eq!(link(graph).as_deref(), Some(graph));
+        assert_eq!(link(" https://x/y ").as_deref(), Some("https://x/y"));
+        for bad in [
+            "javascript:alert(1)",
+            "/graph",
+            "http://",
+            "ftp://x/y",
+            "http://x/\u{7}",
+        ] {
+            assert_eq!(link(bad), None, "{bad}");
+        }
+        assert_eq!(
+            link(&format!("http://x/{}", "a".repeat(MAX_PAYLOAD_STRING))),
+            None
+        );
+    }
+
+    #[test]
     fn parses_a_real_alertmanager_payload() {
         let text = include_str!("../tests/fixtures/alertmanager-webhook.json");
         let p: WebhookPayload = serde_json::from_str(text).unwrap();
@@ -407,6 +454,10 @@ mod tests {
         assert_eq!(a.ends_at, None, "year 0001 means still firing");
         assert_eq!(a.fingerprint, "f7ca8b2ae37f4b50");
         assert_eq!(Timestamp(a.starts_at).to_rfc3339(), "2026-11-22T01:23:49Z");
+        assert!(a
+            .generator_url
+            .as_deref()
+            .is_some_and(|u| u.starts_with("http")));
         let text = include_str!("../tests/fixtures/alertmanager-webhook-resolved.json");
         let p: WebhookPayload = serde_json::from_str(text).unwrap();
         let a = p.alerts[0].validate().unwrap();

@@ -132,6 +132,9 @@ pub struct Alert {
     pub archived_at: Option<Timestamp>,
     pub incident_id: Option<i64>,
     pub integration_id: Option<i64>,
+    /// The sender's link to the alert's source graph (Alertmanager's `generatorURL`), when it
+    /// gave an http(s) one.
+    pub generator_url: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -323,6 +326,31 @@ pub struct IncidentView {
     pub may: IncidentRights,
     /// What a silence made now would match, or why none can be made.
     pub silence: crate::silence::SilencePreview,
+    /// What Klaxon does next unless someone acts; none once the incident is acknowledged or
+    /// resolved.
+    pub next: Option<NextStep>,
+}
+
+/// What Klaxon does next about an unacknowledged incident unless someone acts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum NextStep {
+    /// The ladder's `level` (1-based) pages `names` at `at` (in the past while the notifier
+    /// catches up). A level naming "on call" names today's holder, or `on call` with nobody.
+    Escalates {
+        level: u32,
+        names: Vec<String>,
+        at: Timestamp,
+    },
+    /// Past the ladder's last level: its fallback topic is paged at `at`.
+    Fallback { topic: String, at: Timestamp },
+    /// Without a ladder: whoever was paged first is paged again at `at`.
+    Reminds { name: Option<String>, at: Timestamp },
+    /// Snoozed: paging resumes at `at`.
+    Wakes { at: Timestamp },
+    /// Every level and repeat of the ladder has been paged; nothing more goes.
+    LadderDone,
 }
 
 /// `GET /api/stats/incidents`: null, not zero, until there is data.

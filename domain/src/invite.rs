@@ -87,6 +87,8 @@ pub struct SignupCheck {
     pub signup_mode: SignupMode,
     pub invite_usable: bool,
     pub team: Option<InviteTeam>,
+    /// The role a usable link grants.
+    pub role: Option<crate::team::Role>,
 }
 
 #[cfg(test)]

@@ -534,6 +534,8 @@ both!(hostile_payloads_get_4xx_or_a_correct_result, |app| {
     );
     let all = app.get("/api/alerts?limit=1000", &bob).await.expect(200);
     assert_eq!(all.as_array().unwrap().len(), 1);
+    // The sender's link to its graph is kept, for the incident page's "Open in Prometheus".
+    assert_eq!(all[0]["generator_url"], "http://prometheus/graph");
     // Over the body limit: 413 in the error shape.
     let big = format!(
         "{{\"alerts\":[],\"pad\":\"{}\"}}",

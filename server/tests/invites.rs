@@ -177,6 +177,7 @@ both!(every_unusable_link_gets_the_same_bytes, |app| {
         .expect(200);
     assert_eq!(check["invite_usable"], true);
     assert_eq!(check["team"]["name"], "payments");
+    assert_eq!(check["role"], "member");
     assert_eq!(check["signup_mode"], "invite_only");
 
     let revoked = invite(&app, &w.admin, w.team, json!({})).await;
@@ -209,7 +210,7 @@ both!(every_unusable_link_gets_the_same_bytes, |app| {
     assert!(answers.windows(2).all(|p| p[0] == p[1]), "{answers:?}");
     assert_eq!(
         serde_json::from_str::<Value>(&answers[0]).unwrap(),
-        json!({"signup_mode": "invite_only", "invite_usable": false, "team": null})
+        json!({"signup_mode": "invite_only", "invite_usable": false, "team": null, "role": null})
     );
     // Signing up with any of them is one answer too, and creates nobody.
     let before = user_count(&app).await;
@@ -395,4 +396,77 @@ both!(a_burst_of_sign_ups_never_locks_out_sign_in, |app| {
     signup(&app, "later", None)
         .await
         .expect_error(403, "forbidden");
+});
+
+both!(someone_signed_in_joins_with_a_link_once, |app| {
+    let w = world(&app).await;
+    let link = invite(
+        &app,
+        &w.admin,
+        w.team,
+        json!({"role": "owner", "max_uses": 3}),
+    )
+    .await;
+    let t = token(&link);
+    let joined = app
+        .post("/api/invites/join", &w.dave, json!({"invite": t}))
+        .await
+        .expect(201);
+    assert_eq!(joined["id"], w.team);
+    assert_eq!(joined["role"], "owner");
+    let members = app
+        .get(&format!("/api/teams/{}/members", w.team), &w.admin)
+        .await
+        .expect(200);
+    assert!(members
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|m| m["username"] == "dave" && m["role"] == "owner"));
+    // A member already: 409, and the use is not counted.
+    let again = app
+        .post("/api/invites/join", &w.carol, json!({"invite": t}))
+        .await
+        .expect_error(409, "conflict");
+    assert!(again.contains("already a member of payments"), "{again}");
+    let listed = app
+        .get(&format!("/api/teams/{}/invites", w.team), &w.admin)
+        .await
+        .expect(200);
+    assert_eq!(listed[0]["uses"], 1);
+    // Unusable links get sign-up's one answer; a service account cannot be a member.
+    for bad in ["A".repeat(64), "short".to_string(), String::new()] {
+        app.post("/api/invites/join", &w.carol, json!({"invite": bad}))
+            .await
+            .expect_error(400, "invite_unusable");
+    }
+    let service = app
+        .post(
+            &format!("/api/teams/{}/service-accounts", w.team),
+            &w.admin,
+            json!({"name": "robot"}),
+        )
+        .await
+        .expect(201);
+    let key = app
+        .service_key(&w.admin, service["id"].as_i64().unwrap())
+        .await;
+    app.post("/api/invites/join", &key, json!({"invite": t}))
+        .await
+        .expect_error(403, "forbidden");
+    app.post("/api/invites/join", &Auth::None, json!({"invite": t}))
+        .await
+        .expect_error(401, "unauthorized");
+    app.post(
+        "/api/invites/join",
+        &w.carol,
+        json!({"invite": t, "extra": 1}),
+    )
+    .await
+    .expect_error(400, "invalid");
+    let listed = app
+        .get(&format!("/api/teams/{}/invites", w.team), &w.admin)
+        .await
+        .expect(200);
+    assert_eq!(listed[0]["uses"], 1);
 });

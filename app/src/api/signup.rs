@@ -29,3 +29,13 @@ pub async fn sign_up(
     leptos_axum::redirect("/");
     Ok(())
 }
+
+/// Someone signed in joins the link's team and lands on its page.
+#[server(prefix = "/rpc")]
+pub async fn join_team(invite: String) -> Result<(), ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    let team = core.join_by_invite(&actor, &invite).await.map_err(fail)?;
+    leptos_axum::redirect(&format!("/teams/{}", team.id));
+    Ok(())
+}

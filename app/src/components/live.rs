@@ -103,8 +103,25 @@ pub fn use_page_live(
             page.changes.update(|n| *n += 1);
         }
     });
+    // "Klaxon keeps trying": while the last reload failed, the page asks again every few
+    // seconds, so it recovers when the network does even if no event arrives.
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |_| {
+        if page.failing.get() {
+            if let Ok(h) = set_interval_with_handle(
+                move || page.changes.update(|n| *n += 1),
+                RELOAD_WHILE_FAILING,
+            ) {
+                on_cleanup(move || h.clear());
+            }
+        }
+    });
     page
 }
+
+/// How often a page whose reload failed tries again.
+#[cfg(feature = "hydrate")]
+const RELOAD_WHILE_FAILING: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// The team page's live view, shared with its sections.
 #[derive(Clone, Copy)]

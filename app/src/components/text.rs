@@ -29,6 +29,48 @@ pub fn web_link(url: &str) -> Option<&str> {
         .then_some(url)
 }
 
+/// Stored text (an alert's description, a note) with its web URLs as links: each
+/// whitespace-separated word that `web_link` accepts, less trailing punctuation, opens in a new
+/// tab; everything else stays text.
+#[leptos::component]
+pub fn Linked(#[prop(into)] text: String) -> impl leptos::IntoView {
+    use leptos::prelude::*;
+    pieces(&text)
+        .into_iter()
+        .map(|(piece, link)| match link {
+            true => {
+                let href = piece.clone();
+                view! { <a href=href rel="noreferrer noopener" target="_blank">{piece}</a> }
+                    .into_any()
+            }
+            false => piece.into_any(),
+        })
+        .collect_view()
+}
+
+/// `text` cut into runs of plain text and links (`true`), in order.
+fn pieces(text: &str) -> Vec<(String, bool)> {
+    let mut out: Vec<(String, bool)> = Vec::new();
+    let mut plain = String::new();
+    for word in text.split_inclusive(char::is_whitespace) {
+        let bare = word.trim_end();
+        let url = bare.trim_end_matches(['.', ',', ';', ':', ')', '!', '?', '"', '\'']);
+        if url.starts_with("http") && web_link(url) == Some(url) {
+            if !plain.is_empty() {
+                out.push((std::mem::take(&mut plain), false));
+            }
+            out.push((url.to_string(), true));
+            plain.push_str(&word[url.len()..]);
+        } else {
+            plain.push_str(word);
+        }
+    }
+    if !plain.is_empty() {
+        out.push((plain, false));
+    }
+    out
+}
+
 /// The zone the viewer reads times in: their own setting, else their browser's (a cookie the
 /// shell sets). The signed-in frame provides it; outside it times are UTC.
 #[derive(Debug, Clone, Default)]
@@ -137,6 +179,35 @@ mod tests {
         ] {
             assert_eq!(web_link(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn urls_in_text_become_links_and_nothing_else_does() {
+        let p = |t: &str| pieces(t);
+        assert_eq!(
+            p("See https://grafana.example/d/x?from=now-1h. Then javascript:alert(1) or (http://a/b)"),
+            vec![
+                ("See ".to_string(), false),
+                ("https://grafana.example/d/x?from=now-1h".to_string(), true),
+                (". Then javascript:alert(1) or (http://a/b)".to_string(), false),
+            ]
+        );
+        assert_eq!(
+            p("db\nhttp://a.example/ down"),
+            vec![
+                ("db\n".to_string(), false),
+                ("http://a.example/".to_string(), true),
+                (" down".to_string(), false)
+            ]
+        );
+        assert_eq!(
+            p("http://a.example/\nnext"),
+            vec![
+                ("http://a.example/".to_string(), true),
+                ("\nnext".to_string(), false)
+            ]
+        );
+        assert_eq!(p(""), vec![]);
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod team_deadman;
 pub mod team_escalation;
 pub mod team_integrations;
 pub mod team_maintenance;
+pub mod team_members;
 pub mod team_rota;
 pub mod team_schedule;
 pub mod teams;

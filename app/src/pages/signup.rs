@@ -3,11 +3,13 @@
 //! works before the WASM arrives, and lands the new person on the incident list.
 
 use crate::api::load;
-use crate::api::signup::{signup_options, SignUp};
+use crate::api::session::current_user;
+use crate::api::signup::{signup_options, JoinTeam, SignUp};
 use crate::components::form::ActionError;
 use crate::components::loaded::Loading;
 use klaxon_domain::invite::SignupCheck;
 use klaxon_domain::settings::SignupMode;
+use klaxon_domain::team::Role;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
@@ -16,14 +18,23 @@ use leptos_router::hooks::use_query_map;
 pub fn SignupPage() -> impl IntoView {
     let invite = move || use_query_map().with(|q| q.get("invite").unwrap_or_default());
     let check = load(invite, |t| signup_options(Some(t)));
+    // Someone already signed in joins with one button instead of making a second account.
+    let me = load(|| (), |_| current_user());
     view! {
         <Title text="Join Klaxon" />
         <main class="content narrow sign-in">
             <h1 class="wordmark">"Klaxon"</h1>
             <Suspense fallback=Loading>
                 {move || Suspend::new(async move {
+                    let me = me.await.ok().flatten();
                     match check.await {
-                        Ok(c) => view! { <Join check=c invite=invite() /> }.into_any(),
+                        Ok(c) => match (me, c.team.clone(), c.role) {
+                            (Some(me), Some(team), Some(role)) => view! {
+                                <JoinSignedIn username=me.user.username team_name=team.display_name role invite=invite() />
+                            }
+                            .into_any(),
+                            _ => view! { <Join check=c invite=invite() /> }.into_any(),
+                        },
                         Err(_) => view! {
                             <p class="error" role="alert">"Klaxon could not be reached; try again in a moment."</p>
                         }
@@ -31,8 +42,37 @@ pub fn SignupPage() -> impl IntoView {
                     }
                 })}
             </Suspense>
-            <p class="muted center">"Have an account? " <a href="/login">"Sign in"</a></p>
+            // Signing in first comes back to this link, to join with one button.
+            <p class="muted center">"Have an account? " <a href=move || sign_in_then_back(&invite())>"Sign in"</a></p>
         </main>
+    }
+}
+
+/// The sign-in page, then back to this invite link.
+fn sign_in_then_back(invite: &str) -> String {
+    match invite {
+        "" => "/login".to_string(),
+        t => crate::paths::sign_in_url(&format!("/signup?invite={t}")),
+    }
+}
+
+/// "Join payments as member": one button for someone who has an account and is signed in.
+#[component]
+fn JoinSignedIn(username: String, team_name: String, role: Role, invite: String) -> impl IntoView {
+    let join = ServerAction::<JoinTeam>::new();
+    let label = format!("Join {team_name} as {}", role.as_str());
+    let form_label = label.clone();
+    view! {
+        <section class="card stack" aria-labelledby="join-title">
+            <h2 id="join-title">{format!("Join {team_name}")}</h2>
+            <p class="hint">{format!("You are signed in as {username}. The link makes you {} of {team_name}.", match role { Role::Owner => "an owner", Role::Member => "a member" })}</p>
+            <ActionForm action=join attr:class="stack" attr:aria-label=form_label>
+                <input type="hidden" name="invite" value=invite />
+                <ActionError action=join />
+                <button type="submit" class="primary" disabled=move || join.pending().get()>{label}</button>
+            </ActionForm>
+            <p class="hint"><a href="/">"Not now: go to incidents"</a></p>
+        </section>
     }
 }
 

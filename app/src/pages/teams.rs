@@ -17,6 +17,7 @@ use crate::pages::team_channels::Channels;
 use crate::pages::team_deadman::DeadmanSwitches;
 use crate::pages::team_integrations::Integrations;
 use crate::pages::team_maintenance::MaintenanceWindows;
+use crate::pages::team_members::{MemberActions, Members};
 use crate::pages::team_schedule::TeamSchedule;
 use klaxon_domain::live::EventKind;
 use klaxon_domain::paging::EscalationPolicy;
@@ -54,9 +55,10 @@ pub fn TeamPage() -> impl IntoView {
     });
     provide_context(TeamUpdates(updates));
     let team = load(move || (id(), updates.changes()), |(id, _)| get_team(id));
+    let member_actions = MemberActions::new();
     let members = load(
-        move || (id(), updates.changes()),
-        |(id, _)| list_members(id),
+        move || (id(), updates.changes(), member_actions.changes()),
+        |(id, _, _)| list_members(id),
     );
     let session = use_session_user();
     let me = Signal::derive(move || session.get().and_then(Result::ok).flatten());
@@ -76,44 +78,20 @@ pub fn TeamPage() -> impl IntoView {
                         <p class="muted">{view.team.name.clone()}</p>
                     }
                     .into_any(),
-                    Err(e) => view! {
+                    Err(e) => {
+                        crate::api::page_not_found(&e);
+                        view! {
                         <Title text="Team" />
                         <h1>"Team"</h1>
                         <Failed error=e retry=move |_| team.refetch() />
                         <p><a href="/teams">"Back to teams"</a></p>
                     }
-                    .into_any(),
+                    .into_any()
+                    }
                 }
             })}
         </Transition>
-        <section aria-labelledby="members-title">
-            <h2 id="members-title">"Members"</h2>
-            <Transition fallback=Loading>
-                {move || Suspend::new(async move {
-                    match members.await {
-                        Ok(list) if list.is_empty() => view! { <p class="empty">"No members."</p> }.into_any(),
-                        Ok(list) => view! {
-                            <ul class="list">
-                                {list
-                                    .into_iter()
-                                    .map(|m| view! {
-                                        <li class="row">
-                                            <span class="row-main">{m.username}</span>
-                                            {(m.source == klaxon_domain::sso::GrantSource::Oidc).then(|| view! {
-                                                <span class="meta" title="Granted by the identity provider's groups">"via SSO"</span>
-                                            })}
-                                            <span class="chip">{m.role.as_str()}</span>
-                                        </li>
-                                    })
-                                    .collect_view()}
-                            </ul>
-                        }
-                        .into_any(),
-                        Err(e) => view! { <Failed error=e retry=move |_| members.refetch() /> }.into_any(),
-                    }
-                })}
-            </Transition>
-        </section>
+        <Members team_id members is_owner actions=member_actions />
         <ResponseTimes team_id />
         <EscalationLink team_id />
         <Integrations team_id is_owner />

@@ -91,6 +91,9 @@ const VISIBLE: &str = "$2 = 1 OR users.id = $3 \
      OR (users.kind = 'service' AND (users.team_id = $4 OR users.team_id IN \
          (SELECT a.team_id FROM team_members a WHERE a.user_id = $3)))";
 
+/// The most people one search of `people_to_add` answers.
+const MAX_FOUND: usize = 10;
+
 /// The user as `actor` may see them.
 fn redacted_for(actor: &Actor, mut user: User) -> User {
     if !may_see_private_fields(actor, user.id) {
@@ -133,6 +136,50 @@ impl Core {
             .bind(authz::sees_every_account(actor) as i64)
             .bind(actor.user_id)
             .bind(actor.team_scope)
+            .fetch_all(&self.db.pool)
+            .await?;
+        Ok(rows
+            .into_iter()
+            .map(|row| redacted_for(actor, row.into()))
+            .collect())
+    }
+
+    /// People an owner of `team_id` may add to it, for the Members list's search: enabled
+    /// people not in the team whose username starts with `query` among those the caller's roster
+    /// shows (everyone, for an administrator), and anyone whose username is exactly `query`, as
+    /// the roster's exact lookup finds them. At most `MAX_FOUND`, by username.
+    pub async fn people_to_add(
+        &self,
+        actor: &Actor,
+        team_id: i64,
+        query: &str,
+    ) -> Result<Vec<User>> {
+        self.require_team_owner(actor, team_id).await?;
+        let query = query.trim().to_lowercase();
+        if query.is_empty() || query.chars().count() > 64 {
+            return Ok(Vec::new());
+        }
+        let prefix = format!(
+            "{}%",
+            query
+                .replace('\\', "\\\\")
+                .replace('%', "\\%")
+                .replace('_', "\\_")
+        );
+        let sql = format!(
+            "SELECT {USER_COLUMNS} FROM users WHERE users.kind = 'human' AND users.disabled = 0 \
+             AND users.id NOT IN (SELECT user_id FROM team_members WHERE team_id = $5) \
+             AND (users.username = $7 OR (users.username LIKE $6 ESCAPE '\\' AND ({VISIBLE}))) \
+             ORDER BY users.username LIMIT {MAX_FOUND}"
+        );
+        let rows: Vec<UserRow> = sqlx::query_as(&sql)
+            .bind(None::<String>)
+            .bind(authz::sees_every_account(actor) as i64)
+            .bind(actor.user_id)
+            .bind(actor.team_scope)
+            .bind(team_id)
+            .bind(prefix)
+            .bind(&query)
             .fetch_all(&self.db.pool)
             .await?;
         Ok(rows

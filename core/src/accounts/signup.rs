@@ -3,12 +3,15 @@
 //! while uses remain, so the last use cannot be redeemed twice.
 
 use super::{invalid, StartedSession};
+use crate::authz::require_human;
 use crate::credentials::Presented;
 use crate::secrets::{hash_token, looks_like_token};
 use crate::throttle::Attempt;
-use crate::{Core, Error, Result};
+use crate::{Actor, Core, Error, Result};
+use klaxon_domain::account::MyTeam;
 use klaxon_domain::invite::{InviteTeam, SignupCheck};
 use klaxon_domain::settings::SignupMode;
+use klaxon_domain::sso::GrantSource;
 use klaxon_domain::team::Role;
 use klaxon_domain::text::Username;
 use klaxon_domain::validate;
@@ -39,30 +42,86 @@ struct Redeemed {
 }
 
 impl Core {
+    /// Someone signed in joins the link's team with its role, using one of its uses. Already a
+    /// member: 409, and the use is not counted. The link is checked as at sign-up (one answer
+    /// for every reason it cannot be used).
+    pub async fn join_by_invite(&self, actor: &Actor, invite: &str) -> Result<MyTeam> {
+        require_human(actor)?;
+        let Some(Some(t)) = token(Some(invite)) else {
+            return Err(unusable());
+        };
+        let now = self.now();
+        let mut tx = self.db.begin().await?;
+        let joins = sqlx::query_as::<_, Redeemed>(&format!(
+            "UPDATE invites SET uses = uses + 1 WHERE token_hash = $1 AND {USABLE} \
+             RETURNING team_id, role"
+        ))
+        .bind(hash_token(t))
+        .bind(now)
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or_else(unusable)?;
+        let (name, display_name): (String, String) =
+            sqlx::query_as("SELECT name, display_name FROM teams WHERE id = $1")
+                .bind(joins.team_id)
+                .fetch_one(&mut *tx)
+                .await?;
+        sqlx::query(
+            "INSERT INTO team_members (team_id, user_id, role, created_at) VALUES ($1, $2, $3, $4)",
+        )
+        .bind(joins.team_id)
+        .bind(actor.user_id)
+        .bind(joins.role.as_str())
+        .bind(now)
+        .execute(&mut *tx)
+        .await
+        .map_err(Error::unique(format!(
+            "you are already a member of {display_name}; an owner can change your role"
+        )))?;
+        tx.commit().await?;
+        Ok(MyTeam {
+            id: joins.team_id,
+            name,
+            display_name,
+            role: joins.role,
+            source: GrantSource::Manual,
+        })
+    }
+
     /// `GET /api/signup`: the mode, and whether the link is usable and which team it joins. An
     /// expired, revoked, used-up or unknown link answers exactly like no usable link.
     pub async fn signup_check(&self, invite: Option<&str>) -> Result<SignupCheck> {
         let signup_mode = self.settings().await?.signup_mode;
         let team = match token(invite).flatten() {
-            Some(t) => sqlx::query_as::<_, (i64, String, String)>(&format!(
-                "SELECT t.id, t.name, t.display_name FROM teams t WHERE t.id = \
-                 (SELECT team_id FROM invites WHERE token_hash = $1 AND {USABLE})"
+            Some(t) => sqlx::query_as::<_, (i64, String, String, String)>(&format!(
+                "SELECT t.id, t.name, t.display_name, invites.role FROM invites JOIN teams t ON t.id = invites.team_id \
+                 WHERE invites.token_hash = $1 AND {USABLE}"
             ))
             .bind(hash_token(t))
             .bind(self.now())
             .fetch_optional(&self.db.pool)
             .await?
-            .map(|(id, name, display_name)| InviteTeam {
-                id,
-                name,
-                display_name,
+            .map(|(id, name, display_name, role)| {
+                (
+                    InviteTeam {
+                        id,
+                        name,
+                        display_name,
+                    },
+                    Role::parse(&role),
+                )
             }),
             None => None,
+        };
+        let (team, role) = match team {
+            Some((team, role)) => (Some(team), role),
+            None => (None, None),
         };
         Ok(SignupCheck {
             signup_mode,
             invite_usable: team.is_some(),
             team,
+            role,
         })
     }
 

@@ -107,6 +107,7 @@ impl Core {
             )]),
             starts_at: now,
             ends_at: None,
+            generator_url: None,
         };
         let no_labels = BTreeMap::new();
         let group = Group {

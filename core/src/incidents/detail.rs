@@ -105,6 +105,7 @@ impl Core {
         let team_id = incident.team_id;
         let may = IncidentRights::of_member(&incident, now);
         let similar = self.similar_to(&incident).await?;
+        let next = self.next_step(&incident, now.0).await?;
         Ok(IncidentView {
             now,
             me: actor.user_id,
@@ -114,6 +115,7 @@ impl Core {
             assignable: self.members_of(team_id).await?,
             may,
             silence: self.preview_silence_of(id).await?,
+            next,
         })
     }
 

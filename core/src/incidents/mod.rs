@@ -4,5 +4,6 @@ pub mod actions;
 pub mod board;
 pub mod detail;
 pub mod lifecycle;
+mod next;
 pub mod reads;
 pub mod stats;

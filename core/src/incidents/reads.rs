@@ -65,7 +65,7 @@ impl From<IncidentRow> for Incident {
 
 pub(crate) const ALERT_COLUMNS: &str =
     "id, team_id, fingerprint, status, labels, annotations, starts_at, ends_at, received_at, \
-     resolution_source, archived_at, incident_id, integration_id";
+     resolution_source, archived_at, incident_id, integration_id, generator_url";
 
 #[derive(sqlx::FromRow)]
 pub(crate) struct AlertRow {
@@ -83,6 +83,7 @@ pub(crate) struct AlertRow {
     archived_at: Option<i64>,
     incident_id: Option<i64>,
     integration_id: Option<i64>,
+    generator_url: Option<String>,
 }
 
 impl From<AlertRow> for Alert {
@@ -102,6 +103,7 @@ impl From<AlertRow> for Alert {
             archived_at: r.archived_at.map(Timestamp),
             incident_id: r.incident_id,
             integration_id: r.integration_id,
+            generator_url: r.generator_url,
         }
     }
 }

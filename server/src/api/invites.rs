@@ -7,7 +7,7 @@ use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{AppendHeaders, IntoResponse};
 use axum::Json;
-use klaxon_domain::account::User;
+use klaxon_domain::account::{MyTeam, User};
 use klaxon_domain::ids::{InviteId, TeamId};
 use klaxon_domain::invite::{Invite, NewInvite, SignupCheck};
 use klaxon_domain::team::Role;
@@ -134,5 +134,31 @@ pub async fn signup(
         StatusCode::CREATED,
         AppendHeaders([(header::SET_COOKIE, cookie)]),
         Json(SignupResponse { user: started.user }),
+    ))
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct JoinRequest {
+    /// The token of an invite link.
+    #[schema(max_length = 256)]
+    invite: String,
+}
+
+/// Joins the link's team with its role as the signed-in person, using one of its uses (for
+/// someone who already has an account; sign-up does the same for a new one).
+#[utoipa::path(post, path = "/api/invites/join", tag = "invites", request_body = JoinRequest,
+    responses((status = 201, body = MyTeam),
+              (status = 400, body = ErrorBody, description = "an expired, revoked, used-up or unknown link (`invite_unusable`, one answer for all)"),
+              (status = 401, body = ErrorBody), (status = 403, body = ErrorBody, description = "a service account, which cannot be a member"),
+              (status = 409, body = ErrorBody, description = "already a member of the team (the link's use is not counted)")))]
+pub async fn join(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Body(b): Body<JoinRequest>,
+) -> ApiResult<(StatusCode, Json<MyTeam>)> {
+    Ok((
+        StatusCode::CREATED,
+        Json(s.core.join_by_invite(&a, &b.invite).await?),
     ))
 }

@@ -203,6 +203,7 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(invites::list, invites::create))
         .routes(routes!(invites::revoke))
         .routes(routes!(invites::check, invites::signup))
+        .routes(routes!(invites::join))
         .routes(routes!(
             service_accounts::list_for_team,
             service_accounts::create_for_team

@@ -4,6 +4,7 @@
 use super::Actions;
 use crate::api::incidents::{ExpireSilence, SilenceIncident};
 use crate::components::form::{failed, ActionError};
+use klaxon_domain::alerting::AlertStatus;
 use klaxon_domain::incident::{IncidentRights, IncidentView};
 use klaxon_domain::silence::{describe, SilencePreview};
 use klaxon_domain::team::Member;
@@ -42,6 +43,12 @@ pub(super) fn Controls(
         ..
     } = actions;
     let silence_view = data.silence.clone();
+    let firing = data
+        .detail
+        .alerts
+        .iter()
+        .filter(|a| a.status == AlertStatus::Firing)
+        .count();
     // What the last action did, said to screen readers (the page's change shows it to the eye).
     let said = RwSignal::new("");
     macro_rules! say {
@@ -142,6 +149,13 @@ pub(super) fn Controls(
                 </ActionForm>
                 <details class="resolve" open=move || failed(resolve)>
                     <summary class="big">"Resolve"</summary>
+                    {(firing > 0).then(|| view! {
+                        <p class="warning" id="still-firing">
+                            {match firing { 1 => "Its alert is still firing".to_string(), n => format!("{n} of its alerts are still firing") }}
+                            ": Alertmanager sends firing alerts again, and the next one opens a new incident. "
+                            <a href="#silence">"Silence it instead"</a>
+                        </p>
+                    })}
                     <ActionForm action=resolve attr:class="stack">
                         <input type="hidden" name="id" value=id />
                         <label for="resolution">"What fixed it?"</label>
@@ -201,7 +215,7 @@ fn Silencing(
         .into_any(),
     };
     view! {
-        <details class="card" open=move || failed(silence) || failed(unsilence)>
+        <details class="card" id="silence" open=move || failed(silence) || failed(unsilence)>
             <summary>"Silence in Alertmanager"</summary>
             {body}
         </details>

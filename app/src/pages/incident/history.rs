@@ -4,7 +4,7 @@
 use super::Actions;
 use crate::api::incidents::PinResolutionNote;
 use crate::components::form::ActionError;
-use crate::components::text::{sentence, span, when};
+use crate::components::text::{sentence, span, when, Linked};
 use klaxon_domain::alerting::AlertStatus;
 use klaxon_domain::incident::{Alert, IncidentView, Note, SimilarIncident, TimelineEntry};
 use klaxon_domain::paging::{Page, PageKind, PageStatus};
@@ -67,7 +67,7 @@ fn Notes(
                                 {format!("{by} · {}", when(n.created_at))}
                                 {n.resolution.then(|| view! { <span class="chip chip-fix">"the fix"</span> })}
                             </p>
-                            <p class="note-text">{n.text.clone()}</p>
+                            <p class="note-text"><Linked text=n.text.clone() /></p>
                             {(!n.resolution).then(|| view! {
                                 <ActionForm action=pin>
                                     <input type="hidden" name="id" value=incident_id />
@@ -227,7 +227,7 @@ fn Alerts(alerts: Vec<Alert>) -> impl IntoView {
                         <li class="row">
                             <span class="row-main">
                                 <strong>{name}{place.map(|p| format!(" · {p}"))}</strong>
-                                {summary.map(|s| view! { <span>{s}</span> })}
+                                {summary.map(|s| view! { <span><Linked text=s /></span> })}
                                 <span class="meta">{times}</span>
                             </span>
                             <span class=format!("chip alert-{status}")>{status}</span>

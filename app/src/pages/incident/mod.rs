@@ -13,10 +13,10 @@ use crate::api::load;
 use crate::components::live::{use_page_live, Freshness};
 use crate::components::loaded::{Failed, Loading};
 use crate::components::severity::{snoozed, IncidentBadges};
-use crate::components::text::{ago, span, web_link, when};
+use crate::components::text::{ago, span, web_link, when, Linked};
 use controls::Controls;
 use history::History;
-use klaxon_domain::incident::{Alert, IncidentView};
+use klaxon_domain::incident::{Alert, IncidentView, NextStep, SimilarIncident};
 use klaxon_domain::live::EventKind;
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -98,6 +98,18 @@ pub fn IncidentPage() -> impl IntoView {
         |(id, _)| incident_page(id),
     );
     let last = RwSignal::new(None::<IncidentView>);
+    let last_controls = RwSignal::new(None::<IncidentView>);
+    // A failed load of the controls is tried again whenever the page's own load is (a live
+    // update, the stream reopening, the retries while it fails).
+    let controls_failed = RwSignal::new(false);
+    Effect::new(move |seen: Option<u64>| {
+        let now = updates.changes();
+        if seen.is_some_and(|s| s != now) && controls_failed.get_untracked() {
+            controls_failed.set(false);
+            controls.refetch();
+        }
+        now
+    });
     // What the server last said the caller may do, from either load: decides which
     // controls are shown.
     let live = Memo::new(move |_| {
@@ -118,9 +130,13 @@ pub fn IncidentPage() -> impl IntoView {
                         d
                     }
                     Err(e) => {
-                        updates.failed();
+                        crate::api::page_not_found(&e);
                         match last.get_untracked() {
-                            Some(d) => d,
+                            Some(d) => {
+                                // Shown as it was, said to be old, and asked for again.
+                                updates.failed();
+                                d
+                            }
                             None => return view! {
                                 <Title text="Incident" />
                                 <h1>"Incident"</h1>
@@ -134,9 +150,24 @@ pub fn IncidentPage() -> impl IntoView {
             })}
         </Transition>
         <Freshness page=updates />
+        // The controls never vanish: a failed load keeps the last ones on screen under the
+        // sentence and a retry, and tries again with the page's own retries.
         <Transition fallback=|| ()>
             {move || Suspend::new(async move {
-                controls.await.ok().map(|d| view! { <Controls data=d actions live /> })
+                match controls.await {
+                    Ok(d) => {
+                        last_controls.set(Some(d.clone()));
+                        view! { <Controls data=d actions live /> }.into_any()
+                    }
+                    Err(e) => {
+                        controls_failed.set(true);
+                        view! {
+                            <Failed error=e retry=move |_| controls.refetch() />
+                            {last_controls.get_untracked().map(|d| view! { <Controls data=d actions live /> })}
+                        }
+                        .into_any()
+                    }
+                }
             })}
         </Transition>
         <Transition fallback=|| ()>
@@ -171,6 +202,16 @@ fn Summary(data: IncidentView) -> impl IntoView {
         .and_then(|a| a.annotations.get("runbook_url"))
         .and_then(|u| web_link(u))
         .map(str::to_string);
+    // The sender's graph of the alert (Alertmanager's `generatorURL`).
+    let source = data
+        .detail
+        .alerts
+        .iter()
+        .find_map(|a| a.generator_url.as_deref().and_then(web_link))
+        .map(str::to_string);
+    let long_title = i.title.chars().count() > LONG_TITLE;
+    let last_fix = last_fix(&data.similar);
+    let next = data.next.clone().map(|n| next_words(&n));
     // Alertmanager may have held the alert before sending it: the first alert's start counts.
     let started = data
         .detail
@@ -213,10 +254,21 @@ fn Summary(data: IncidentView) -> impl IntoView {
         <Title text=i.title.clone() />
         <header class="incident-head" data-state=i.state.as_str()>
             <IncidentBadges incident=i.clone() now />
-            <h1>{i.title.clone()}</h1>
-            {summary.map(|s| view! { <p class="summary">{s}</p> })}
-            {runbook.map(|u| view! { <p><a href=u rel="noreferrer noopener" target="_blank">"Runbook"</a></p> })}
+            <h1 class="title">{i.title.clone()}</h1>
+            {long_title.then(|| view! {
+                <details class="full-title"><summary>"Full title"</summary><p>{i.title.clone()}</p></details>
+            })}
+            {summary.map(|s| view! { <p class="summary"><Linked text=s /></p> })}
+            {(runbook.is_some() || source.is_some()).then(|| view! {
+                <p class="source-links">
+                    {runbook.map(|u| view! { <a href=u rel="noreferrer noopener" target="_blank">"Runbook"</a> })}
+                    {source.map(|u| view! { <a href=u rel="noreferrer noopener" target="_blank">"Open in Prometheus"</a> })}
+                </p>
+            })}
         </header>
+        {last_fix.map(|(href, head, text)| view! {
+            <p class="last-fix"><a href=href>{head}</a>" "<Linked text /></p>
+        })}
         {(!labels.is_empty()).then(|| view! {
             <dl class="labels" aria-label="Labels">
                 {labels
@@ -236,10 +288,65 @@ fn Summary(data: IncidentView) -> impl IntoView {
                     {silenced.map(|s| view! { <span class="meta block">{s}</span> })}
                 </dd>
             </div>
+            {next.map(|n| view! { <div><dt>"Next"</dt><dd class="next-step">{n}</dd></div> })}
             <div><dt>"Team"</dt><dd><a href=format!("/teams/{}", i.team_id)>{data.team_name.clone()}</a></dd></div>
         </dl>
     }
     .into_any()
+}
+
+/// Titles longer than this are clamped to three lines, with the whole one a tap away.
+const LONG_TITLE: usize = 90;
+
+/// "Last time (#2, fixed by ana):" and the fix, from the newest similar incident with a note
+/// marked as the fix (else its newest note).
+fn last_fix(similar: &[SimilarIncident]) -> Option<(String, String, String)> {
+    let s = similar.first()?;
+    let note = s
+        .notes
+        .iter()
+        .rev()
+        .find(|n| n.resolution)
+        .or_else(|| s.notes.last())?;
+    let by = note
+        .author
+        .as_deref()
+        .map(|a| format!(", fixed by {a}"))
+        .unwrap_or_default();
+    Some((
+        format!("/incidents/{}", s.incident.id),
+        format!("Last time (#{}{by}):", s.incident.id),
+        note.text.clone(),
+    ))
+}
+
+/// What happens next, in words: "Escalates to level 2 (ana, bo) at 2026-11-28 03:42 UTC
+/// unless acknowledged".
+fn next_words(next: &NextStep) -> String {
+    match next {
+        NextStep::Escalates { level, names, at } => {
+            format!(
+                "Escalates to level {level} — {} — at {} unless acknowledged",
+                names.join(", "),
+                when(*at)
+            )
+        }
+        NextStep::Fallback { topic, at } => format!(
+            "The ladder runs out at {}: the fallback topic {topic} is paged unless acknowledged",
+            when(*at)
+        ),
+        NextStep::Reminds {
+            name: Some(name),
+            at,
+        } => format!("Pages {name} again at {} unless acknowledged", when(*at)),
+        NextStep::Reminds { name: None, at } => {
+            format!("Paged again at {} unless acknowledged", when(*at))
+        }
+        NextStep::Wakes { at } => format!("Snoozed: paging resumes at {}", when(*at)),
+        NextStep::LadderDone => {
+            "Every level of the ladder has been paged: nothing more is sent".to_string()
+        }
+    }
 }
 
 /// Distinct values of the labels that matter, across the incident's alerts.

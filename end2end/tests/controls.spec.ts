@@ -1,0 +1,53 @@
+import { test, expect, type Page } from '@playwright/test';
+import { PASSWORD, hydrated, removeTeam, teamWithIncident } from './support';
+
+// Controls never vanish: Acknowledge pressed while the connection is down says it failed and
+// leaves the action bar and the cards where they were; when the connection returns the page asks
+// again by itself, and Acknowledge works, without a reload.
+
+async function signIn(page: Page) {
+  await page.goto('/login');
+  await page.getByLabel('Username').fill('alice');
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/$/);
+}
+
+test('the controls stay through a dropped connection and work when it returns', async ({ page, request, context }) => {
+  const w = await teamWithIncident(request, 'flaky', 'Flaky');
+  await signIn(page);
+  await page.goto(`/incidents/${w.incidentId}`);
+  await hydrated(page);
+  await expect(page.getByText('Live', { exact: true })).toBeVisible({ timeout: 15_000 });
+  const acknowledge = page.getByRole('button', { name: 'Acknowledge' });
+  const cards = ['Snooze', 'Assign', 'Add a note', 'Silence in Alertmanager'];
+
+  await context.setOffline(true);
+  await acknowledge.click();
+  await expect(page.getByRole('alert').filter({ hasText: 'could not be reached' }).first()).toBeVisible();
+  // Nothing went: the bar and every card are still there.
+  await expect(acknowledge).toBeVisible();
+  await expect(acknowledge).toBeInViewport();
+  for (const card of cards) await expect(page.getByText(card, { exact: true })).toBeVisible();
+  await expect(page.locator('.stale')).toContainText('Klaxon keeps trying');
+  // It keeps trying: the page asks again while it is offline...
+  const asked: string[] = [];
+  page.on('request', (r) => {
+    if (r.url().includes('/rpc/')) asked.push(r.url());
+  });
+  await expect.poll(() => asked.length, { timeout: 10_000 }).toBeGreaterThan(0);
+
+  // ...and recovers by itself when the connection returns, without a reload.
+  const navigations: string[] = [];
+  page.on('framenavigated', (f) => navigations.push(f.url()));
+  await context.setOffline(false);
+  await expect(page.getByText('Live', { exact: true })).toBeVisible({ timeout: 15_000 });
+  await expect(page.locator('.stale')).toBeHidden();
+  for (const card of cards) await expect(page.getByText(card, { exact: true })).toBeVisible();
+  await acknowledge.click();
+  await expect(page.locator('.incident-head .state')).toHaveText('acknowledged');
+  expect(navigations).toEqual([]);
+  const stored = await (await request.get(`/api/incidents/${w.incidentId}`)).json();
+  expect(stored.state).toBe('acknowledged');
+  await removeTeam(request, w.teamId);
+});
