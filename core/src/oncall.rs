@@ -3,7 +3,9 @@
 //! `domain::oncall_day`'s; this module only reads a team's rule and its covers.
 
 use crate::{Core, Result};
+use klaxon_domain::calendar::days_from;
 use klaxon_domain::oncall_day::{HandOff, TeamDays};
+use klaxon_domain::schedule::{CoverageGap, LOOK_AHEAD_DAYS};
 use sqlx::AnyConnection;
 
 /// A team's rule as stored: zone, hand-off time, and while a change waits, the earlier rule
@@ -57,6 +59,55 @@ pub(crate) async fn team_days(conn: &mut AnyConnection, team_id: i64) -> Result<
 /// The schedule date (`YYYY-MM-DD`) of the team's day at `now`.
 pub(crate) async fn today(conn: &mut AnyConnection, team_id: i64, now: i64) -> Result<String> {
     Ok(team_days(conn, team_id).await?.day_of(now).to_string())
+}
+
+/// The first of the team's next `LOOK_AHEAD_DAYS` dates, today (the team's) first, that no
+/// enabled person holds; with whether it is today.
+pub(crate) async fn first_gap(
+    conn: &mut AnyConnection,
+    team_id: i64,
+    now: i64,
+) -> Result<Option<(String, bool)>> {
+    let today = today(conn, team_id, now).await?;
+    let dates = days_from(&today, LOOK_AHEAD_DAYS);
+    let last = dates.last().cloned().unwrap_or_else(|| today.clone());
+    let held: Vec<(String,)> = sqlx::query_as(
+        "SELECT s.date FROM schedule s JOIN users u ON u.id = s.user_id \
+         WHERE s.team_id = $1 AND s.date >= $2 AND s.date <= $3 AND u.disabled = 0",
+    )
+    .bind(team_id)
+    .bind(&today)
+    .bind(&last)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(dates
+        .into_iter()
+        .find(|d| !held.iter().any(|(h,)| h == d))
+        .map(|d| {
+            let is_today = d == today;
+            (d, is_today)
+        }))
+}
+
+impl Core {
+    /// The coverage gaps of `teams` (id and name), in their order: the first date of each
+    /// that nobody holds, within the look-ahead.
+    pub async fn coverage_gaps(&self, teams: &[(i64, String)]) -> Result<Vec<CoverageGap>> {
+        let now = self.now();
+        let mut conn = self.db.pool.acquire().await?;
+        let mut gaps = Vec::new();
+        for (team_id, team_name) in teams {
+            if let Some((from, today)) = first_gap(&mut conn, *team_id, now).await? {
+                gaps.push(CoverageGap {
+                    team_id: *team_id,
+                    team_name: team_name.clone(),
+                    from,
+                    today,
+                });
+            }
+        }
+        Ok(gaps)
+    }
 }
 
 /// A partial-day cover in force.

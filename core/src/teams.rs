@@ -148,9 +148,15 @@ impl Core {
     /// The team as its page shows it: with whether the caller may manage it.
     pub async fn team_view(&self, actor: &Actor, id: i64) -> Result<TeamView> {
         let access = self.team_access(actor, id).await?;
+        let team = self.team_by_id(id).await?;
+        let gap = self
+            .coverage_gaps(&[(id, team.display_name.clone())])
+            .await?
+            .pop();
         Ok(TeamView {
-            team: self.team_by_id(id).await?,
+            team,
             may_manage: access.is_owner(),
+            gap,
         })
     }
 

@@ -124,6 +124,14 @@ pub fn short_day(date: &str) -> String {
     }
 }
 
+/// "Tuesday 23 December".
+pub fn long_day(date: &str) -> String {
+    match parse_date(date) {
+        Some(d) => format!("{} {} {}", d.weekday(), d.day(), d.month()),
+        None => date.to_string(),
+    }
+}
+
 /// `count` consecutive dates starting at `first`.
 pub fn days_from(first: &str, count: usize) -> Vec<String> {
     let mut out = Vec::with_capacity(count);
@@ -196,6 +204,8 @@ mod tests {
         assert_eq!(add_months("2026-12", 1), "2027-01");
         assert_eq!(month_title("2026-11"), "November 2026");
         assert_eq!(short_day("2026-11-22"), "Sun 22 Nov");
+        assert_eq!(long_day("2026-12-22"), "Tuesday 22 December");
+        assert_eq!(long_day("not a date"), "not a date");
     }
 
     #[test]

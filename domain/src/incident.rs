@@ -249,6 +249,8 @@ pub struct IncidentBoard {
     /// The incidents of the summary push the list was opened from (`/?bundle={id}`), newest
     /// first; `None` without one.
     pub bundle: Option<Vec<Incident>>,
+    /// The caller's teams with a coming date nobody holds.
+    pub gaps: Vec<crate::schedule::CoverageGap>,
 }
 
 /// How many resolved incidents the home page lists under the open ones.

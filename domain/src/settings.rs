@@ -142,23 +142,39 @@ pub fn validate_update(
     update: &BTreeMap<String, serde_json::Value>,
 ) -> Result<Settings, String> {
     let mut next = *current;
+    // Every bad value is named at once, so a form is fixed in one go.
+    let mut wrong = Vec::new();
     for (key, value) in update {
         let text = match value.as_str() {
             Some(text) => text,
-            None if is_setting(key) => return Err(format!("{key} must be a string")),
-            None => return Err(format!("unknown setting \"{key}\"")),
+            None if is_setting(key) => {
+                wrong.push(format!("{key} must be a string"));
+                continue;
+            }
+            None => {
+                wrong.push(format!("unknown setting \"{key}\""));
+                continue;
+            }
         };
         if key == SIGNUP_MODE {
-            next.signup_mode = SignupMode::parse(text).ok_or_else(|| {
-                format!("signup_mode must be invite_only or open, not \"{text}\"")
-            })?;
-        } else if let Some(d) = check_duration(key, text)? {
-            *next.duration_mut(key) = d;
+            match SignupMode::parse(text) {
+                Some(mode) => next.signup_mode = mode,
+                None => wrong.push(format!(
+                    "signup_mode must be invite_only or open, not \"{text}\""
+                )),
+            }
         } else {
-            return Err(format!("unknown setting \"{key}\""));
+            match check_duration(key, text) {
+                Ok(Some(d)) => *next.duration_mut(key) = d,
+                Ok(None) => wrong.push(format!("unknown setting \"{key}\"")),
+                Err(why) => wrong.push(why),
+            }
         }
     }
-    Ok(next)
+    match wrong.is_empty() {
+        true => Ok(next),
+        false => Err(wrong.join("; ")),
+    }
 }
 
 /// Bounds of every duration setting, keyed by name, for `GET /api/admin/settings`.
@@ -185,6 +201,19 @@ pub fn validate_seed(key: &str, value: &str) -> Result<(), String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn every_bad_value_is_named_at_once() {
+        let why = validate_update(
+            &Settings::default(),
+            &update(json!({"stale_after": "soon", "archive_after": "1s", "signup_mode": "x"})),
+        )
+        .unwrap_err();
+        assert!(why.contains("stale_after"), "{why}");
+        assert!(why.contains("archive_after"), "{why}");
+        assert!(why.contains("signup_mode"), "{why}");
+        assert_eq!(why.matches("; ").count(), 2, "{why}");
+    }
 
     fn update(v: serde_json::Value) -> BTreeMap<String, serde_json::Value> {
         serde_json::from_value(v).unwrap()

@@ -85,6 +85,8 @@ pub struct TeamView {
     #[serde(flatten)]
     pub team: Team,
     pub may_manage: bool,
+    /// The first coming date nobody holds the team's pager.
+    pub gap: Option<crate::schedule::CoverageGap>,
 }
 
 /// A team as the administrator's listing shows it.

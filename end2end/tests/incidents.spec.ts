@@ -90,6 +90,13 @@ test('an alert is acknowledged, noted and resolved from the phone', async ({ pag
   await expect(url).toHaveValue(/\/api\/alertmanager\/webhook\/.{20,}$/);
   const raw = await url.inputValue();
   await expect(page.getByText('it will not be shown again')).toBeVisible();
+  // The Alertmanager snippet is one tap from the clipboard.
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  const copy = page.getByRole('button', { name: 'Copy the Alertmanager snippet' });
+  await copy.click();
+  await expect(copy).toHaveText('Copied');
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  expect(copied).toContain(`webhook_configs:\n      - url: ${raw}\n        send_resolved: true`);
   await expect(page.getByText('staging', { exact: true })).toBeVisible();
   await page.reload();
   await expect(page.getByText('staging', { exact: true })).toBeVisible();

@@ -97,7 +97,9 @@ test('the team zone is previewed and saved, and a cover is made from the calenda
   await expect(cell.locator('.day')).toHaveText(String(Number(date.slice(8, 10))));
 
   // Removed before it starts, it is gone.
-  await page.getByRole('list', { name: 'Covers' }).getByRole('button', { name: 'Remove' }).click();
+  const covers = page.getByRole('list', { name: 'Covers' });
+  await covers.getByText('Remove', { exact: true }).click();
+  await covers.getByRole('button', { name: 'Yes, remove the cover' }).click();
   await expect(page.getByRole('list', { name: 'Covers' })).toHaveCount(0);
   expect(await (await request.get(`/api/teams/${team.id}/covers`)).json()).toEqual([]);
 

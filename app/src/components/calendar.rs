@@ -19,6 +19,10 @@ pub fn MonthCalendar(
     /// Dates with a partial-day cover, and what to write on them.
     #[prop(optional)]
     marks: Vec<(String, String)>,
+    /// Each day is a link to give it to someone (`?month=…&fill=DATE#give-days`), on the team
+    /// page whose form takes it.
+    #[prop(optional)]
+    fill: bool,
 ) -> impl IntoView {
     let by_date: BTreeMap<String, ScheduleEntry> =
         shifts.iter().map(|s| (s.date.clone(), s.clone())).collect();
@@ -56,14 +60,20 @@ pub fn MonthCalendar(
                             label.push_str(&format!("; {m}"));
                         }
                         let mark = (!mark.is_empty()).then(|| mark.join(", "));
-                        view! {
-                            <td class=class aria-label=label>
-                                <span class="day" aria-hidden="true">{n}</span>
-                                <span class="holder" aria-hidden="true">{holder.map(|h| h.username)}</span>
-                                {mark.map(|m| view! { <span class="cover-mark" aria-hidden="true">{m}</span> })}
-                            </td>
+                        let inside = view! {
+                            <span class="day" aria-hidden="true">{n}</span>
+                            <span class="holder" aria-hidden="true">{holder.map(|h| h.username)}</span>
+                            {mark.map(|m| view! { <span class="cover-mark" aria-hidden="true">{m}</span> })}
+                        };
+                        match fill {
+                            true => view! {
+                                <td class=class>
+                                    <a class="day-link" href=format!("?month={month}&fill={date}#give-days") aria-label=format!("{label}. Give this day")>{inside}</a>
+                                </td>
+                            }
+                            .into_any(),
+                            false => view! { <td class=class aria-label=label>{inside}</td> }.into_any(),
                         }
-                        .into_any()
                     }
                 })
                 .collect_view();

@@ -24,3 +24,24 @@ pub fn copy(text: &str) -> bool {
         false
     }
 }
+
+/// "Copy" beside a block of text (a configuration snippet): says whether it worked.
+#[leptos::component]
+pub fn CopyButton(
+    /// What is copied.
+    text: String,
+    /// What the button names, for screen readers: "Copy the Alertmanager snippet".
+    label: &'static str,
+) -> impl leptos::IntoView {
+    use leptos::prelude::*;
+    let (copied, set_copied) = signal(None::<bool>);
+    view! {
+        <button type="button" class="secondary copy" aria-label=label on:click=move |_| set_copied.set(Some(copy(&text)))>
+            {move || match copied.get() {
+                None => "Copy",
+                Some(true) => "Copied",
+                Some(false) => "Select it and copy",
+            }}
+        </button>
+    }
+}

@@ -289,7 +289,7 @@ fn Settings(settings: AdminSettings, action: ServerAction<AdminSaveSettings>) ->
                     let hint = format!("{help} Between {} and {}.", bounds.min, bounds.max);
                     let hint_id = format!("{key}-hint");
                     view! {
-                        <label for=*key>{key.replace('_', " ")}</label>
+                        <label for=*key>{setting_label(key)}</label>
                         <input id=*key name=*key type="text" required value=value.to_string() aria-describedby=hint_id.clone() />
                         <p id=hint_id class="hint">{hint}</p>
                     }
@@ -299,6 +299,16 @@ fn Settings(settings: AdminSettings, action: ServerAction<AdminSaveSettings>) ->
                 <button type="submit" class="primary" disabled=move || action.pending().get()>"Save settings"</button>
             </ActionForm>
         </section>
+    }
+}
+
+/// A duration setting as the form names it.
+fn setting_label(key: &str) -> String {
+    match key {
+        "notify_repeat_interval" => "Page again every".to_string(),
+        "stale_after" => "Expire a firing alert not heard of for".to_string(),
+        "archive_after" => "Hide resolved alerts after".to_string(),
+        other => other.replace('_', " "),
     }
 }
 

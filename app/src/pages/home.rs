@@ -24,6 +24,8 @@ pub fn HomePage() -> impl IntoView {
 
     view! {
         <Title text="Incidents" />
+        // Open incidents first: the first-steps card never sits above them.
+        <IncidentList />
         <Transition fallback=|| ()>
             {move || Suspend::new(async move {
                 me.await
@@ -33,7 +35,6 @@ pub fn HomePage() -> impl IntoView {
                     .map(|m| view! { <FirstSteps me=m dismiss /> })
             })}
         </Transition>
-        <IncidentList />
         <section aria-labelledby="teams-title">
             <h2 id="teams-title">"My teams"</h2>
             <Transition fallback=Loading>

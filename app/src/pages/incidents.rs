@@ -3,6 +3,7 @@
 
 use crate::api::incidents::get_incident_board;
 use crate::api::load;
+use crate::components::coverage::CoverageWarnings;
 use crate::components::live::{use_page_live, Freshness};
 use crate::components::loaded::{Failed, Loading};
 use crate::components::severity::IncidentBadges;
@@ -67,6 +68,7 @@ fn Board(board: IncidentBoard) -> impl IntoView {
         resolved,
         maintenance,
         bundle,
+        gaps,
     } = board;
     let team_name = move |id: i64| {
         teams
@@ -122,7 +124,8 @@ fn Board(board: IncidentBoard) -> impl IntoView {
             </section>
         }
     });
-    view! { {paused} {bundle_view} {open_view} {resolved_view} }
+    // Open incidents come first; what needs doing about the rota follows them.
+    view! { {paused} {bundle_view} {open_view} <CoverageWarnings gaps /> {resolved_view} }
 }
 
 #[component]

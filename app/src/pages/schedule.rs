@@ -3,6 +3,7 @@
 use crate::api::load;
 use crate::api::schedule::get_schedule_overview;
 use crate::components::calendar::person_class;
+use crate::components::coverage::CoverageWarnings;
 use crate::components::live::use_page_live;
 use crate::components::loaded::{Failed, Loading};
 use klaxon_domain::calendar::short_day;
@@ -37,6 +38,7 @@ fn Overview(overview: ScheduleOverview) -> impl IntoView {
         days,
         holders,
         teams,
+        gaps,
     } = overview;
     if teams.is_empty() {
         return view! { <p class="empty">"You are not in any team yet."</p> }.into_any();
@@ -68,6 +70,7 @@ fn Overview(overview: ScheduleOverview) -> impl IntoView {
         </section>
     };
     view! {
+        <CoverageWarnings gaps />
         {today}
         <h2>"Next 14 days"</h2>
         {teams

@@ -6,6 +6,7 @@ use crate::api::integrations::{
 };
 use crate::api::load;
 use crate::components::charts::Sparkline;
+use crate::components::clipboard::CopyButton;
 use crate::components::form::{failed, ActionDone, ActionError};
 use crate::components::hydration::use_hydrated;
 use crate::components::loaded::{Failed, Loading};
@@ -113,17 +114,17 @@ pub fn Integrations(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoVi
 /// The new webhook URL, once, with how to use it.
 #[component]
 fn NewWebhook(new: NewIntegration) -> impl IntoView {
+    let snippet = format!(
+        "receivers:\n  - name: klaxon\n    webhook_configs:\n      - url: {}\n        send_resolved: true",
+        new.webhook_url,
+    );
     let how = match new.integration.kind {
         IntegrationKind::Alertmanager => view! {
             <p class="hint">
                 "Put it in Alertmanager's configuration as the url of a receiver's webhook_configs, then route alerts to that receiver:"
             </p>
-            <pre class="command">
-                {format!(
-                    "receivers:\n  - name: klaxon\n    webhook_configs:\n      - url: {}\n        send_resolved: true",
-                    new.webhook_url,
-                )}
-            </pre>
+            <pre class="command" id="alertmanager-snippet">{snippet.clone()}</pre>
+            <CopyButton text=snippet label="Copy the Alertmanager snippet" />
         }
         .into_any(),
         IntegrationKind::Grafana => view! {

@@ -112,12 +112,16 @@ fn Today(team_id: i64, rota: Rota, actions: Actions) -> impl IntoView {
         <section class="card" aria-labelledby="today-title">
             <h2 id="today-title">"Today"</h2>
             <p class="today-holder">{who}</p>
+            // Asks once: the first tap says what taking over does, the second does it.
             {(!holding).then(|| view! {
-                <ActionForm action=actions.take_over attr:class="stack">
-                    <input type="hidden" name="team_id" value=team_id />
-                    <p class="hint">"You become today's on-call now. Open incidents nobody has acknowledged come to you, and so do their reminders."</p>
-                    <button type="submit" class="primary wide" disabled=move || actions.take_over.pending().get()>"Take over now"</button>
-                </ActionForm>
+                <details class="confirm" open=move || failed(actions.take_over)>
+                    <summary>"Take over now"</summary>
+                    <ActionForm action=actions.take_over attr:class="stack">
+                        <input type="hidden" name="team_id" value=team_id />
+                        <p class="hint">"You become today's on-call now. Open incidents nobody has acknowledged come to you, and so do their reminders."</p>
+                        <button type="submit" class="primary wide" disabled=move || actions.take_over.pending().get()>"Yes, take over now"</button>
+                    </ActionForm>
+                </details>
             })}
             <ActionError action=actions.take_over />
             <ActionDone action=actions.take_over text="You are on call now." />

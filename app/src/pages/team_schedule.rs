@@ -23,6 +23,13 @@ pub fn TeamSchedule(
 ) -> impl IntoView {
     let query = use_query_map();
     let month = move || query.with(|q| q.get("month").unwrap_or_default());
+    // A day tapped on the calendar, or a gap's "Fill it": the give form opens with that date.
+    let fill = move || {
+        query.with(|q| {
+            q.get("fill")
+                .filter(|d| klaxon_domain::calendar::Day::parse(d).is_ok())
+        })
+    };
     let give = ServerAction::<GiveShifts>::new();
     let remove = ServerAction::<RemoveShift>::new();
     let cover = ServerAction::<MakeCover>::new();
@@ -84,7 +91,7 @@ pub fn TeamSchedule(
                                 {in_your_time(&s.day.time_zone, s.day.today_starts_at).map(|t| view! {
                                     <p class="hint" id="oncall-day-yours">{format!("The day in progress began at {t}.")}</p>
                                 })}
-                                <MonthCalendar month=s.month.clone() today=s.today.clone() shifts=s.shifts marks=s.marks />
+                                <MonthCalendar month=s.month.clone() today=s.today.clone() shifts=s.shifts marks=s.marks fill=true />
                                 <Covers covers=s.covers team=team zone=s.day.time_zone.clone() end=end_cover />
                                 {(!dates.is_empty()).then(|| view! {
                                     <details class="inner" open=move || failed(remove)>
@@ -110,7 +117,7 @@ pub fn TeamSchedule(
                 })}
             </Transition>
             <ActionError action=remove />
-            <details class="inner" open=move || failed(give)>
+            <details class="inner" id="give-days" open=move || failed(give) || fill().is_some()>
                 <summary>"Give someone days"</summary>
                 <ActionForm action=give attr:class="stack">
                     <input type="hidden" name="team_id" value=move || team_id.get() />
@@ -132,7 +139,7 @@ pub fn TeamSchedule(
                         })}
                     </Transition>
                     <label for="shift-first">"First day"</label>
-                    <input id="shift-first" name="first" type="date" required />
+                    <input id="shift-first" name="first" type="date" required value=move || fill().unwrap_or_default() />
                     <label for="shift-last">"Last day"</label>
                     <input id="shift-last" name="last" type="date" aria-describedby="shift-last-hint" />
                     <p id="shift-last-hint" class="hint">"Optional: every day from the first through this one. Each date's day runs from the team's hand-off time."</p>
@@ -207,19 +214,26 @@ fn Covers(
                 {covers
                     .into_iter()
                     .map(|c| {
-                        let label = if c.started { "End now" } else { "Remove" };
+                        let (label, confirm) = match c.started {
+                            true => ("End now", "Yes, end the cover now"),
+                            false => ("Remove", "Yes, remove the cover"),
+                        };
                         let yours = in_your_time(&zone, c.starts_at)
                             .zip(in_your_time(&zone, c.ends_at))
                             .map(|(from, to)| format!(" Your time: {from} to {to}."));
                         view! {
                             <li class="row">
                                 <span class="row-main">{c.text}{yours}</span>
+                                // Asks once: the first tap opens the question, the second acts.
                                 {c.may_end.then(|| view! {
-                                    <ActionForm action=end>
-                                        <input type="hidden" name="team_id" value=team />
-                                        <input type="hidden" name="cover_id" value=c.id />
-                                        <button type="submit" class="danger">{label}</button>
-                                    </ActionForm>
+                                    <details class="confirm">
+                                        <summary>{label}</summary>
+                                        <ActionForm action=end>
+                                            <input type="hidden" name="team_id" value=team />
+                                            <input type="hidden" name="cover_id" value=c.id />
+                                            <button type="submit" class="danger">{confirm}</button>
+                                        </ActionForm>
+                                    </details>
                                 })}
                             </li>
                         }

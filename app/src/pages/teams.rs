@@ -6,6 +6,7 @@ use crate::api::paging::get_escalation_policy;
 use crate::api::session::current_user;
 use crate::api::teams::{get_team, list_members, CreateTeam};
 use crate::components::charts::WeeklyChart;
+use crate::components::coverage::CoverageWarnings;
 use crate::components::layout::use_session_user;
 use crate::components::live::{use_page_live, TeamUpdates};
 use crate::components::loaded::{Failed, Loading};
@@ -76,6 +77,7 @@ pub fn TeamPage() -> impl IntoView {
                         <Title text=view.team.display_name.clone() />
                         <h1>{view.team.display_name.clone()}</h1>
                         <p class="muted">{view.team.name.clone()}</p>
+                        <CoverageWarnings gaps=view.gap.into_iter().collect() />
                     }
                     .into_any(),
                     Err(e) => {

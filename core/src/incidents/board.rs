@@ -48,7 +48,13 @@ impl Core {
             None => None,
         };
         let team_ids: Vec<i64> = me.teams.iter().map(|t| t.id).collect();
+        let named: Vec<(i64, String)> = me
+            .teams
+            .iter()
+            .map(|t| (t.id, t.display_name.clone()))
+            .collect();
         Ok(IncidentBoard {
+            gaps: self.coverage_gaps(&named).await?,
             maintenance: self.maintenance_now(&team_ids).await?,
             now: Timestamp(self.now()),
             me: me.user.id,

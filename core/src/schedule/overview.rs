@@ -39,11 +39,17 @@ impl Core {
                 shifts,
             });
         }
+        let named: Vec<(i64, String)> = me
+            .teams
+            .iter()
+            .map(|t| (t.id, t.display_name.clone()))
+            .collect();
         Ok(ScheduleOverview {
             me: me.user.id,
             days,
             holders,
             teams,
+            gaps: self.coverage_gaps(&named).await?,
         })
     }
 }
