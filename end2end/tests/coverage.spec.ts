@@ -28,7 +28,7 @@ for (const scheme of ['dark', 'light'] as const) {
     const team = await (await request.post('/api/teams', { data: { name: `cover-${suffix}`, display_name: name } })).json();
     // Alice holds today and the next two days (the team is on UTC); the fourth day is the gap.
     const held = [0, 1, 2].map((n) => iso(plusDays(n)));
-    expect((await request.post(`/api/teams/${team.id}/schedule`, { data: { user_id: me.user.id, dates: held } })).status()).toBe(201);
+    expect((await request.post(`/api/teams/${team.id}/schedule`, { data: { user_id: me.id, dates: held } })).status()).toBe(201);
     const gap = plusDays(3);
     const words = `Nobody is on call for ${name} from ${longDay(gap)}`;
 

@@ -19,12 +19,12 @@ test('the next step, the last fix and the source graph are in view', async ({ pa
   const suffix = Date.now().toString(36);
   const team = await (await request.post('/api/teams', { data: { name: `next-${suffix}` } })).json();
   // Alice can be paged, so a two-level ladder names her at both levels.
-  expect((await request.put(`/api/users/${me.user.id}/push-topic`, { data: { push_topic: `alice-${suffix}` } })).status()).toBe(200);
+  expect((await request.put(`/api/users/${me.id}/push-topic`, { data: { push_topic: `alice-${suffix}` } })).status()).toBe(200);
   const ladder = await request.put(`/api/teams/${team.id}/escalation`, {
     data: {
       levels: [
-        { timeout: '10m', targets: [{ type: 'user', user_id: me.user.id }] },
-        { timeout: '15m', targets: [{ type: 'user', user_id: me.user.id }] },
+        { timeout: '10m', targets: [{ type: 'user', user_id: me.id }] },
+        { timeout: '15m', targets: [{ type: 'user', user_id: me.id }] },
       ],
       repeat: 0,
     },
@@ -97,7 +97,7 @@ test('an incident that does not exist answers 404 with a way back', async ({ pag
   await signIn(page);
   const answer = await page.goto('/incidents/999999');
   expect(answer!.status()).toBe(404);
-  await expect(page.locator('.failed .error')).toContainText('Not found');
+  await expect(page.locator('.failed .error').first()).toContainText('Not found');
   const team = await page.goto('/teams/999999');
   expect(team!.status()).toBe(404);
 });

@@ -38,13 +38,15 @@ pub const NOT_FOUND: &str = "Not found, or not in one of your teams.";
 /// A page whose own subject (`/incidents/999`) is missing answers 404 when rendered on the
 /// server; the signed-in pages render whole before their status is sent (`SsrMode::Async`).
 pub fn page_not_found(e: &ServerFnError) {
-    if !matches!(e, ServerFnError::ServerError(m) if m == NOT_FOUND) {
-        return;
-    }
+    let missing = matches!(e, ServerFnError::ServerError(m) if m == NOT_FOUND);
     #[cfg(feature = "ssr")]
-    if let Some(response) = leptos::prelude::use_context::<leptos_axum::ResponseOptions>() {
-        response.set_status(axum::http::StatusCode::NOT_FOUND);
+    if missing {
+        if let Some(response) = leptos::prelude::use_context::<leptos_axum::ResponseOptions>() {
+            response.set_status(axum::http::StatusCode::NOT_FOUND);
+        }
     }
+    #[cfg(not(feature = "ssr"))]
+    let _ = missing;
 }
 
 /// The failure of an action's last result, if it failed.

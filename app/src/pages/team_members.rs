@@ -17,6 +17,12 @@ pub struct MemberActions {
     pub remove: ServerAction<RemoveMember>,
 }
 
+impl Default for MemberActions {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl MemberActions {
     pub fn new() -> Self {
         MemberActions {

@@ -24,10 +24,13 @@ pub(super) fn Controls(
 ) -> impl IntoView {
     let id = data.detail.incident.id;
     let start = data.may;
-    let may = Signal::derive(move || live.get().unwrap_or(start));
-    let is_open = move || may.with(|m| m.resolve);
-    let is_snoozed = move || may.with(|m| m.unsnooze);
-    let archived = move || may.with(|m| m.unarchive);
+    // Plain closures over the page's own memo, not signals of this view: when a failed reload
+    // replaces these controls, effects of the old view may still run once, and must not touch
+    // anything disposed with it.
+    let may = move || live.get().unwrap_or(start);
+    let is_open = move || may().resolve;
+    let is_snoozed = move || may().unsnooze;
+    let archived = move || may().unarchive;
     let members = data.assignable.clone();
     let me = data.me;
     let Actions {
@@ -43,6 +46,8 @@ pub(super) fn Controls(
         ..
     } = actions;
     let silence_view = data.silence.clone();
+    // "Silence it instead" opens the silence card (the link alone does without the wasm).
+    let silence_open = RwSignal::new(false);
     let firing = data
         .detail
         .alerts
@@ -71,7 +76,7 @@ pub(super) fn Controls(
     say!(unsilence, "Silence expired.");
 
     view! {
-        <p class="sr-only" role="status" aria-live="polite">{move || said.get()}</p>
+        <p class="sr-only" role="status" aria-live="polite">{move || said.try_get().unwrap_or_default()}</p>
         <section class="controls" aria-label="More actions">
             <details class="card" hidden=move || !is_open() open=move || failed(snooze) || failed(unsnooze)>
                 <summary>"Snooze"</summary>
@@ -126,7 +131,7 @@ pub(super) fn Controls(
                     <button type="submit" class="primary" disabled=move || note.pending().get()>"Add note"</button>
                 </ActionForm>
             </details>
-            <Silencing id preview=silence_view silence unsilence />
+            <Silencing id preview=silence_view silence unsilence open=silence_open />
             <ActionForm action=archive attr:class="archive">
                 <input type="hidden" name="id" value=id />
                 <input type="hidden" name="archived" value=move || (!archived()).to_string() />
@@ -143,7 +148,7 @@ pub(super) fn Controls(
                 <ActionForm action=ack attr:class="ack">
                     <input type="hidden" name="id" value=id />
                     // `#acknowledge` is where a team channel's Acknowledge link lands: the button, not an act.
-                    <button id="acknowledge" type="submit" class="primary big" hidden=move || !may.with(|m| m.acknowledge) disabled=move || ack.pending().get()>
+                    <button id="acknowledge" type="submit" class="primary big" hidden=move || !may().acknowledge disabled=move || ack.pending().get()>
                         "Acknowledge"
                     </button>
                 </ActionForm>
@@ -153,7 +158,7 @@ pub(super) fn Controls(
                         <p class="warning" id="still-firing">
                             {match firing { 1 => "Its alert is still firing".to_string(), n => format!("{n} of its alerts are still firing") }}
                             ": Alertmanager sends firing alerts again, and the next one opens a new incident. "
-                            <a href="#silence">"Silence it instead"</a>
+                            <a href="#silence" on:click=move |_| silence_open.set(true)>"Silence it instead"</a>
                         </p>
                     })}
                     <ActionForm action=resolve attr:class="stack">
@@ -179,6 +184,7 @@ fn Silencing(
     preview: SilencePreview,
     silence: ServerAction<SilenceIncident>,
     unsilence: ServerAction<ExpireSilence>,
+    open: RwSignal<bool>,
 ) -> impl IntoView {
     let SilencePreview {
         matchers,
@@ -215,7 +221,7 @@ fn Silencing(
         .into_any(),
     };
     view! {
-        <details class="card" id="silence" open=move || failed(silence) || failed(unsilence)>
+        <details class="card" id="silence" open=move || open.try_get().unwrap_or(false) || failed(silence) || failed(unsilence)>
             <summary>"Silence in Alertmanager"</summary>
             {body}
         </details>

@@ -161,10 +161,11 @@ pub fn IncidentPage() -> impl IntoView {
                     }
                     Err(e) => {
                         controls_failed.set(true);
-                        view! {
+                        // Without earlier controls the page's own sentence says it already.
+                        last_controls.get_untracked().map(|d| view! {
                             <Failed error=e retry=move |_| controls.refetch() />
-                            {last_controls.get_untracked().map(|d| view! { <Controls data=d actions live /> })}
-                        }
+                            <Controls data=d actions live />
+                        })
                         .into_any()
                     }
                 }
