@@ -33,6 +33,9 @@ struct Actions {
     remove: ServerAction<DeleteRotation>,
     fill: ServerAction<ApplyRotation>,
     handoff: ServerAction<SetHandoff>,
+    /// The new rotation's turns as typed: the field can be drawn again when the members it
+    /// starts from arrive late, and must keep what the person typed meanwhile.
+    turns: RwSignal<Option<String>>,
 }
 
 impl Actions {
@@ -64,6 +67,7 @@ pub fn TeamRotaPage() -> impl IntoView {
         remove: ServerAction::new(),
         fill: ServerAction::new(),
         handoff: ServerAction::new(),
+        turns: RwSignal::new(None),
     };
     let team = load(move || (id(), updates.changes()), |(id, _)| get_team(id));
     let rota = load(
@@ -376,11 +380,16 @@ fn NewRotationForm(
             <label for="rotation-name">"Name"</label>
             <input id="rotation-name" name="name" type="text" required maxlength="100" value="Weekly" />
             <label for="rotation-members">"Turns, in order"</label>
-            <Suspense fallback=|| view! { <input id="rotation-members" name="members" type="text" required /> }>
+            <Suspense fallback=move || view! {
+                <input id="rotation-members" name="members" type="text" required
+                    on:input=move |e| actions.turns.set(Some(event_target_value(&e))) />
+            }>
                 {move || Suspend::new(async move {
                     let names: Vec<String> = members.await.unwrap_or_default().into_iter().map(|m| m.username).collect();
+                    let value = actions.turns.get_untracked().unwrap_or_else(|| names.join(", "));
                     view! {
-                        <input id="rotation-members" name="members" type="text" required value=names.join(", ")
+                        <input id="rotation-members" name="members" type="text" required value=value
+                            on:input=move |e| actions.turns.set(Some(event_target_value(&e)))
                             autocapitalize="off" autocomplete="off" spellcheck="false" aria-describedby="rotation-members-hint" />
                     }
                 })}
