@@ -8,6 +8,23 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::sync::Arc;
 
+/// What a read of something missing (or outside the caller's teams) says.
+pub const NOT_FOUND: &str = "Not found, or not in one of your teams.";
+
+/// A page whose own subject (`/incidents/999`) is missing answers 404 when rendered on the
+/// server; the signed-in pages render whole before their status is sent (`SsrMode::Async`).
+pub fn page_not_found(e: &ServerFnError) {
+    let missing = matches!(e, ServerFnError::ServerError(m) if m == NOT_FOUND);
+    #[cfg(feature = "ssr")]
+    if missing {
+        if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+            response.set_status(axum::http::StatusCode::NOT_FOUND);
+        }
+    }
+    #[cfg(not(feature = "ssr"))]
+    let _ = missing;
+}
+
 /// What shows while a read is on its way.
 #[component]
 pub fn Loading() -> impl IntoView {

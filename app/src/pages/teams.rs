@@ -81,7 +81,7 @@ pub fn TeamPage() -> impl IntoView {
                     }
                     .into_any(),
                     Err(e) => {
-                        crate::api::page_not_found(&e);
+                        crate::components::loaded::page_not_found(&e);
                         view! {
                         <Title text="Team" />
                         <h1>"Team"</h1>

@@ -14,7 +14,7 @@ pub fn fail(e: Error) -> ServerFnError {
     set_status(&e);
     let message = match e {
         Error::Unauthorized => "Your session has ended; sign in again.".to_string(),
-        Error::NotFound => crate::api::NOT_FOUND.to_string(),
+        Error::NotFound => crate::components::loaded::NOT_FOUND.to_string(),
         other => sentence(&other.to_string()),
     };
     ServerFnError::new(message)

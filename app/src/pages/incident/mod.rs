@@ -130,7 +130,7 @@ pub fn IncidentPage() -> impl IntoView {
                         d
                     }
                     Err(e) => {
-                        crate::api::page_not_found(&e);
+                        crate::components::loaded::page_not_found(&e);
                         match last.get_untracked() {
                             Some(d) => {
                                 // Shown as it was, said to be old, and asked for again.
