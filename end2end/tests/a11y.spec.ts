@@ -1,6 +1,6 @@
 import { test, expect, type APIRequestContext, type Page } from '@playwright/test';
 import { createRequire } from 'node:module';
-import { PASSWORD, hydrated, removeTeam, teamWithIncident } from './support';
+import { hydrated, removeTeam, teamWithIncident, signInPage } from './support';
 
 // Every page passes axe-core with no serious or critical violation, in the dark and the light
 // scheme; the incident flow works from the keyboard alone and announces its result.
@@ -28,14 +28,6 @@ async function world(request: APIRequestContext) {
   return { team: w.teamId, incident: w.incidentId };
 }
 
-async function signIn(page: Page) {
-  await page.goto('/login');
-  await page.getByLabel('Username').fill('alice');
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/$/);
-}
-
 for (const scheme of ['dark', 'light'] as const) {
   test(`every page passes axe in the ${scheme} scheme`, async ({ page, request }) => {
     const w = await world(request);
@@ -61,7 +53,7 @@ for (const scheme of ['dark', 'light'] as const) {
       const v = await violations(page);
       if (v.length) report[path] = v;
     }
-    await signIn(page);
+    await signInPage(page);
     for (const path of signedIn) {
       await page.goto(path);
       await hydrated(page);
@@ -77,7 +69,7 @@ for (const scheme of ['dark', 'light'] as const) {
 
 test('the incident flow works from the keyboard and announces what happened', async ({ page, request }) => {
   const w = await world(request);
-  await signIn(page);
+  await signInPage(page);
   await page.goto(`/incidents/${w.incident}`);
   await hydrated(page);
   const acknowledge = page.getByRole('button', { name: 'Acknowledge' });

@@ -1,21 +1,13 @@
 import { test, expect, type Page } from '@playwright/test';
-import { PASSWORD, hydrated, removeTeam, teamWithIncident } from './support';
+import { hydrated, removeTeam, teamWithIncident, signInPage } from './support';
 
 // Controls never vanish: Acknowledge pressed while the connection is down says it failed and
 // leaves the action bar and the cards where they were; when the connection returns the page asks
 // again by itself, and Acknowledge works, without a reload.
 
-async function signIn(page: Page) {
-  await page.goto('/login');
-  await page.getByLabel('Username').fill('alice');
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/$/);
-}
-
 test('the controls stay through a dropped connection and work when it returns', async ({ page, request, context }) => {
   const w = await teamWithIncident(request, 'flaky', 'Flaky');
-  await signIn(page);
+  await signInPage(page);
   await page.goto(`/incidents/${w.incidentId}`);
   await hydrated(page);
   await expect(page.getByText('Live', { exact: true })).toBeVisible({ timeout: 15_000 });

@@ -1,17 +1,9 @@
 import { test, expect, type Page } from '@playwright/test';
-import { PASSWORD, hydrated, removeTeam, signInApi } from './support';
+import { hydrated, removeTeam, signInApi, signInPage } from './support';
 
 // Coverage is never silently missing: the incident list, the team page and the schedule page say
 // when nobody is on call within the next 14 days, with a link that opens the form to fill it;
 // calendar days are tappable to give that day, and names on the calendar are not cut short.
-
-async function signIn(page: Page) {
-  await page.goto('/login');
-  await page.getByLabel('Username').fill('alice');
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/$/);
-}
 
 const iso = (d: Date) => d.toISOString().slice(0, 10);
 const plusDays = (n: number) => new Date(Date.now() + n * 86_400_000);
@@ -32,7 +24,7 @@ for (const scheme of ['dark', 'light'] as const) {
     const gap = plusDays(3);
     const words = `Nobody is on call for ${name} from ${longDay(gap)}`;
 
-    await signIn(page);
+    await signInPage(page);
     await hydrated(page);
     const onList = page.locator('.coverage-gap').filter({ hasText: name });
     await expect(onList).toHaveText(`${words}. Fill it`);

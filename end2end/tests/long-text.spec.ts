@@ -1,5 +1,5 @@
 import { test, expect, type Page } from '@playwright/test';
-import { PASSWORD, alertmanagerPayload, hydrated, removeTeam, signInApi } from './support';
+import { alertmanagerPayload, hydrated, removeTeam, signInApi, signInPage } from './support';
 
 // Long text never breaks the page at 390 px: a 200-character alert name, an unbroken Grafana URL
 // in a description and in a label, a long team name. URLs in descriptions are links, and a long
@@ -7,14 +7,6 @@ import { PASSWORD, alertmanagerPayload, hydrated, removeTeam, signInApi } from '
 
 const grafana =
   'https://grafana.example.com/d/a1b2c3d4/payments-overview?orgId=1&from=now-6h&to=now&var-datasource=prometheus&var-cluster=eu-west-1&var-namespace=payments&viewPanel=42&refresh=30s';
-
-async function signIn(page: Page) {
-  await page.goto('/login');
-  await page.getByLabel('Username').fill('alice');
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/$/);
-}
 
 async function widthStays390(page: Page, path: string) {
   await page.goto(path);
@@ -43,7 +35,7 @@ for (const scheme of ['dark', 'light'] as const) {
     expect((await request.post(`/api/alertmanager/webhook/${key}`, { data: payload })).status()).toBe(200);
     const [incident] = await (await request.get(`/api/incidents?team_id=${team.id}`)).json();
 
-    await signIn(page);
+    await signInPage(page);
     await widthStays390(page, `/incidents/${incident.id}`);
     // The bar stays on the screen.
     await expect(page.getByRole('button', { name: 'Acknowledge' })).toBeInViewport();

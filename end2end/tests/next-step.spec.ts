@@ -1,17 +1,9 @@
 import { test, expect, type Page } from '@playwright/test';
-import { PASSWORD, alertmanagerPayload, hydrated, removeTeam, signInApi } from './support';
+import { alertmanagerPayload, hydrated, removeTeam, signInApi, signInPage } from './support';
 
 // The incident page keeps the next step in view: who has it, what happens next and when, the
 // last fix right under the summary, the alert's source graph, and a warning before resolving an
 // incident whose alerts still fire. An unknown incident answers 404.
-
-async function signIn(page: Page) {
-  await page.goto('/login');
-  await page.getByLabel('Username').fill('alice');
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/$/);
-}
 
 test('the next step, the last fix and the source graph are in view', async ({ page, request }) => {
   await signInApi(request);
@@ -52,7 +44,7 @@ test('the next step, the last fix and the source graph are in view', async ({ pa
   expect((await fire(`${suffix}bbbb`.padEnd(16, '0').slice(0, 16))).status()).toBe(200);
   const open = (await (await request.get(`/api/incidents?team_id=${team.id}`)).json()).find((i: any) => i.state === 'triggered');
 
-  await signIn(page);
+  await signInPage(page);
   await page.goto(`/incidents/${open.id}`);
   await hydrated(page);
   // Level 1 paged her at the opening; level 2 is next, in ten minutes.
@@ -94,7 +86,7 @@ test('the next step, the last fix and the source graph are in view', async ({ pa
 
 test('an incident that does not exist answers 404 with a way back', async ({ page, request }) => {
   await signInApi(request);
-  await signIn(page);
+  await signInPage(page);
   const answer = await page.goto('/incidents/999999');
   expect(answer!.status()).toBe(404);
   await expect(page.locator('.failed .error').first()).toContainText('Not found');

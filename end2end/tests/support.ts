@@ -9,6 +9,15 @@ import { fileURLToPath } from 'node:url';
 
 export const PASSWORD = 'correct horse battery';
 
+/// Signs the browser page in as alice through the sign-in form, landing on the incident list.
+export async function signInPage(page: Page) {
+  await page.goto('/login');
+  await page.getByLabel('Username').fill('alice');
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/$/);
+}
+
 /// Signs the API context in as alice, creating her first if this is a fresh instance.
 export async function signInApi(request: APIRequestContext) {
   const bootstrap = await request.post('/api/bootstrap', {
