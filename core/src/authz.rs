@@ -72,6 +72,12 @@ pub fn lists_every_team(actor: &Actor) -> bool {
     actor.kind == AccountKind::Service && actor.team_scope.is_none()
 }
 
+/// An administrator may list every team's incidents on the incident list, teams they are not
+/// in included (each of those is open to them one by one already, through `team_access`).
+pub fn lists_every_teams_incidents(actor: &Actor) -> bool {
+    actor.is_admin && actor.is_human()
+}
+
 /// Administrators and instance-scoped service accounts see every account in the roster; anyone
 /// else sees the accounts of their own teams (`accounts::list_users`).
 pub fn sees_every_account(actor: &Actor) -> bool {

@@ -92,6 +92,13 @@ pub struct Me {
     /// times; absent when they have not set one.
     #[serde(default)]
     pub time_zone: Option<String>,
+    /// When a test page last reached one of the person's roads (the first-steps card ticks it).
+    #[serde(default)]
+    pub test_page_at: Option<Timestamp>,
+    /// The person has a road to a phone: a push topic, or a verified ntfy topic or Web Push
+    /// subscription.
+    #[serde(default)]
+    pub pages_reach_phone: bool,
 }
 
 /// An API key as listed: never the secret, only its first characters.

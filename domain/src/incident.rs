@@ -240,7 +240,18 @@ pub struct IncidentBoard {
     pub now: Timestamp,
     pub me: i64,
     pub teams: Vec<crate::account::MyTeam>,
-    /// Triggered first, then acknowledged; the most severe and then the newest first in each.
+    /// The display name of each team the lists may name (every team when the list shows all).
+    pub team_names: Vec<(i64, String)>,
+    /// What the list was asked to show.
+    pub filter: crate::board::BoardFilter,
+    /// The caller may choose every team's incidents (an administrator).
+    pub may_see_all: bool,
+    /// Open incidents assigned to the caller, whatever the filter: the tab's title counts them.
+    pub for_me: usize,
+    /// Open incidents in the scope before severity and state narrowed them.
+    pub open_in_scope: usize,
+    /// The open incidents the filter shows: triggered first, then acknowledged; the most
+    /// severe and then the newest first in each.
     pub open: Vec<Incident>,
     /// The most recently resolved, newest first.
     pub resolved: Vec<Incident>,

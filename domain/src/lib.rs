@@ -3,6 +3,7 @@
 
 pub mod account;
 pub mod alerting;
+pub mod board;
 pub mod calendar;
 pub mod channel;
 pub mod contact;
@@ -18,6 +19,7 @@ pub mod live;
 pub mod maintenance;
 pub mod oncall_day;
 pub mod paging;
+pub mod push_setup;
 pub mod rotation;
 pub mod rules;
 pub mod schedule;

@@ -20,6 +20,8 @@ test('test page, escalation ladder and paging history', async ({ page, request }
   await hydrated(page);
 
   // A push topic, then a test page: this server has no push service, and says which setting is missing.
+  const own = page.locator('details', { has: page.locator('#push-topic') });
+  if ((await own.getAttribute('open')) === null) await own.locator('summary').click();
   await page.getByLabel('ntfy topic', { exact: true }).fill(`alice-${suffix}`);
   await page.getByRole('button', { name: 'Save topic' }).click();
   await expect(page.getByText('Saved.', { exact: true })).toBeVisible();

@@ -342,14 +342,6 @@ async fn behind_a_trusted_proxy_the_right_most_untrusted_hop_is_the_client() {
 }
 
 /// The `action` of the form on `html` whose server function path starts with `prefix`.
-fn form_action(html: &str, prefix: &str) -> String {
-    let at = html
-        .find(&format!("action=\"{prefix}"))
-        .unwrap_or_else(|| panic!("no form posting to {prefix}"));
-    let rest = &html[at + "action=\"".len()..];
-    rest[..rest.find('"').unwrap()].to_string()
-}
-
 both!(group_data_is_bounded, |app| {
     let admin = app.bootstrap().await;
     let team = app.team(&admin, "ops").await;

@@ -70,3 +70,34 @@ pub async fn dismiss_onboarding() -> Result<(), ServerFnError> {
     let (core, actor) = signed_in().await?;
     core.dismiss_onboarding(&actor).await.map_err(fail)
 }
+
+/// The profile's push card, with the subscribe link drawn as a QR code for a phone's camera.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PushCard {
+    pub setup: klaxon_domain::push_setup::PushSetup,
+    /// SVG of the QR code of `setup.subscribe_link`; empty without one.
+    pub qr_svg: String,
+    /// The install's VAPID public key, for "Page this phone".
+    pub webpush_key: String,
+}
+
+#[server(prefix = "/rpc")]
+pub async fn get_push_card() -> Result<PushCard, ServerFnError> {
+    use crate::server::{fail, qr_svg, signed_in};
+    let (core, actor) = signed_in().await?;
+    let setup = core.push_setup(&actor).await.map_err(fail)?;
+    let qr_svg = setup.subscribe_link.as_deref().map(qr_svg).unwrap_or_default();
+    Ok(PushCard {
+        setup,
+        qr_svg,
+        webpush_key: core.vapid.public_key.clone(),
+    })
+}
+
+/// "Use a private topic": a new topic nobody can guess becomes the caller's.
+#[server(prefix = "/rpc")]
+pub async fn choose_private_topic() -> Result<User, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.choose_private_topic(&actor).await.map_err(fail)
+}

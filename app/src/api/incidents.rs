@@ -5,12 +5,50 @@ use klaxon_domain::ids::{IncidentId, NoteId, UserId};
 use klaxon_domain::incident::{Incident, IncidentBoard, IncidentView};
 use leptos::prelude::*;
 
-/// The home page's list; `bundle` adds the incidents of the summary push it was opened from.
+/// The home page's list, narrowed by the list's filters (`show`: mine, teams or all;
+/// `severity`; `state`: open, triggered or acknowledged; each empty for its default); `bundle`
+/// adds the incidents of the summary push it was opened from.
 #[server(prefix = "/rpc")]
-pub async fn get_incident_board(bundle: Option<i64>) -> Result<IncidentBoard, ServerFnError> {
-    use crate::server::{fail, signed_in};
+pub async fn get_incident_board(
+    bundle: Option<i64>,
+    show: Option<String>,
+    severity: Option<String>,
+    state: Option<String>,
+) -> Result<IncidentBoard, ServerFnError> {
+    use crate::server::{fail, field, signed_in};
+    use klaxon_domain::alerting::Severity;
+    use klaxon_domain::board::{BoardFilter, BoardScope, BoardState};
+    fn word<T>(name: &str, v: Option<String>, parse: fn(&str) -> Option<T>) -> Result<Option<T>, ServerFnError> {
+        match v.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+            None => Ok(None),
+            Some(s) => field(name, parse(s).map(Some).ok_or_else(|| format!("unknown {name} {s:?}"))),
+        }
+    }
+    let filter = BoardFilter {
+        scope: word("show", show, BoardScope::parse)?.unwrap_or_default(),
+        severity: word("severity", severity, Severity::parse)?,
+        state: word("state", state, BoardState::parse)?.unwrap_or_default(),
+    };
     let (core, actor) = signed_in().await?;
-    core.incident_board(&actor, bundle).await.map_err(fail)
+    core.incident_board(&actor, bundle, filter)
+        .await
+        .map_err(fail)
+}
+
+/// "Acknowledge all N shown": `ids` is the shown incidents' ids, comma-separated (a plain
+/// form's hidden field). Returns the ids acknowledged.
+#[server(prefix = "/rpc")]
+pub async fn acknowledge_shown(ids: String) -> Result<Vec<i64>, ServerFnError> {
+    use crate::server::{fail, field, signed_in};
+    let ids = field(
+        "ids",
+        ids.split(',')
+            .map(|s| s.trim().parse::<i64>())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|_| "must be incident numbers separated by commas".to_string()),
+    )?;
+    let (core, actor) = signed_in().await?;
+    core.acknowledge_many(&actor, &ids).await.map_err(fail)
 }
 
 /// One incident with everything the incident page needs, including what the caller may do.

@@ -10,7 +10,6 @@ use crate::components::team_list::TeamList;
 use crate::pages::incidents::IncidentList;
 use klaxon_domain::account::Me;
 use leptos::prelude::*;
-use leptos_meta::Title;
 
 #[component]
 pub fn HomePage() -> impl IntoView {
@@ -23,7 +22,6 @@ pub fn HomePage() -> impl IntoView {
     );
 
     view! {
-        <Title text="Incidents" />
         // Open incidents first: the first-steps card never sits above them.
         <IncidentList />
         <Transition fallback=|| ()>
@@ -56,24 +54,27 @@ pub fn HomePage() -> impl IntoView {
 #[component]
 fn FirstSteps(me: Me, dismiss: ServerAction<DismissOnboarding>) -> impl IntoView {
     let step = |done: bool| if done { "step done" } else { "step" };
-    let has_topic = me.user.push_topic.is_some();
+    let done = |done: bool| done.then(|| view! { <span class="chip">"done"</span> });
+    let reaches_phone = me.pages_reach_phone;
+    let tested = me.test_page_at.is_some();
     let has_team = !me.teams.is_empty();
     view! {
         <section class="card notice onboarding" aria-labelledby="first-steps-title">
             <h2 id="first-steps-title">"First steps"</h2>
             <ol>
-                <li class=step(has_topic)>
-                    <a href="/me">"Set your ntfy topic"</a>
-                    " so pages reach your phone."
-                    {has_topic.then(|| view! { <span class="chip">"done"</span> })}
+                <li class=step(reaches_phone)>
+                    <a href="/me">"Get pages on your phone"</a>
+                    ": a private ntfy topic in one tap, or this phone by Web Push."
+                    {done(reaches_phone)}
                 </li>
-                <li class="step">
+                <li class=step(tested)>
                     <a href="/me">"Send yourself a test page"</a>
                     " and check it makes a sound."
+                    {done(tested)}
                 </li>
                 <li class=step(has_team)>
                     "Join a team through an invite link, or create one below."
-                    {has_team.then(|| view! { <span class="chip">"done"</span> })}
+                    {done(has_team)}
                 </li>
             </ol>
             <ActionForm action=dismiss>

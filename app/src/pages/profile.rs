@@ -1,8 +1,10 @@
-//! The signed-in user's own page: push topic and a test page, the other ways to reach them and
-//! their rules, API keys, password, sign-out.
+//! The signed-in user's own page: getting pages to the phone (the ntfy server and a private
+//! topic, its subscribe link and QR code, a test page, or this phone by Web Push), the other ways
+//! to reach them and their rules, API keys, password, sign-out.
 
 use crate::api::account::{
-    list_api_keys, ChangePassword, CreateApiKey, DeleteApiKey, SetPushTopic,
+    get_push_card, list_api_keys, ChangePassword, ChoosePrivateTopic, CreateApiKey, DeleteApiKey,
+    PushCard, SetPushTopic,
 };
 use crate::api::load;
 use crate::api::paging::SendTestPage;
@@ -12,7 +14,9 @@ use crate::components::hydration::use_hydrated;
 use crate::components::loaded::{Failed, Loading, WhenLoaded};
 use crate::components::secret::ShownOnce;
 use crate::components::text::when;
-use crate::pages::reach::ReachCard;
+use crate::api::reach::AddContactMethod;
+use crate::components::clipboard::CopyButton;
+use crate::pages::reach::{PageThisPhone, ReachCard};
 use klaxon_domain::account::{ApiKeyInfo, Me, NewApiKey};
 use klaxon_domain::sso::GrantSource;
 use leptos::prelude::*;
@@ -21,8 +25,11 @@ use leptos_meta::Title;
 #[component]
 pub fn ProfilePage() -> impl IntoView {
     let set_topic = ServerAction::<SetPushTopic>::new();
+    let private = ServerAction::<ChoosePrivateTopic>::new();
     // Outside the reloading part below, so its answer survives the topic being saved.
     let test = ServerAction::<SendTestPage>::new();
+    // Shared by the push card's "Page this phone" and the roads' list, which reloads after it.
+    let add = ServerAction::<AddContactMethod>::new();
     let me = load(move || set_topic.version().get(), |_| current_user());
 
     view! {
@@ -36,7 +43,6 @@ pub fn ProfilePage() -> impl IntoView {
                             {me.user.is_admin.then(|| view! { <span class="chip chip-admin">"admin"</span> })}
                         </h1>
                         <ManagedBy me=me.clone() />
-                        <PushTopicForm action=set_topic test current=me.user.push_topic.clone().unwrap_or_default() />
                     }
                     .into_any(),
                     Ok(None) => ().into_any(),
@@ -48,7 +54,8 @@ pub fn ProfilePage() -> impl IntoView {
                 }
             })}
         </Suspense>
-        <ReachCard />
+        <PushCardView set_topic private test add />
+        <ReachCard add />
         <ApiKeys />
         <PasswordForm />
         <SignOut />
@@ -88,38 +95,120 @@ fn ManagedBy(me: Me) -> impl IntoView {
     })
 }
 
+/// Getting pages to this phone, in the order a newcomer does it: the ntfy app subscribed to a
+/// private topic (one tap to make it, a link or a QR code to subscribe), a test page, or this
+/// phone by Web Push instead.
 #[component]
-fn PushTopicForm(
-    action: ServerAction<SetPushTopic>,
+fn PushCardView(
+    set_topic: ServerAction<SetPushTopic>,
+    private: ServerAction<ChoosePrivateTopic>,
     test: ServerAction<SendTestPage>,
-    current: String,
+    add: ServerAction<AddContactMethod>,
 ) -> impl IntoView {
-    let sent = if current.is_empty() {
-        "Test page sent.".to_string()
-    } else {
-        format!("Test page sent to {current}.")
-    };
-    let sent_ok = move || test.value().with(|v| matches!(v, Some(Ok(()))));
+    let card = load(
+        move || {
+            (
+                set_topic.version().get(),
+                private.version().get(),
+                test.version().get(),
+            )
+        },
+        |_| get_push_card(),
+    );
     view! {
-        <section class="card" aria-labelledby="push-title">
-            <h2 id="push-title">"Push notifications"</h2>
-            <ActionForm action attr:class="stack">
-                <label for="push-topic">"ntfy topic"</label>
-                <input id="push-topic" name="topic" type="text" value=current autocapitalize="none" spellcheck="false" aria-describedby="push-hint" />
-                <p id="push-hint" class="hint">"Subscribe to this topic in the ntfy app to get pages. Leave empty to get none."</p>
-                <ActionError action />
-                <ActionDone action text="Saved." />
-                <button type="submit" class="primary" disabled=move || action.pending().get()>"Save topic"</button>
-            </ActionForm>
-            <ActionForm action=test attr:class="stack test-page">
-                <p class="hint">"Check that pages reach your phone, with sound, before you are on call."</p>
-                <ActionError action=test />
-                <p class="done" role="status" hidden=move || !sent_ok()>{sent}</p>
-                <button type="submit" class="secondary wide" disabled=move || test.pending().get()>
-                    {move || if test.pending().get() { "Sending…" } else { "Send test page" }}
-                </button>
-            </ActionForm>
+        <section class="card push-card" aria-labelledby="push-title">
+            <h2 id="push-title">"Pages on your phone"</h2>
+            <Transition fallback=Loading>
+                {move || Suspend::new(async move {
+                    match card.await {
+                        Ok(c) => view! { <PushSteps card=c set_topic private test add /> }.into_any(),
+                        Err(e) => view! { <Failed error=e retry=move |_| card.refetch() /> }.into_any(),
+                    }
+                })}
+            </Transition>
         </section>
+    }
+}
+
+#[component]
+fn PushSteps(
+    card: PushCard,
+    set_topic: ServerAction<SetPushTopic>,
+    private: ServerAction<ChoosePrivateTopic>,
+    test: ServerAction<SendTestPage>,
+    add: ServerAction<AddContactMethod>,
+) -> impl IntoView {
+    let PushCard {
+        setup,
+        qr_svg,
+        webpush_key,
+    } = card;
+    let topic = setup.topic.clone().unwrap_or_default();
+    let has_topic = setup.topic.is_some();
+    let server = setup.server.clone();
+    let sent = move || test.value().with(|v| matches!(v, Some(Ok(()))));
+    let tested = setup.test_page_at.map(when);
+    // Open for a topic someone chose by hand, so it can be changed where it was typed.
+    let own_topic = has_topic && !topic.starts_with("klaxon-");
+    let sent_text = format!("Test page sent to {topic}.");
+    let typed = topic.clone();
+    view! {
+        <h3>"With the ntfy app"</h3>
+        {match server.clone() {
+            Some(url) => view! {
+                <p>"Klaxon publishes pages to the ntfy server " <code class="ntfy-server">{url}</code> ". Install the ntfy app, then subscribe to your topic on that server."</p>
+            }.into_any(),
+            None => view! {
+                <p class="notice">"This Klaxon has no ntfy server (KLAXON_NTFY_URL), so pages by ntfy cannot leave it. Ask your administrator, or page this phone by Web Push below."</p>
+            }.into_any(),
+        }}
+        {(!has_topic).then(|| view! {
+            <ActionForm action=private attr:class="stack">
+                <p class="hint">"A private topic is one nobody can guess, so nobody else reads your pages."</p>
+                <ActionError action=private />
+                <button type="submit" class="primary" disabled=move || private.pending().get()>"Use a private topic"</button>
+            </ActionForm>
+        })}
+        {setup.subscribe_link.clone().map(|link| {
+            let web = setup.web_link.clone().unwrap_or_default();
+            view! {
+                <div class="subscribe stack">
+                    <p>"Your topic is " <code class="topic">{topic.clone()}</code> "."</p>
+                    <a class="button primary" href=link.clone()>"Subscribe in the ntfy app"</a>
+                    <p class="hint">"On this phone, the button opens the ntfy app subscribed to your topic. From another screen, scan the code with the phone's camera:"</p>
+                    <figure class="qr" aria-label="QR code of the subscribe link" inner_html=qr_svg.clone()></figure>
+                    <p class="hint">"In the ntfy web app, or on an iPhone: "<a href=web.clone()>{web.clone()}</a></p>
+                    <CopyButton text=link label="Copy the subscribe link" />
+                </div>
+            }
+        })}
+        <ActionForm action=test attr:class="stack test-page">
+            <p class="hint">"Check that pages reach your phone, with sound, before you are on call."</p>
+            <ActionError action=test />
+            <p class="done" role="status" hidden=move || !sent()>{sent_text}</p>
+            {tested.map(|t| view! { <p class="hint tested">{format!("Last test page reached you {t}.")}</p> })}
+            <button type="submit" class="secondary wide" disabled=move || test.pending().get() || !has_topic>
+                {move || if test.pending().get() { "Sending…" } else { "Send test page" }}
+            </button>
+        </ActionForm>
+        <details class="inner" open=own_topic>
+            <summary>"Choose the topic yourself"</summary>
+            <ActionForm action=set_topic attr:class="stack">
+                <label for="push-topic">"ntfy topic"</label>
+                <input id="push-topic" name="topic" type="text" value=typed autocapitalize="none" spellcheck="false" aria-describedby="push-hint" />
+                <p id="push-hint" class="hint">"Anyone who knows the topic can read your pages on a public server. Leave empty to get none by ntfy."</p>
+                <ActionError action=set_topic />
+                <ActionDone action=set_topic text="Saved." />
+                <button type="submit" class="primary" disabled=move || set_topic.pending().get()>"Save topic"</button>
+            </ActionForm>
+            {has_topic.then(|| view! {
+                <ActionForm action=private>
+                    <button type="submit" class="secondary wide">"Use a new private topic"</button>
+                </ActionForm>
+            })}
+        </details>
+        <h3>"Or this phone, without an app"</h3>
+        <PageThisPhone key=webpush_key add />
     }
 }
 

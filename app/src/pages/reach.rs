@@ -18,9 +18,9 @@ use klaxon_domain::text::{ClockTime, ZoneName};
 use leptos::ev::SubmitEvent;
 use leptos::prelude::*;
 
+/// `add` is shared with the push card's "Page this phone", so the list shows what it adds.
 #[component]
-pub fn ReachCard() -> impl IntoView {
-    let add = ServerAction::<AddContactMethod>::new();
+pub fn ReachCard(add: ServerAction<AddContactMethod>) -> impl IntoView {
     let delete = ServerAction::<DeleteContactMethod>::new();
     let verify = ServerAction::<VerifyContactMethod>::new();
     let save = ServerAction::<SetNotificationRules>::new();
@@ -151,11 +151,10 @@ fn Road(
     }
 }
 
-/// Adding a road: this phone (Web Push), an email address, another ntfy topic.
+/// "Page this phone": subscribes this browser to Web Push and adds it as a road.
 #[component]
-fn AddRoads(reach: Reach, add: ServerAction<AddContactMethod>) -> impl IntoView {
+pub fn PageThisPhone(key: String, add: ServerAction<AddContactMethod>) -> impl IntoView {
     let hydrated = use_hydrated();
-    let key = reach.webpush_key.clone();
     let phone_error = RwSignal::new(None::<String>);
     let subscribing = RwSignal::new(false);
     let page_this_phone = move |_| {
@@ -177,12 +176,20 @@ fn AddRoads(reach: Reach, add: ServerAction<AddContactMethod>) -> impl IntoView 
         });
     };
     view! {
+        <button type="button" class="primary wide" on:click=page_this_phone disabled=move || !hydrated.get() || subscribing.get()>
+            {move || if subscribing.get() { "Asking this phone…" } else { "Page this phone" }}
+        </button>
+        <p class="hint">"Pages arrive as notifications from this app, with an Acknowledge button, even when it is closed. On an iPhone, add Klaxon to the Home Screen first; there a tap opens the incident."</p>
+        <p class="error" role="alert" hidden=move || phone_error.get().is_none()>{move || phone_error.get()}</p>
+    }
+}
+
+/// Adding a road: an email address, a Matrix account, a webhook, another ntfy topic ("Page this
+/// phone" is on the push card above).
+#[component]
+fn AddRoads(reach: Reach, add: ServerAction<AddContactMethod>) -> impl IntoView {
+    view! {
         <div class="stack add-roads">
-            <button type="button" class="primary wide" on:click=page_this_phone disabled=move || !hydrated.get() || subscribing.get()>
-                {move || if subscribing.get() { "Asking this phone…" } else { "Page this phone" }}
-            </button>
-            <p class="hint">"Pages arrive as notifications from this app, with an Acknowledge button, even when it is closed. On an iPhone, add Klaxon to the Home Screen first; there a tap opens the incident."</p>
-            <p class="error" role="alert" hidden=move || phone_error.get().is_none()>{move || phone_error.get()}</p>
             {reach.matrix.then(|| view! {
                 <ActionForm action=add attr:class="stack">
                     <input type="hidden" name="kind" value="matrix" />

@@ -255,7 +255,7 @@ impl Core {
                 "verify this contact method with the code sent to it first".into(),
             ));
         }
-        match row.kind {
+        let sent = match row.kind {
             ContactKind::Ntfy => self.publish_test_page(row.target).await,
             ContactKind::Email => {
                 let mail = self.mail.as_ref().ok_or_else(|| {
@@ -329,7 +329,9 @@ impl Core {
                     }
                 }
             }
-        }
+        };
+        sent?;
+        self.mark_test_page(user_id).await
     }
 
     /// Mails a new code to an address still unverified (at most one a minute); the earlier code

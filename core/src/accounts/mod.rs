@@ -232,11 +232,20 @@ impl Core {
         .bind(actor.user_id)
         .fetch_all(&self.db.pool)
         .await?;
-        let (dismissed, time_zone): (Option<i64>, Option<String>) =
-            sqlx::query_as("SELECT onboarding_dismissed_at, time_zone FROM users WHERE id = $1")
-                .bind(actor.user_id)
-                .fetch_one(&self.db.pool)
-                .await?;
+        let (dismissed, time_zone, test_page_at, phone): (
+            Option<i64>,
+            Option<String>,
+            Option<i64>,
+            i64,
+        ) = sqlx::query_as(
+            "SELECT onboarding_dismissed_at, time_zone, test_page_at, \
+             CASE WHEN push_topic IS NOT NULL OR EXISTS (SELECT 1 FROM contact_methods c WHERE c.user_id = users.id \
+               AND c.kind IN ('ntfy', 'webpush') AND c.verified_at IS NOT NULL) THEN 1 ELSE 0 END \
+             FROM users WHERE id = $1",
+        )
+        .bind(actor.user_id)
+        .fetch_one(&self.db.pool)
+        .await?;
         Ok(Me {
             user,
             teams: teams
@@ -251,6 +260,8 @@ impl Core {
                 .collect(),
             onboarding_dismissed_at: dismissed.map(Timestamp),
             time_zone,
+            test_page_at: test_page_at.map(Timestamp),
+            pages_reach_phone: phone == 1,
         })
     }
 

@@ -7,6 +7,7 @@ use crate::secrets::{hash_token, new_token};
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::account::{ApiKeyInfo, NewApiKey, User};
 use klaxon_domain::ids::{KeyId, UserId};
+use klaxon_domain::push_setup::{self, PushSetup};
 use klaxon_domain::text::{Label, Topic};
 use klaxon_domain::{validate, Timestamp};
 
@@ -83,6 +84,40 @@ impl Core {
             return Err(Error::NotFound);
         }
         self.user_by_id(id).await
+    }
+
+    /// "Use a private topic": the caller's topic becomes a new one nobody can guess, so a
+    /// newcomer on a public ntfy server is one tap from being paged.
+    pub async fn choose_private_topic(&self, actor: &Actor) -> Result<User> {
+        use rand::Rng;
+        let random: String = rand::thread_rng()
+            .sample_iter(&rand::distributions::Alphanumeric)
+            .map(|c| (c as char).to_ascii_lowercase())
+            .take(klaxon_domain::push_setup::PRIVATE_TOPIC_RANDOM)
+            .collect();
+        let topic = Topic::parse(&klaxon_domain::push_setup::private_topic(&random))
+            .map_err(Error::Invalid)?;
+        self.set_push_topic(actor, actor.user_id, &topic).await
+    }
+
+    /// The profile's push card: the ntfy server, the caller's topic and the links that subscribe
+    /// a phone to it, and when a test page last reached them.
+    pub async fn push_setup(&self, actor: &Actor) -> Result<PushSetup> {
+        require_self_or_admin(actor, actor.user_id)?;
+        let (topic, tested): (Option<String>, Option<i64>) =
+            sqlx::query_as("SELECT push_topic, test_page_at FROM users WHERE id = $1")
+                .bind(actor.user_id)
+                .fetch_one(&self.db.pool)
+                .await?;
+        let server = self.config.ntfy_url.clone();
+        let both = server.as_deref().zip(topic.as_deref());
+        Ok(PushSetup {
+            subscribe_link: both.and_then(|(s, t)| push_setup::subscribe_link(s, t)),
+            web_link: both.map(|(s, t)| push_setup::web_link(s, t)),
+            server,
+            topic,
+            test_page_at: tested.map(Timestamp),
+        })
     }
 
     pub async fn list_api_keys(&self, actor: &Actor, user_id: i64) -> Result<Vec<ApiKeyInfo>> {

@@ -15,6 +15,8 @@ use klaxon_domain::Duration;
 pub const SNOOZE_MIN: Duration = Duration::minutes(1);
 pub const SNOOZE_MAX: Duration = Duration::days(7);
 pub const MAX_NOTE: usize = 10_000;
+/// The most incidents one "Acknowledge all" names: the incident list's ceiling.
+pub const MAX_AT_ONCE: usize = super::reads::MAX_LIMIT as usize;
 
 fn note_text(text: &str) -> Result<String> {
     let t = text.trim();
@@ -57,13 +59,44 @@ impl Core {
         self.finish(tx, id).await
     }
 
+    /// "Acknowledge all N shown" on the incident list: every incident of `ids` still triggered
+    /// is acknowledged by the caller, as one change. The caller must be able to see each (404
+    /// otherwise, and nothing changes); one resolved or acknowledged meanwhile is left as it
+    /// is, since a storm moves while the list is read. Returns the ids acknowledged.
+    pub async fn acknowledge_many(&self, actor: &Actor, ids: &[i64]) -> Result<Vec<i64>> {
+        if ids.is_empty() || ids.len() > MAX_AT_ONCE {
+            return Err(Error::Invalid(format!(
+                "ids must name 1 to {MAX_AT_ONCE} incidents"
+            )));
+        }
+        for id in ids {
+            self.incident(actor, *id).await?;
+        }
+        let mut tx = self.db.begin().await?;
+        let mut done = Vec::new();
+        for id in ids {
+            match self
+                .acknowledge_in(&mut tx, IncidentId(*id), UserId(actor.user_id))
+                .await
+            {
+                Ok(true) => done.push(*id),
+                Ok(false) | Err(Error::Conflict(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        tx.commit().await?;
+        self.wake_notifier();
+        Ok(done)
+    }
+
     /// The acknowledge shared by the API and push tokens: triggered → acknowledged, once.
+    /// True when this call acknowledged it; false when it already was; a 409 when resolved.
     pub(crate) async fn acknowledge_in(
         &self,
         tx: &mut Tx,
         id: IncidentId,
         user_id: UserId,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         let (IncidentId(id), UserId(user_id)) = (id, user_id);
         let now = self.now();
         let done = sqlx::query("UPDATE incidents SET state = 'acknowledged', acknowledged_by = $1, acknowledged_at = $2 WHERE id = $3 AND state = 'triggered'")
@@ -82,7 +115,7 @@ impl Core {
                 "acknowledged",
             )
             .await?;
-            return Ok(());
+            return Ok(true);
         }
         let (state,): (String,) = sqlx::query_as("SELECT state FROM incidents WHERE id = $1")
             .bind(id)
@@ -91,7 +124,7 @@ impl Core {
         if state == IncidentState::Resolved.as_str() {
             return Err(resolved_conflict());
         }
-        Ok(())
+        Ok(false)
     }
 
     /// Manual resolve is terminal; an optional resolution becomes the resolution note.

@@ -16,7 +16,18 @@ impl Core {
         let topic = topic.ok_or_else(|| {
             Error::Conflict("push_topic: set your ntfy topic before sending a test page".into())
         })?;
-        self.publish_test_page(topic).await
+        self.publish_test_page(topic).await?;
+        self.mark_test_page(actor.user_id).await
+    }
+
+    /// Remembers that a test page reached one of the person's roads (the first-steps card).
+    pub(crate) async fn mark_test_page(&self, user_id: i64) -> Result<()> {
+        sqlx::query("UPDATE users SET test_page_at = $1 WHERE id = $2")
+            .bind(self.now())
+            .bind(user_id)
+            .execute(&self.db.pool)
+            .await?;
+        Ok(())
     }
 
     /// Publishes the test page to `topic`; ntfy's refusal is the error.

@@ -409,6 +409,34 @@ pub async fn postgres_schema() -> String {
     format!("{base}{sep}options=-c%20search_path%3D{schema}")
 }
 
+/// The `action` of the page's first form posting to a server function under `prefix`.
+pub fn form_action(html: &str, prefix: &str) -> String {
+    let at = html
+        .find(&format!("action=\"{prefix}"))
+        .unwrap_or_else(|| panic!("no form posting to {prefix}"));
+    let rest = &html[at + "action=\"".len()..];
+    rest[..rest.find('"').unwrap()].to_string()
+}
+
+impl TestApp {
+    /// Posts a form to a server function as a script would (`accept: application/json`), so
+    /// refusals come back with their status.
+    pub async fn rpc(&self, path: &str, auth: &Auth, form: &str) -> Res {
+        let mut req = self
+            .client
+            .post(format!("{}{}", self.url, path))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .header("accept", "application/json")
+            .body(form.to_string());
+        req = match auth {
+            Auth::None => req,
+            Auth::Key(k) => req.bearer_auth(k),
+            Auth::Cookie(c) => req.header("cookie", format!("klaxon_session={c}")),
+        };
+        into_res(req.send().await.expect("request sent")).await
+    }
+}
+
 /// A minimal Alertmanager webhook payload (version 4) for tests.
 pub struct Payload {
     pub group_key: String,
