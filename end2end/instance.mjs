@@ -12,7 +12,8 @@ export const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..'
 const targetDir = process.env.CARGO_TARGET_DIR ? path.resolve(process.env.CARGO_TARGET_DIR) : path.join(root, 'target');
 export const binary = path.join(targetDir, 'release', 'klaxon');
 
-export async function startKlaxon() {
+/// `env`: more `KLAXON_*` settings for this instance (an ntfy server, say).
+export async function startKlaxon(env = {}) {
   const port = await new Promise((resolve) => {
     const s = net.createServer().listen(0, '127.0.0.1', () => {
       const p = s.address().port;
@@ -21,9 +22,9 @@ export async function startKlaxon() {
   });
   const base = `http://127.0.0.1:${port}`;
   const data = fs.mkdtempSync(path.join(os.tmpdir(), 'klaxon-script-'));
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('KLAXON_')));
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('KLAXON_')));
   const server = spawn(binary, ['serve'], {
-    env: { ...env, KLAXON_ADDR: `127.0.0.1:${port}`, KLAXON_DATA_DIR: data, KLAXON_LOG: 'warn' },
+    env: { ...inherited, ...env, KLAXON_ADDR: `127.0.0.1:${port}`, KLAXON_PUBLIC_URL: base, KLAXON_DATA_DIR: data, KLAXON_LOG: 'warn' },
     stdio: 'inherit',
   });
   const stop = () => {

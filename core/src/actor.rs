@@ -7,6 +7,8 @@ use klaxon_domain::account::AccountKind;
 pub enum Via {
     Session(i64),
     ApiKey(i64),
+    /// A calendar feed's link, which reads one team's schedule and nothing else.
+    CalendarFeed(i64),
 }
 
 #[derive(Debug, Clone)]
@@ -29,7 +31,7 @@ impl Actor {
     pub fn session_id(&self) -> Option<i64> {
         match self.via {
             Via::Session(id) => Some(id),
-            Via::ApiKey(_) => None,
+            Via::ApiKey(_) | Via::CalendarFeed(_) => None,
         }
     }
 }

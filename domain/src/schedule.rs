@@ -82,3 +82,17 @@ mod tests {
         );
     }
 }
+
+/// A person's calendar feed link of a team, as listed: never its secret.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CalendarFeed {
+    pub created_at: crate::Timestamp,
+}
+
+/// A calendar feed link just made: the only time its URL is shown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewCalendarFeed {
+    /// `{public_url}/api/calendar/{token}/schedule.ics`.
+    pub url: String,
+    pub created_at: crate::Timestamp,
+}

@@ -58,3 +58,36 @@ for (const scheme of ['dark', 'light'] as const) {
     await removeTeam(request, team.id);
   });
 }
+
+test('the calendar links the schedule for a calendar app, shown once with a copy button', async ({ page, request, context }) => {
+  await signInApi(request);
+  const me = await (await request.get('/api/me')).json();
+  const suffix = Date.now().toString(36);
+  const team = await (await request.post('/api/teams', { data: { name: `feed-${suffix}`, display_name: `Feed ${suffix}` } })).json();
+  expect((await request.post(`/api/teams/${team.id}/schedule`, { data: { user_id: me.id, dates: [iso(plusDays(1))] } })).status()).toBe(201);
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await signInPage(page);
+  await page.goto(`/teams/${team.id}`);
+  await hydrated(page);
+  await page.getByText('Add to your calendar app').click();
+  await page.getByRole('button', { name: 'Make a calendar link' }).click();
+  const field = page.getByLabel('Your calendar link');
+  await expect(field).toHaveValue(/\/api\/calendar\/[A-Za-z0-9]{64}\/schedule\.ics$/);
+  const link = await field.inputValue();
+  await page.locator('#calendar-link').getByRole('button', { name: 'Copy' }).click();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(link);
+  await expect(page.locator('.calendar-made')).toContainText('You made a link');
+  // A calendar app fetches it with no session and no key.
+  const feed = await (await fetch(link)).text();
+  expect(feed).toContain('BEGIN:VCALENDAR');
+  expect(feed).toContain(`Feed ${suffix}`);
+  // After a reload the link is not shown again; stopping it ends it.
+  await page.reload();
+  await page.getByText('Add to your calendar app').click();
+  await expect(page.getByLabel('Your calendar link')).toHaveCount(0);
+  await page.getByRole('button', { name: 'Stop the link' }).click();
+  await expect(page.locator('.calendar-made')).toHaveCount(0);
+  expect((await fetch(link)).status).toBe(404);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(390);
+  await removeTeam(request, team.id);
+});

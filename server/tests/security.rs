@@ -341,7 +341,6 @@ async fn behind_a_trusted_proxy_the_right_most_untrusted_hop_is_the_client() {
     }
 }
 
-/// The `action` of the form on `html` whose server function path starts with `prefix`.
 both!(group_data_is_bounded, |app| {
     let admin = app.bootstrap().await;
     let team = app.team(&admin, "ops").await;

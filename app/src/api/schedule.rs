@@ -238,3 +238,30 @@ pub async fn get_schedule_overview() -> Result<ScheduleOverview, ServerFnError> 
     let (core, actor) = signed_in().await?;
     core.schedule_overview(&actor).await.map_err(fail)
 }
+
+/// The caller's calendar link of the team, if they made one (its URL was shown once).
+#[server(prefix = "/rpc")]
+pub async fn get_calendar_feed(
+    team_id: i64,
+) -> Result<Option<klaxon_domain::schedule::CalendarFeed>, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.calendar_feed(&actor, team_id).await.map_err(fail)
+}
+
+/// A new calendar link for the caller, replacing theirs: its URL, this once.
+#[server(prefix = "/rpc")]
+pub async fn make_calendar_feed(
+    team_id: i64,
+) -> Result<klaxon_domain::schedule::NewCalendarFeed, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.make_calendar_feed(&actor, team_id).await.map_err(fail)
+}
+
+#[server(prefix = "/rpc")]
+pub async fn stop_calendar_feed(team_id: i64) -> Result<(), ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.stop_calendar_feed(&actor, team_id).await.map_err(fail)
+}

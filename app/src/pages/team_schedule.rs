@@ -2,8 +2,12 @@
 //! removing a shift, covering part of a day, and the team's zone and hand-off time.
 
 use crate::api::schedule::{
-    get_month_schedule, ChangeOncallDay, CoverRow, EndCover, GiveShifts, MakeCover, RemoveShift,
+    get_calendar_feed, get_month_schedule, ChangeOncallDay, CoverRow, EndCover, GiveShifts,
+    MakeCalendarFeed, MakeCover, RemoveShift, StopCalendarFeed,
 };
+use crate::components::hydration::use_hydrated;
+use crate::components::secret::ShownOnce;
+use crate::components::text::when;
 use crate::api::{load, Loaded};
 use crate::components::calendar::MonthCalendar;
 use crate::components::form::{failed, ActionDone, ActionError};
@@ -192,6 +196,7 @@ pub fn TeamSchedule(
                     <button type="submit" class="primary" disabled=move || cover.pending().get()>"Cover"</button>
                 </ActionForm>
             </details>
+            <CalendarLink team_id=team_id />
             <DaySettings team_id=team_id is_owner=is_owner preview=preview save=save_day />
         </section>
     }
@@ -291,4 +296,57 @@ fn in_your_time(team_zone: &str, t: klaxon_domain::Timestamp) -> Option<String> 
     let viewer = use_context::<crate::components::text::ViewerZone>().and_then(|z| z.0);
     let viewer = viewer.as_deref().unwrap_or("UTC");
     (viewer != team_zone).then(|| crate::components::text::when_in(t, Some(viewer)))
+}
+
+/// "Add to your calendar app": the caller's own link to this team's schedule as an iCalendar
+/// feed, which calendar apps subscribe to by URL. Its secret is shown once, with a copy button;
+/// making a new link stops the old one.
+#[component]
+fn CalendarLink(team_id: Signal<i64>) -> impl IntoView {
+    let make = ServerAction::<MakeCalendarFeed>::new();
+    let stop = ServerAction::<StopCalendarFeed>::new();
+    let feed = load(
+        move || (team_id.get(), make.version().get(), stop.version().get()),
+        |(team, _, _)| get_calendar_feed(team),
+    );
+    let hydrated = use_hydrated();
+    let made = move || make.value().get().and_then(Result::ok);
+    view! {
+        <details class="inner" id="calendar-link">
+            <summary>"Add to your calendar app"</summary>
+            <p class="hint">"A link to this team's on-call days for Google Calendar, Apple Calendar or Outlook, which keep it up to date. Anyone with the link can read the schedule: keep it to yourself."</p>
+            {move || made().map(|f| view! {
+                <ShownOnce id="calendar-url" label="Your calendar link".to_string() value=f.url>
+                    <p class="hint">"In your calendar app, add a calendar “from URL” (or “subscribe”) and paste it."</p>
+                </ShownOnce>
+            })}
+            <Transition fallback=Loading>
+                {move || Suspend::new(async move {
+                    match feed.await {
+                        Ok(Some(f)) => view! {
+                            <p class="meta calendar-made">{format!("You made a link {}. A new one stops it.", when(f.created_at))}</p>
+                            <ActionForm action=stop>
+                                <input type="hidden" name="team_id" value=team_id.get_untracked() />
+                                <button type="submit" class="danger">"Stop the link"</button>
+                            </ActionForm>
+                        }
+                        .into_any(),
+                        Ok(None) => ().into_any(),
+                        Err(e) => view! { <Failed error=e retry=move |_| feed.refetch() /> }.into_any(),
+                    }
+                })}
+            </Transition>
+            <ActionForm action=make attr:class="stack">
+                <input type="hidden" name="team_id" value=move || team_id.get() />
+                <p class="hint" hidden=move || hydrated.get()>"Making a link needs the page to finish loading."</p>
+                <ActionError action=make />
+                // The link is shown only in this page's memory; a plain form post would reload
+                // the page and lose it, so making one waits for the page to be interactive.
+                <button type="submit" class="primary" disabled=move || !hydrated.get() || make.pending().get()>
+                    "Make a calendar link"
+                </button>
+            </ActionForm>
+            <ActionError action=stop />
+        </details>
+    }
 }

@@ -235,6 +235,33 @@ impl Core {
     }
 }
 
+impl Core {
+    /// The person a calendar feed's link reads as, and its team; an unknown link, or one whose
+    /// person was disabled, is not found.
+    pub(crate) async fn authenticate_calendar_feed(&self, token: &str) -> Result<(Actor, i64)> {
+        if !looks_like_token(token) {
+            return Err(Error::NotFound);
+        }
+        #[derive(sqlx::FromRow)]
+        struct FeedRow {
+            feed_id: i64,
+            feed_team: i64,
+            #[sqlx(flatten)]
+            user: UserRowForActor,
+        }
+        let row: FeedRow = sqlx::query_as(
+            "SELECT f.id AS feed_id, f.team_id AS feed_team, u.id, u.username, u.is_admin, u.kind, u.team_id \
+             FROM calendar_feeds f JOIN users u ON u.id = f.user_id \
+             WHERE f.token_hash = $1 AND u.disabled = 0",
+        )
+        .bind(hash_token(token))
+        .fetch_optional(&self.db.pool)
+        .await?
+        .ok_or(Error::NotFound)?;
+        Ok((row.user.into_actor(Via::CalendarFeed(row.feed_id)), row.feed_team))
+    }
+}
+
 fn unauthorized_login() -> Error {
     Error::Unauthorized
 }

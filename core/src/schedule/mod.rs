@@ -2,6 +2,7 @@
 
 mod covers;
 mod day;
+mod feed;
 mod handoff;
 mod log;
 mod overview;

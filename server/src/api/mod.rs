@@ -250,6 +250,7 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(schedule::delete))
         .routes(routes!(schedule::current))
         .routes(routes!(schedule::ics))
+        .routes(routes!(schedule::feed))
         .routes(routes!(schedule::offer, schedule::withdraw))
         .routes(routes!(schedule::take))
         .routes(routes!(schedule::take_over))

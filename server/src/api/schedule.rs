@@ -107,6 +107,24 @@ pub async fn ics(
     ))
 }
 
+/// A team's schedule as an iCalendar feed through a person's calendar link (made on the team's
+/// page, shown once): calendar apps subscribe by URL and cannot send a key. The link stops
+/// working when it is replaced or stopped, or its person leaves the team or is disabled.
+#[utoipa::path(get, path = "/api/calendar/{token}/schedule.ics", tag = "schedule", security(()),
+    params(("token" = String, Path, description = "the link's secret: 64 letters and digits", min_length = 64, max_length = 64, pattern = "^[A-Za-z0-9]{64}$")),
+    responses((status = 200, content_type = "text/calendar", body = String),
+              (status = 404, body = ErrorBody, description = "unknown, replaced or stopped link, or its person left the team or was disabled")))]
+pub async fn feed(
+    State(s): State<AppState>,
+    Path(token): Path<String>,
+) -> ApiResult<impl IntoResponse> {
+    let body = s.core.calendar_feed_ics(&token).await?;
+    Ok((
+        [(header::CONTENT_TYPE, "text/calendar; charset=utf-8")],
+        body,
+    ))
+}
+
 /// Offers a date to the team (its holder, or an owner); offering it again changes nothing.
 /// 403 for anyone else; only today and later dates.
 #[utoipa::path(post, path = "/api/teams/{team_id}/schedule/{date}/offer", tag = "schedule",
