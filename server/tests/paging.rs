@@ -538,9 +538,21 @@ both!(a_page_owned_while_it_waits_its_turn_is_not_sent, |app| {
 
 both!(test_page_reports_the_push_service_error, |app| {
     let w = app.paging_world().await;
+    // The first-steps card ticks the test page only once one reached the phone.
+    let me = app.get("/api/me", &w.alice.1).await.expect(200);
+    assert!(me["test_page_at"].is_null(), "{me}");
+    assert_eq!(me["pages_reach_phone"], true);
+    app.ntfy.fail_next(1, 500, None);
+    app.post("/api/me/notify/test", &w.alice.1, json!({}))
+        .await
+        .expect_error(502, "push_failed");
+    assert!(app.get("/api/me", &w.alice.1).await.expect(200)["test_page_at"].is_null());
+    app.ntfy.take();
     app.post("/api/me/notify/test", &w.alice.1, json!({}))
         .await
         .expect(200);
+    let me = app.get("/api/me", &w.alice.1).await.expect(200);
+    assert!(me["test_page_at"].is_string(), "{me}");
     let p = app.ntfy.take();
     assert_eq!(p.len(), 1);
     assert_eq!(p[0].topic, "alice-pager");
@@ -573,6 +585,10 @@ both!(test_page_reports_the_push_service_error, |app| {
         .await
         .expect_error(409, "conflict");
     assert!(m.contains("push_topic"));
+    assert_eq!(
+        app.get("/api/me", &w.bob.1).await.expect(200)["pages_reach_phone"],
+        false
+    );
 
     // Service accounts are refused: the endpoint is for humans.
     // Service accounts get their own endpoints later; the Actor already knows the kind.
