@@ -3,7 +3,11 @@
 // incidents, and loads the list at 390×844 in Debian's Chromium with the network throttled to
 // DevTools' "Fast 3G" profile (562.5 ms latency, 1.44 Mbit/s down, 675 kbit/s up): once with an
 // empty cache (a first visit) and once again (the installed app, whose hashed files are cached);
-// then an incident's page, as a push's link opens it, with an empty cache.
+// then an incident's page, as a push's link opens it, with an empty cache. Last, the figure a paged
+// person lives: from tapping the push's link to the acknowledgement being stored, signed in, with
+// the service worker not yet installed (cold) and installed with the app's files kept (warm), on
+// the same Fast 3G figures applied by a throttling proxy (throttle.mjs), which slows the service
+// worker's own requests too.
 // Prints figures (first contentful paint, when the main wasm's last byte arrived, when the page was
 // hydrated, bytes transferred, file sizes); asserts nothing about time (the machine is shared and noisy).
 //
@@ -13,6 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { phone, root, seed, startKlaxon } from './instance.mjs';
+import { startThrottle } from './throttle.mjs';
 
 // DevTools' "Fast 3G": 1.6 Mbit/s and 750 kbit/s at 90 %, 150 ms round trips × 3.75 at request level.
 const FAST_3G = { offline: false, latency: 562.5, downloadThroughput: (1.6 * 1024 * 1024 * 0.9) / 8, uploadThroughput: (750 * 1024 * 0.9) / 8 };
@@ -27,8 +32,10 @@ await seed(
   })),
 );
 const base = k.base;
-// The incident a push's link opens.
-const [incident] = await (await k.api('GET', '/api/incidents?state=open&limit=1')).json();
+// The incident a push's link opens; the others are acknowledged from their links below.
+const open = await (await k.api('GET', '/api/incidents?state=open&limit=100')).json();
+const [incident] = open;
+const toAcknowledge = open.slice(1);
 
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
@@ -92,6 +99,54 @@ for (let i = 0; i < RUNS; i++) {
 }
 await browser.close();
 
+// From tapping a push's link to the acknowledgement stored: the clock starts as the link is
+// opened, the Acknowledge button (a plain form until the wasm arrives) is pressed as soon as it
+// shows, and the clock stops when the incident reads acknowledged (polled from here, outside the
+// throttled network, every 10 ms).
+const throttle = await startThrottle(FAST_3G);
+const slow = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', ...throttle.args],
+});
+async function tapToAck(context) {
+  const id = toAcknowledge.shift().id;
+  const page = await context.newPage();
+  const started = performance.now();
+  const stored = (async () => {
+    for (;;) {
+      const i = await (await k.api('GET', `/api/incidents/${id}`)).json();
+      if (i.state === 'acknowledged') return performance.now() - started;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  })();
+  await page.goto(`${base}/incidents/${id}`, { waitUntil: 'commit' });
+  await page.getByRole('button', { name: 'Acknowledge', exact: true }).click();
+  const ms = await stored;
+  await page.close();
+  return ms;
+}
+const ackCold = [];
+const ackWarm = [];
+for (let i = 0; i < RUNS; i++) {
+  const context = await phone(slow, k, { deviceScaleFactor: 1 });
+  ackCold.push(await tapToAck(context));
+  // The app as installed: the worker active and the build's files kept on the phone.
+  const warmUp = await context.newPage();
+  await warmUp.goto(base + '/', { waitUntil: 'load' });
+  await warmUp.waitForSelector('[data-hydrated="true"]', { timeout: 60_000 });
+  await warmUp.evaluate(async () => {
+    await navigator.serviceWorker.ready;
+    // The incident page's chunk is kept once the main wasm is.
+    const kept = async () => (await (await caches.open('klaxon-files-v1')).keys()).some((r) => r.url.includes('incident'));
+    for (let t = 0; t < 600 && !(await kept()); t++) await new Promise((r) => setTimeout(r, 100));
+  });
+  await warmUp.close();
+  ackWarm.push(await tapToAck(context));
+  await context.close();
+}
+await slow.close();
+throttle.stop();
+
 const pkg = path.join(root, 'target', 'site', 'pkg');
 const kb = (n) => `${(n / 1024).toFixed(0)} KB`;
 const size = (f) => {
@@ -109,6 +164,9 @@ const report = (label, runs) => {
 report('incident list, first visit', cold);
 report('incident list, next visit', warm);
 report('an incident from a push link, first visit', deepLink);
+const spread = (xs) => `median ${ms(median(xs))} (${xs.map(ms).join(', ')})`;
+console.log(`perf: push link → acknowledgement stored, service worker cold: ${spread(ackCold)} (goal under 2500 ms)`);
+console.log(`perf: push link → acknowledgement stored, service worker warm: ${spread(ackWarm)} (goal under 1500 ms)`);
 for (const f of ['klaxon.wasm', 'klaxon.js', 'klaxon.css']) console.log(`perf: ${size(f)}`);
 // The pages' chunks (lazy routes), fetched the first time a page other than the list is shown.
 const chunks = fs.readdirSync(pkg).filter((f) => f.endsWith('.wasm') && f !== 'klaxon.wasm').sort();

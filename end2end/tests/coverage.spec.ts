@@ -44,6 +44,9 @@ for (const scheme of ['dark', 'light'] as const) {
     await page.getByLabel('Last day').fill(iso(plusDays(20)));
     await page.getByRole('button', { name: 'Give days' }).click();
     await expect(page.getByText('Given.', { exact: true })).toBeVisible();
+    // A form that succeeded closes and clears.
+    await expect(page.locator('#give-days')).not.toHaveAttribute('open', '');
+    await expect(page.getByLabel('Last day')).toHaveValue('');
     await page.goto(`/teams/${team.id}`);
     await expect(page.locator('.coverage-gap')).toHaveCount(0);
 

@@ -70,6 +70,10 @@ test('owner adds, watches, changes and removes a switch', async ({ page, request
   await add.getByLabel('Heartbeat matcher').fill('{alertname="Watchdog", cluster=~"prod-.*"}');
   await add.getByLabel('Dead after this much silence').fill('15m');
   await add.getByRole('button', { name: 'Add switch' }).click();
+  // Added: the form closes and is back to the usual switch, the confirmation outside it.
+  await expect(section.getByText('Added: Klaxon watches that heartbeat now.')).toBeVisible();
+  await expect(add).not.toHaveAttribute('open', '');
+  await expect(add.getByLabel('Dead after this much silence')).toHaveValue('10m');
 
   const row = section.locator('li.switch').filter({ hasText: 'Watchdog' });
   await expect(row.locator('.switch-status').first()).toHaveText('dormant');
@@ -92,13 +96,19 @@ test('owner adds, watches, changes and removes a switch', async ({ page, request
   await row.getByText('Change Watchdog').click();
   await row.getByLabel('Dead after this much silence').fill('30m');
   await row.getByLabel('Severity of the incident').selectOption('warning');
-  // What was typed is still there when it is saved (a live reload of the list keeps open forms).
+  // A heartbeat arrives meanwhile and the list is drawn again (the row is a new element): what was
+  // typed, and the open form, are still there when it is saved.
+  await row.evaluate((e) => ((e as HTMLElement).dataset.before = 'reload'));
+  await heartbeat(request, key, 'prod-eu');
+  await expect(section.locator('li.switch[data-before="reload"]')).toHaveCount(0);
+  await expect(row.locator('details.row-tools')).toHaveAttribute('open', '');
   await expect(row.getByLabel('Dead after this much silence')).toHaveValue('30m');
+  await expect(row.getByLabel('Severity of the incident')).toHaveValue('warning');
   await row.getByRole('button', { name: 'Save' }).click();
   await expect(row).toContainText('dead after 30m of silence · warning');
   await expect(row.getByRole('list', { name: 'Clusters of Watchdog' }).getByRole('listitem')).toHaveCount(2);
 
-  // Removed after a confirmation (the change form may still be open after saving).
+  // Saved: the change form closed. Removed after a confirmation.
   const tools = row.locator('details.row-tools');
   if (!(await tools.evaluate((d) => (d as HTMLDetailsElement).open))) {
     await row.getByText('Change Watchdog').click();

@@ -51,6 +51,9 @@ test('sign in, hydrate, and create an API key', async ({ page, request }) => {
   await page.getByLabel('Display name').fill('Payments on call');
   await page.getByRole('button', { name: 'Create team' }).click();
   await expect(page.getByRole('link', { name: /Payments on call/ })).toBeVisible();
+  // The form that succeeded closes and clears.
+  await expect(page.locator('details.card', { hasText: 'Create a team' })).not.toHaveAttribute('open', '');
+  await expect(page.getByLabel('Name', { exact: true })).toHaveValue('');
 
   // A fresh page load is also hydrated.
   await page.goto('/me');

@@ -43,3 +43,82 @@ where
 {
     action.value().with(|v| matches!(v, Some(Err(_))))
 }
+
+/// What a person typed into forms that are drawn again when their data reloads (a live update
+/// redraws a list, and the forms in its rows with it): kept per field, so the redrawn form shows
+/// what was typed, not the stored value, until it is sent. Keys are the fields' ids.
+#[derive(Clone, Copy)]
+pub struct Drafts(StoredValue<std::collections::HashMap<String, String>>);
+
+impl Default for Drafts {
+    fn default() -> Self {
+        Drafts(StoredValue::new(Default::default()))
+    }
+}
+
+impl Drafts {
+    /// The typed text of field `id`, else `stored`.
+    pub fn value(&self, id: &str, stored: String) -> String {
+        self.0.with_value(|d| d.get(id).cloned()).unwrap_or(stored)
+    }
+
+    /// Whether `<details>` `id` was left open (a redraw would close it).
+    pub fn open(&self, id: &str) -> bool {
+        self.0.with_value(|d| d.get(id).is_some_and(|v| v == "open"))
+    }
+
+    /// An `on:input` / `on:change` handler keeping field `id`'s text.
+    pub fn keep(&self, id: String) -> impl Fn(leptos::ev::Event) + 'static {
+        let drafts = *self;
+        move |ev| {
+            let text = event_target_value(&ev);
+            drafts.0.update_value(|d| {
+                d.insert(id.clone(), text);
+            });
+        }
+    }
+
+    /// An `on:toggle` handler keeping whether `<details>` `id` is open.
+    pub fn keep_open(&self, id: String) -> impl Fn(leptos::ev::Event) + 'static {
+        let drafts = *self;
+        move |ev| {
+            let open = event_target::<leptos::web_sys::Element>(&ev).has_attribute("open");
+            drafts.0.update_value(|d| {
+                if open {
+                    d.insert(id.clone(), "open".into());
+                } else {
+                    d.remove(&id);
+                }
+            });
+        }
+    }
+
+    /// Forgets the fields whose ids start with `prefix` (a form that was sent).
+    pub fn forget(&self, prefix: &str) {
+        self.0.update_value(|d| d.retain(|k, _| !k.starts_with(prefix)));
+    }
+}
+
+/// Once the action succeeds, the form is emptied (back to what the page drew) and the
+/// `<details>` holding it closes: a finished form does not sit open with what was sent. Its
+/// confirmation (`ActionDone`) belongs outside the fold.
+pub fn clear_on_success<T>(action: ServerAction<T>) -> NodeRef<leptos::html::Form>
+where
+    T: leptos::server_fn::ServerFn<Error = ServerFnError> + Clone + Send + Sync + 'static,
+    T::Output: Clone + Send + Sync + 'static,
+{
+    let form = NodeRef::<leptos::html::Form>::new();
+    Effect::new(move |_| {
+        let ok = action.value().with(|v| matches!(v, Some(Ok(_))));
+        if !ok {
+            return;
+        }
+        if let Some(f) = form.get_untracked() {
+            f.reset();
+            if let Ok(Some(details)) = f.closest("details") {
+                let _ = details.remove_attribute("open");
+            }
+        }
+    });
+    form
+}

@@ -4,7 +4,7 @@ use crate::api::account::DismissOnboarding;
 use crate::api::load;
 use crate::api::session::current_user;
 use crate::api::teams::CreateTeam;
-use crate::components::form::ActionError;
+use crate::components::form::{clear_on_success, ActionError};
 use crate::components::loaded::{Failed, Loading};
 use crate::components::team_list::TeamList;
 use crate::pages::incidents::IncidentList;
@@ -87,10 +87,11 @@ fn FirstSteps(me: Me, dismiss: ServerAction<DismissOnboarding>) -> impl IntoView
 
 #[component]
 pub fn CreateTeamForm(action: ServerAction<CreateTeam>) -> impl IntoView {
+    let made = clear_on_success(action);
     view! {
         <details class="card">
             <summary>"Create a team"</summary>
-            <ActionForm action attr:class="stack" attr:aria-label="Create a team">
+            <ActionForm action node_ref=made attr:class="stack" attr:aria-label="Create a team">
                 <label for="team-name">"Name"</label>
                 <input id="team-name" name="name" type="text" required autocapitalize="none" spellcheck="false" aria-describedby="team-name-hint" />
                 <p id="team-name-hint" class="hint">"Lowercase letters, digits, - and _, e.g. payments-oncall."</p>

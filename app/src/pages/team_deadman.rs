@@ -3,7 +3,7 @@
 
 use crate::api::deadman::{list_switches, CreateSwitch, DeleteSwitch, UpdateSwitch};
 use crate::api::load;
-use crate::components::form::{failed, ActionDone, ActionError};
+use crate::components::form::{clear_on_success, failed, ActionDone, ActionError, Drafts};
 use crate::components::loaded::{Failed, Loading};
 use crate::components::text::when;
 use klaxon_domain::alerting::{IncidentState, Severity};
@@ -28,6 +28,15 @@ pub fn DeadmanSwitches(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl Int
         },
         |(team, _)| list_switches(team),
     );
+    // The rows (and their forms) are drawn again at every reload, which heartbeats bring often:
+    // what was typed into a form, and which were open, is kept here until it is sent.
+    let drafts = Drafts::default();
+    Effect::new(move |_| {
+        if let Some(Ok(s)) = update.value().get() {
+            drafts.forget(&format!("switch-{}-", s.id));
+        }
+    });
+    let added = clear_on_success(create);
     view! {
         <section class="card" aria-labelledby="deadman-title">
             <h2 id="deadman-title">"Dead man's switches"</h2>
@@ -38,14 +47,15 @@ pub fn DeadmanSwitches(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl Int
             </p>
             <details class="inner" hidden=move || !is_owner.get() open=move || failed(create)>
                 <summary>"Add a switch"</summary>
-                <ActionForm action=create attr:class="stack">
+                <ActionForm action=create node_ref=added attr:class="stack">
                     <input type="hidden" name="team_id" value=move || team_id.get() />
                     <SwitchFields prefix="new-switch".into() name="Watchdog".into()
-                        matcher="{alertname=\"Watchdog\"}".into() timeout="10m".into() severity=Severity::Critical />
+                        matcher="{alertname=\"Watchdog\"}".into() timeout="10m".into() severity=Severity::Critical drafts=None />
                     <ActionError action=create />
                     <button type="submit" class="primary" disabled=move || create.pending().get()>"Add switch"</button>
                 </ActionForm>
             </details>
+            <ActionDone action=create text="Added: Klaxon watches that heartbeat now." />
             <Transition fallback=Loading>
                 {move || Suspend::new(async move {
                     match list.await {
@@ -57,7 +67,7 @@ pub fn DeadmanSwitches(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl Int
                                 <ul class="list switches">
                                     {items
                                         .into_iter()
-                                        .map(|s| view! { <SwitchRow switch=s is_owner update remove /> })
+                                        .map(|s| view! { <SwitchRow switch=s is_owner update remove drafts /> })
                                         .collect_view()}
                                 </ul>
                             }
@@ -75,7 +85,8 @@ pub fn DeadmanSwitches(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl Int
     .into_any()
 }
 
-/// The four fields of a switch, for adding and for changing one.
+/// The four fields of a switch, for adding and for changing one; a row's fields keep what was
+/// typed through a redraw (`drafts`).
 #[component]
 fn SwitchFields(
     prefix: String,
@@ -83,26 +94,33 @@ fn SwitchFields(
     matcher: String,
     timeout: String,
     severity: Severity,
+    drafts: Option<Drafts>,
 ) -> impl IntoView {
     let id = |field: &str| format!("{prefix}-{field}");
     let hint_id = id("matcher-hint");
+    let drafts = drafts.unwrap_or_default();
+    let typed = |field: &str, stored: String| drafts.value(&id(field), stored);
+    let severity = typed("severity", severity.as_str().to_string());
     view! {
         <label for=id("name")>"Name"</label>
-        <input id=id("name") name="name" type="text" required maxlength="100" value=name />
+        <input id=id("name") name="name" type="text" required maxlength="100" value=typed("name", name)
+            on:input=drafts.keep(id("name")) />
         <label for=id("matcher")>"Heartbeat matcher"</label>
-        <input id=id("matcher") name="matcher" type="text" required maxlength="1000" value=matcher
+        <input id=id("matcher") name="matcher" type="text" required maxlength="1000" value=typed("matcher", matcher)
+            on:input=drafts.keep(id("matcher"))
             autocapitalize="off" autocomplete="off" spellcheck="false" aria-describedby=hint_id.clone() />
         <p class="hint" id=hint_id>
             "Alertmanager matcher syntax; it must name the alert, e.g. {alertname=\"Watchdog\", cluster=~\"prod-.*\"}."
         </p>
         <label for=id("timeout")>"Dead after this much silence"</label>
-        <input id=id("timeout") name="timeout" type="text" required value=timeout
+        <input id=id("timeout") name="timeout" type="text" required value=typed("timeout", timeout)
+            on:input=drafts.keep(id("timeout"))
             autocapitalize="off" inputmode="text" placeholder="10m" />
         <label for=id("severity")>"Severity of the incident"</label>
-        <select id=id("severity") name="severity">
+        <select id=id("severity") name="severity" on:change=drafts.keep(id("severity"))>
             {[Severity::Critical, Severity::Warning, Severity::Info]
                 .into_iter()
-                .map(|s| view! { <option value=s.as_str() selected=s == severity>{s.as_str()}</option> })
+                .map(|s| view! { <option value=s.as_str() selected=s.as_str() == severity>{s.as_str()}</option> })
                 .collect_view()}
         </select>
     }
@@ -123,6 +141,7 @@ fn SwitchRow(
     is_owner: Signal<bool>,
     update: ServerAction<UpdateSwitch>,
     remove: ServerAction<DeleteSwitch>,
+    drafts: Drafts,
 ) -> impl IntoView {
     let s = switch;
     let heard = match s.last_heartbeat_at {
@@ -160,6 +179,7 @@ fn SwitchRow(
         }
     });
     let prefix = format!("switch-{}", s.id);
+    let tools = format!("{prefix}-open");
     let (change_text, remove_text) = (
         format!("Change {}", s.name),
         format!("Yes, remove {}", s.name),
@@ -177,13 +197,14 @@ fn SwitchRow(
             </div>
             {incident}
             {clusters}
-            <details class="row-tools" hidden=move || !is_owner.get()>
+            <details class="row-tools" hidden=move || !is_owner.get() open=drafts.open(&tools)
+                on:toggle=drafts.keep_open(tools.clone())>
                 <summary>{change_text}</summary>
                 <ActionForm action=update attr:class="stack">
                     <input type="hidden" name="team_id" value=s.team_id />
                     <input type="hidden" name="id" value=s.id />
                     <SwitchFields prefix name=s.name.clone() matcher=s.matcher.clone()
-                        timeout=s.timeout.to_string() severity=s.severity />
+                        timeout=s.timeout.to_string() severity=s.severity drafts=Some(drafts) />
                     <button type="submit" class="secondary">"Save"</button>
                 </ActionForm>
                 <details class="confirm">

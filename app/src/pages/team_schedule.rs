@@ -10,7 +10,7 @@ use crate::components::secret::ShownOnce;
 use crate::components::text::when;
 use crate::api::{load, Loaded};
 use crate::components::calendar::MonthCalendar;
-use crate::components::form::{failed, ActionDone, ActionError};
+use crate::components::form::{clear_on_success, failed, ActionDone, ActionError};
 use crate::components::loaded::{Failed, Loading};
 use klaxon_domain::calendar::{add_months, month_title, short_day};
 use klaxon_domain::team::Member;
@@ -40,6 +40,7 @@ pub fn TeamSchedule(
     let end_cover = ServerAction::<EndCover>::new();
     let preview = ServerAction::<ChangeOncallDay>::new();
     let save_day = ServerAction::<ChangeOncallDay>::new();
+    let (given, covered) = (clear_on_success(give), clear_on_success(cover));
     let team_changes = crate::components::live::use_team_changes();
     let schedule = load(
         move || {
@@ -123,7 +124,7 @@ pub fn TeamSchedule(
             <ActionError action=remove />
             <details class="inner" id="give-days" open=move || failed(give) || fill().is_some()>
                 <summary>"Give someone days"</summary>
-                <ActionForm action=give attr:class="stack">
+                <ActionForm action=give node_ref=given attr:class="stack">
                     <input type="hidden" name="team_id" value=move || team_id.get() />
                     <label for="shift-member">"Member"</label>
                     <Transition fallback=|| view! { <select id="shift-member" name="user_id" disabled></select> }>
@@ -148,13 +149,13 @@ pub fn TeamSchedule(
                     <input id="shift-last" name="last" type="date" aria-describedby="shift-last-hint" />
                     <p id="shift-last-hint" class="hint">"Optional: every day from the first through this one. Each date's day runs from the team's hand-off time."</p>
                     <ActionError action=give />
-                    <ActionDone action=give text="Given." />
                     <button type="submit" class="primary" disabled=move || give.pending().get()>"Give days"</button>
                 </ActionForm>
             </details>
+            <ActionDone action=give text="Given." />
             <details class="inner" open=move || failed(cover)>
                 <summary>"Cover part of a day"</summary>
-                <ActionForm action=cover attr:class="stack">
+                <ActionForm action=cover node_ref=covered attr:class="stack">
                     <input type="hidden" name="team_id" value=move || team_id.get() />
                     <label for="cover-member">"Who has the pager"</label>
                     <Transition fallback=|| view! { <select id="cover-member" name="user_id" disabled></select> }>
@@ -192,10 +193,10 @@ pub fn TeamSchedule(
                     <input id="cover-to" name="to" type="datetime-local" required aria-describedby="cover-hint" />
                     <p id="cover-hint" class="hint">"In the team's time zone; at most 14 days. The day's holder has the pager again when it ends."</p>
                     <ActionError action=cover />
-                    <ActionDone action=cover text="Covered." />
                     <button type="submit" class="primary" disabled=move || cover.pending().get()>"Cover"</button>
                 </ActionForm>
             </details>
+            <ActionDone action=cover text="Covered." />
             <CalendarLink team_id=team_id />
             <DaySettings team_id=team_id is_owner=is_owner preview=preview save=save_day />
         </section>
