@@ -136,7 +136,12 @@ mod tests {
     use super::*;
     use crate::Timestamp;
 
-    fn incident(id: i64, state: IncidentState, severity: Severity, assignee: Option<i64>) -> Incident {
+    fn incident(
+        id: i64,
+        state: IncidentState,
+        severity: Severity,
+        assignee: Option<i64>,
+    ) -> Incident {
         Incident {
             id,
             team_id: 1,
@@ -186,16 +191,32 @@ mod tests {
             incident(4, Resolved, Critical, Some(7)),
         ];
         let shown = |f: BoardFilter| -> Vec<i64> {
-            list.iter().filter(|i| f.shows(i, 7)).map(|i| i.id).collect()
+            list.iter()
+                .filter(|i| f.shows(i, 7))
+                .map(|i| i.id)
+                .collect()
         };
         assert_eq!(shown(BoardFilter::default()), [1, 2, 3]);
-        let mine = BoardFilter { scope: BoardScope::Mine, ..Default::default() };
+        let mine = BoardFilter {
+            scope: BoardScope::Mine,
+            ..Default::default()
+        };
         assert_eq!(shown(mine), [1]);
-        let critical = BoardFilter { severity: Some(Critical), ..Default::default() };
+        let critical = BoardFilter {
+            severity: Some(Critical),
+            ..Default::default()
+        };
         assert_eq!(shown(critical), [1, 3]);
-        let acked = BoardFilter { state: BoardState::Acknowledged, ..Default::default() };
+        let acked = BoardFilter {
+            state: BoardState::Acknowledged,
+            ..Default::default()
+        };
         assert_eq!(shown(acked), [3]);
-        let triggered = BoardFilter { state: BoardState::Triggered, severity: Some(Warning), ..Default::default() };
+        let triggered = BoardFilter {
+            state: BoardState::Triggered,
+            severity: Some(Warning),
+            ..Default::default()
+        };
         assert_eq!(shown(triggered), [2]);
         assert_eq!(triggered.describe(), "warning, triggered, of your teams");
     }

@@ -593,97 +593,106 @@ both!(stats_are_null_until_there_is_data, |app| {
     assert_eq!(later["opened"], 0);
 });
 
-both!(acknowledge_all_shown_takes_every_triggered_one_or_nothing, |app| {
-    let w = world(&app).await;
-    for group in ["g2", "g3"] {
+both!(
+    acknowledge_all_shown_takes_every_triggered_one_or_nothing,
+    |app| {
+        let w = world(&app).await;
+        for group in ["g2", "g3"] {
+            app.webhook(
+                &w.key,
+                &Payload::new(group).alert(
+                    group,
+                    "firing",
+                    0,
+                    None,
+                    json!({"severity": "warning"}),
+                ),
+            )
+            .await
+            .expect(200);
+        }
+        let ids: Vec<i64> = app
+            .incidents(&w.bob, w.team)
+            .await
+            .iter()
+            .map(|i| i["id"].as_i64().unwrap())
+            .collect();
+        assert_eq!(ids.len(), 3);
+        // Dave's own team and incident, which Bob cannot see.
+        let ops = app.team(&w.dave, "ops").await;
+        let ops_key = app.integration(&w.dave, ops).await;
         app.webhook(
-            &w.key,
-            &Payload::new(group).alert(group, "firing", 0, None, json!({"severity": "warning"})),
+            &ops_key,
+            &Payload::new("o").alert("o", "firing", 0, None, json!({})),
         )
         .await
         .expect(200);
-    }
-    let ids: Vec<i64> = app
-        .incidents(&w.bob, w.team)
-        .await
-        .iter()
-        .map(|i| i["id"].as_i64().unwrap())
-        .collect();
-    assert_eq!(ids.len(), 3);
-    // Dave's own team and incident, which Bob cannot see.
-    let ops = app.team(&w.dave, "ops").await;
-    let ops_key = app.integration(&w.dave, ops).await;
-    app.webhook(
-        &ops_key,
-        &Payload::new("o").alert("o", "firing", 0, None, json!({})),
-    )
-    .await
-    .expect(200);
-    let daves = app.incidents(&w.dave, ops).await[0]["id"].as_i64().unwrap();
-    // Carol takes the first before Bob's list is acknowledged.
-    app.post(
-        &format!("/api/incidents/{}/acknowledge", w.incident),
-        &w.carol,
-        json!({}),
-    )
-    .await
-    .expect(200);
-
-    let bob = app.login("bob", "bob password").await;
-    let html = app.get("/", &bob).await.text;
-    let path = form_action(&html, "/rpc/acknowledge_shown");
-    let list = |ids: &[i64]| {
-        format!(
-            "ids={}",
-            ids.iter().map(i64::to_string).collect::<Vec<_>>().join("%2C")
+        let daves = app.incidents(&w.dave, ops).await[0]["id"].as_i64().unwrap();
+        // Carol takes the first before Bob's list is acknowledged.
+        app.post(
+            &format!("/api/incidents/{}/acknowledge", w.incident),
+            &w.carol,
+            json!({}),
         )
-    };
-    // One incident Bob may not see: 404, and nothing changes.
-    let r = app.rpc(&path, &bob, &list(&[ids[0], daves])).await;
-    assert_eq!(r.status.as_u16(), 404, "{}", r.text);
-    for bad in ["ids=", "ids=one%2Ctwo", "ids=1%2C2%2C"] {
-        let r = app.rpc(&path, &bob, bad).await;
-        assert_eq!(r.status.as_u16(), 400, "{bad}: {}", r.text);
+        .await
+        .expect(200);
+
+        let bob = app.login("bob", "bob password").await;
+        let html = app.get("/", &bob).await.text;
+        let path = form_action(&html, "/rpc/acknowledge_shown");
+        let list = |ids: &[i64]| {
+            format!(
+                "ids={}",
+                ids.iter()
+                    .map(i64::to_string)
+                    .collect::<Vec<_>>()
+                    .join("%2C")
+            )
+        };
+        // One incident Bob may not see: 404, and nothing changes.
+        let r = app.rpc(&path, &bob, &list(&[ids[0], daves])).await;
+        assert_eq!(r.status.as_u16(), 404, "{}", r.text);
+        for bad in ["ids=", "ids=one%2Ctwo", "ids=1%2C2%2C"] {
+            let r = app.rpc(&path, &bob, bad).await;
+            assert_eq!(r.status.as_u16(), 400, "{bad}: {}", r.text);
+        }
+        let states = |list: Vec<serde_json::Value>| -> Vec<(i64, String, Option<String>)> {
+            let mut v: Vec<_> = list
+                .iter()
+                .map(|i| {
+                    (
+                        i["id"].as_i64().unwrap(),
+                        i["state"].as_str().unwrap().to_string(),
+                        i["acknowledged_by"].as_str().map(str::to_string),
+                    )
+                })
+                .collect();
+            v.sort();
+            v
+        };
+        let before = states(app.incidents(&w.bob, w.team).await);
+        assert_eq!(
+            before.iter().filter(|s| s.1 == "triggered").count(),
+            2,
+            "{before:?}"
+        );
+        let r = app.rpc(&path, &bob, &list(&ids)).await;
+        assert_eq!(r.status.as_u16(), 200, "{}", r.text);
+        let mut done: Vec<i64> = serde_json::from_str(&r.text).unwrap();
+        done.sort();
+        let mut expected: Vec<i64> = ids.iter().copied().filter(|i| *i != w.incident).collect();
+        expected.sort();
+        assert_eq!(done, expected);
+        for (id, state, by) in states(app.incidents(&w.bob, w.team).await) {
+            assert_eq!(state, "acknowledged");
+            let who = if id == w.incident { "carol" } else { "bob" };
+            assert_eq!(by.as_deref(), Some(who), "#{id}");
+        }
+        // Dave's stays his to answer.
+        assert_eq!(app.incidents(&w.dave, ops).await[0]["state"], "triggered");
+        // Again: nothing left to take, nothing changes.
+        let r = app.rpc(&path, &bob, &list(&ids)).await;
+        assert_eq!(r.status.as_u16(), 200, "{}", r.text);
+        assert_eq!(r.text, "[]");
     }
-    let states = |list: Vec<serde_json::Value>| -> Vec<(i64, String, Option<String>)> {
-        let mut v: Vec<_> = list
-            .iter()
-            .map(|i| {
-                (
-                    i["id"].as_i64().unwrap(),
-                    i["state"].as_str().unwrap().to_string(),
-                    i["acknowledged_by"].as_str().map(str::to_string),
-                )
-            })
-            .collect();
-        v.sort();
-        v
-    };
-    let before = states(app.incidents(&w.bob, w.team).await);
-    assert_eq!(
-        before.iter().filter(|s| s.1 == "triggered").count(),
-        2,
-        "{before:?}"
-    );
-    let r = app.rpc(&path, &bob, &list(&ids)).await;
-    assert_eq!(r.status.as_u16(), 200, "{}", r.text);
-    let mut done: Vec<i64> = serde_json::from_str(&r.text).unwrap();
-    done.sort();
-    let mut expected: Vec<i64> = ids.iter().copied().filter(|i| *i != w.incident).collect();
-    expected.sort();
-    assert_eq!(done, expected);
-    for (id, state, by) in states(app.incidents(&w.bob, w.team).await) {
-        assert_eq!(state, "acknowledged");
-        let who = if id == w.incident { "carol" } else { "bob" };
-        assert_eq!(by.as_deref(), Some(who), "#{id}");
-    }
-    // Dave's stays his to answer.
-    assert_eq!(
-        app.incidents(&w.dave, ops).await[0]["state"],
-        "triggered"
-    );
-    // Again: nothing left to take, nothing changes.
-    let r = app.rpc(&path, &bob, &list(&ids)).await;
-    assert_eq!(r.status.as_u16(), 200, "{}", r.text);
-    assert_eq!(r.text, "[]");
-});
+);

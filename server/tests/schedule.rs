@@ -162,69 +162,73 @@ both!(current_holder_per_team_and_the_calendar_feed, |app| {
         .expect_error(401, "unauthorized");
 });
 
-both!(a_calendar_link_reads_one_teams_schedule_until_it_is_replaced_or_its_person_leaves, |app| {
-    let admin = app.bootstrap().await;
-    let (_, bob) = app.user(&admin, "bob").await;
-    let (carol_id, _) = app.user(&admin, "carol").await;
-    let team = app.team(&bob, "web").await;
-    app.post(
-        &format!("/api/teams/{team}/members"),
-        &bob,
-        json!({"user_id": carol_id}),
-    )
-    .await
-    .expect(201);
-    app.post(
-        &format!("/api/teams/{team}/schedule"),
-        &bob,
-        json!({"user_id": carol_id, "dates": ["2026-11-23"]}),
-    )
-    .await
-    .expect(201);
-    let carol = app.login("carol", "carol password").await;
-    let html = app.get(&format!("/teams/{team}"), &carol).await.text;
-    let make = form_action(&html, "/rpc/make_calendar_feed");
-    let made = app.rpc(&make, &carol, &format!("team_id={team}")).await;
-    assert_eq!(made.status.as_u16(), 200, "{}", made.text);
-    let url = made.body["url"].as_str().unwrap().to_string();
-    assert!(url.starts_with(&app.core.config.public_url), "{url}");
-    let path = &url[url.find("/api/calendar/").expect("a calendar link")..];
-    assert!(
-        regex_like(path),
-        "a link of 64 letters and digits: {path}"
-    );
-    // A calendar app sends nothing but the URL.
-    let feed = app.get(path, &Auth::None).await;
-    assert_eq!(feed.status.as_u16(), 200, "{}", feed.text);
-    assert!(feed.headers["content-type"]
-        .to_str()
-        .unwrap()
-        .starts_with("text/calendar"));
-    assert!(feed.text.contains("BEGIN:VCALENDAR"));
-    assert!(feed.text.contains("carol"), "{}", feed.text);
-
-    // A new link stops the old one.
-    let again = app.rpc(&make, &carol, &format!("team_id={team}")).await;
-    let newer = again.body["url"].as_str().unwrap().to_string();
-    let newer = newer[newer.find("/api/calendar/").unwrap()..].to_string();
-    app.get(path, &Auth::None).await.expect_error(404, "not_found");
-    app.get(&newer, &Auth::None).await.expect(200);
-    // Only her own team: a team she is not in is not hers to link.
-    let other = app.team(&bob, "ops").await;
-    let r = app.rpc(&make, &carol, &format!("team_id={other}")).await;
-    assert_eq!(r.status.as_u16(), 404, "{}", r.text);
-    // Leaving the team ends what the link reads.
-    app.delete(&format!("/api/teams/{team}/members/{carol_id}"), &bob)
+both!(
+    a_calendar_link_reads_one_teams_schedule_until_it_is_replaced_or_its_person_leaves,
+    |app| {
+        let admin = app.bootstrap().await;
+        let (_, bob) = app.user(&admin, "bob").await;
+        let (carol_id, _) = app.user(&admin, "carol").await;
+        let team = app.team(&bob, "web").await;
+        app.post(
+            &format!("/api/teams/{team}/members"),
+            &bob,
+            json!({"user_id": carol_id}),
+        )
         .await
-        .expect(204);
-    app.get(&newer, &Auth::None).await.expect_error(404, "not_found");
-    // Links that never were.
-    for bad in ["short", &"x".repeat(64), &"A1".repeat(40)] {
-        app.get(&format!("/api/calendar/{bad}/schedule.ics"), &Auth::None)
+        .expect(201);
+        app.post(
+            &format!("/api/teams/{team}/schedule"),
+            &bob,
+            json!({"user_id": carol_id, "dates": ["2026-11-23"]}),
+        )
+        .await
+        .expect(201);
+        let carol = app.login("carol", "carol password").await;
+        let html = app.get(&format!("/teams/{team}"), &carol).await.text;
+        let make = form_action(&html, "/rpc/make_calendar_feed");
+        let made = app.rpc(&make, &carol, &format!("team_id={team}")).await;
+        assert_eq!(made.status.as_u16(), 200, "{}", made.text);
+        let url = made.body["url"].as_str().unwrap().to_string();
+        assert!(url.starts_with(&app.core.config.public_url), "{url}");
+        let path = &url[url.find("/api/calendar/").expect("a calendar link")..];
+        assert!(regex_like(path), "a link of 64 letters and digits: {path}");
+        // A calendar app sends nothing but the URL.
+        let feed = app.get(path, &Auth::None).await;
+        assert_eq!(feed.status.as_u16(), 200, "{}", feed.text);
+        assert!(feed.headers["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/calendar"));
+        assert!(feed.text.contains("BEGIN:VCALENDAR"));
+        assert!(feed.text.contains("carol"), "{}", feed.text);
+
+        // A new link stops the old one.
+        let again = app.rpc(&make, &carol, &format!("team_id={team}")).await;
+        let newer = again.body["url"].as_str().unwrap().to_string();
+        let newer = newer[newer.find("/api/calendar/").unwrap()..].to_string();
+        app.get(path, &Auth::None)
             .await
             .expect_error(404, "not_found");
+        app.get(&newer, &Auth::None).await.expect(200);
+        // Only her own team: a team she is not in is not hers to link.
+        let other = app.team(&bob, "ops").await;
+        let r = app.rpc(&make, &carol, &format!("team_id={other}")).await;
+        assert_eq!(r.status.as_u16(), 404, "{}", r.text);
+        // Leaving the team ends what the link reads.
+        app.delete(&format!("/api/teams/{team}/members/{carol_id}"), &bob)
+            .await
+            .expect(204);
+        app.get(&newer, &Auth::None)
+            .await
+            .expect_error(404, "not_found");
+        // Links that never were.
+        for bad in ["short", &"x".repeat(64), &"A1".repeat(40)] {
+            app.get(&format!("/api/calendar/{bad}/schedule.ics"), &Auth::None)
+                .await
+                .expect_error(404, "not_found");
+        }
     }
-});
+);
 
 /// `/api/calendar/{64 letters and digits}/schedule.ics`.
 fn regex_like(path: &str) -> bool {

@@ -86,7 +86,11 @@ pub async fn get_push_card() -> Result<PushCard, ServerFnError> {
     use crate::server::{fail, qr_svg, signed_in};
     let (core, actor) = signed_in().await?;
     let setup = core.push_setup(&actor).await.map_err(fail)?;
-    let qr_svg = setup.subscribe_link.as_deref().map(qr_svg).unwrap_or_default();
+    let qr_svg = setup
+        .subscribe_link
+        .as_deref()
+        .map(qr_svg)
+        .unwrap_or_default();
     Ok(PushCard {
         setup,
         qr_svg,

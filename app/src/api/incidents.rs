@@ -18,10 +18,19 @@ pub async fn get_incident_board(
     use crate::server::{fail, field, signed_in};
     use klaxon_domain::alerting::Severity;
     use klaxon_domain::board::{BoardFilter, BoardScope, BoardState};
-    fn word<T>(name: &str, v: Option<String>, parse: fn(&str) -> Option<T>) -> Result<Option<T>, ServerFnError> {
+    fn word<T>(
+        name: &str,
+        v: Option<String>,
+        parse: fn(&str) -> Option<T>,
+    ) -> Result<Option<T>, ServerFnError> {
         match v.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
             None => Ok(None),
-            Some(s) => field(name, parse(s).map(Some).ok_or_else(|| format!("unknown {name} {s:?}"))),
+            Some(s) => field(
+                name,
+                parse(s)
+                    .map(Some)
+                    .ok_or_else(|| format!("unknown {name} {s:?}")),
+            ),
         }
     }
     let filter = BoardFilter {

@@ -64,7 +64,8 @@ impl Drafts {
 
     /// Whether `<details>` `id` was left open (a redraw would close it).
     pub fn open(&self, id: &str) -> bool {
-        self.0.with_value(|d| d.get(id).is_some_and(|v| v == "open"))
+        self.0
+            .with_value(|d| d.get(id).is_some_and(|v| v == "open"))
     }
 
     /// An `on:input` / `on:change` handler keeping field `id`'s text.
@@ -95,7 +96,8 @@ impl Drafts {
 
     /// Forgets the fields whose ids start with `prefix` (a form that was sent).
     pub fn forget(&self, prefix: &str) {
-        self.0.update_value(|d| d.retain(|k, _| !k.starts_with(prefix)));
+        self.0
+            .update_value(|d| d.retain(|k, _| !k.starts_with(prefix)));
     }
 }
 

@@ -32,11 +32,7 @@ pub fn IncidentList() -> impl IntoView {
     // Words the page does not know are dropped here, so an old link still shows the list.
     let filter = move || {
         query.with(|q| {
-            BoardFilter::from_query(
-                q.get_str("show"),
-                q.get_str("severity"),
-                q.get_str("state"),
-            )
+            BoardFilter::from_query(q.get_str("show"), q.get_str("severity"), q.get_str("state"))
         })
     };
     let ack_all = ServerAction::<AcknowledgeShown>::new();
@@ -152,7 +148,11 @@ fn Board(board: IncidentBoard, ack_all: ServerAction<AcknowledgeShown>) -> impl 
         };
         view! { <p class="empty">{text}</p> }.into_any()
     } else {
-        let class = if compact { "list incidents compact" } else { "list incidents" };
+        let class = if compact {
+            "list incidents compact"
+        } else {
+            "list incidents"
+        };
         view! {
             {(shown < open_in_scope).then(|| view! {
                 <p class="hint shown-count">{format!("{shown} of {open_in_scope} open incidents: {}.", filter.describe())}</p>
@@ -259,11 +259,7 @@ fn Filters(filter: BoardFilter, may_see_all: bool, for_me: usize) -> impl IntoVi
 #[component]
 fn AcknowledgeAll(ids: Vec<i64>, action: ServerAction<AcknowledgeShown>) -> impl IntoView {
     let n = ids.len();
-    let ids = ids
-        .iter()
-        .map(i64::to_string)
-        .collect::<Vec<_>>()
-        .join(",");
+    let ids = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
     view! {
         <details class="confirm ack-all">
             <summary class="button primary">{format!("Acknowledge all {n} shown")}</summary>

@@ -8,14 +8,14 @@ use crate::api::account::{
 };
 use crate::api::load;
 use crate::api::paging::SendTestPage;
+use crate::api::reach::AddContactMethod;
 use crate::api::session::{current_user, Logout};
+use crate::components::clipboard::CopyButton;
 use crate::components::form::{ActionDone, ActionError};
 use crate::components::hydration::use_hydrated;
 use crate::components::loaded::{Failed, Loading, WhenLoaded};
 use crate::components::secret::ShownOnce;
 use crate::components::text::when;
-use crate::api::reach::AddContactMethod;
-use crate::components::clipboard::CopyButton;
 use crate::pages::reach::{PageThisPhone, ReachCard};
 use klaxon_domain::account::{ApiKeyInfo, Me, NewApiKey};
 use klaxon_domain::sso::GrantSource;

@@ -5,13 +5,13 @@ use crate::api::schedule::{
     get_calendar_feed, get_month_schedule, ChangeOncallDay, CoverRow, EndCover, GiveShifts,
     MakeCalendarFeed, MakeCover, RemoveShift, StopCalendarFeed,
 };
-use crate::components::hydration::use_hydrated;
-use crate::components::secret::ShownOnce;
-use crate::components::text::when;
 use crate::api::{load, Loaded};
 use crate::components::calendar::MonthCalendar;
 use crate::components::form::{clear_on_success, failed, ActionDone, ActionError};
+use crate::components::hydration::use_hydrated;
 use crate::components::loaded::{Failed, Loading};
+use crate::components::secret::ShownOnce;
+use crate::components::text::when;
 use klaxon_domain::calendar::{add_months, month_title, short_day};
 use klaxon_domain::team::Member;
 use leptos::prelude::*;

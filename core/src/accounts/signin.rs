@@ -258,7 +258,10 @@ impl Core {
         .fetch_optional(&self.db.pool)
         .await?
         .ok_or(Error::NotFound)?;
-        Ok((row.user.into_actor(Via::CalendarFeed(row.feed_id)), row.feed_team))
+        Ok((
+            row.user.into_actor(Via::CalendarFeed(row.feed_id)),
+            row.feed_team,
+        ))
     }
 }
 

@@ -40,7 +40,9 @@ impl Core {
             ..Default::default()
         };
         // A storm is listed whole, up to the readers' ceiling, so "Acknowledge all" means all.
-        let in_scope = self.incidents_of(&teams, &filter_of("open", MAX_LIMIT)).await?;
+        let in_scope = self
+            .incidents_of(&teams, &filter_of("open", MAX_LIMIT))
+            .await?;
         let for_me = self
             .incidents_of(
                 &mine,

@@ -48,7 +48,10 @@ impl Core {
         .await?;
         tx.commit().await?;
         Ok(NewCalendarFeed {
-            url: format!("{}/api/calendar/{token}/schedule.ics", self.config.public_url),
+            url: format!(
+                "{}/api/calendar/{token}/schedule.ics",
+                self.config.public_url
+            ),
             created_at: Timestamp(now),
         })
     }
@@ -69,9 +72,11 @@ impl Core {
     /// a link stops working when they leave the team or are disabled.
     pub async fn calendar_feed_ics(&self, token: &str) -> Result<String> {
         let (actor, team_id) = self.authenticate_calendar_feed(token).await?;
-        self.schedule_ics(&actor, team_id).await.map_err(|e| match e {
-            Error::Forbidden(_) => Error::NotFound,
-            other => other,
-        })
+        self.schedule_ics(&actor, team_id)
+            .await
+            .map_err(|e| match e {
+                Error::Forbidden(_) => Error::NotFound,
+                other => other,
+            })
     }
 }
