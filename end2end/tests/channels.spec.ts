@@ -62,10 +62,10 @@ test('owner adds channels, tests them and sees which fail', async ({ page, reque
   expect(posts[0].url).toBe('/hooks/secret-part');
   expect(posts[0].body.text).toContain(`Test from Klaxon: team chat-${suffix}`);
 
-  // A signed webhook: its secret is shown once, here. (The add form stays open after an addition.)
-  if (!(await add.evaluate((d) => (d as HTMLDetailsElement).open))) {
-    await section.getByText('Add a channel').click();
-  }
+  // A signed webhook: its secret is shown once, here. (The add form closed and cleared after the first.)
+  await expect(add).not.toHaveAttribute('open', '');
+  await expect(add.getByLabel('Channel name')).toHaveValue('');
+  await section.getByText('Add a channel').click();
   await add.getByLabel('Channel name').fill('sms gateway');
   await add.getByLabel('Posts to').selectOption('webhook');
   await add.getByLabel('Webhook URL or Matrix room').fill(`http://127.0.0.1:${closedPort}/sms`);

@@ -3,7 +3,7 @@
 
 use crate::api::channels::{list_channels, CreateChannel, DeleteChannel, TestChannel};
 use crate::api::load;
-use crate::components::form::{failed, ActionDone, ActionError};
+use crate::components::form::{clear_on_success, failed, ActionDone, ActionError};
 use crate::components::hydration::use_hydrated;
 use crate::components::loaded::{Failed, Loading};
 use crate::components::secret::ShownOnce;
@@ -33,6 +33,7 @@ pub fn Channels(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoView {
     let hydrated = use_hydrated();
     let created = move || create.value().get().and_then(Result::ok);
 
+    let sent = clear_on_success(create);
     view! {
         <section class="card" aria-labelledby="channels-title">
             <h2 id="channels-title">"Channels"</h2>
@@ -40,7 +41,7 @@ pub fn Channels(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoView {
             {move || created().map(|new| view! { <NewSecret new /> })}
             <details class="inner" hidden=move || !is_owner.get() open=move || failed(create)>
                 <summary>"Add a channel"</summary>
-                <ActionForm action=create attr:class="stack">
+                <ActionForm action=create node_ref=sent attr:class="stack">
                     <input type="hidden" name="team_id" value=move || team_id.get() />
                     <label for="channel-name">"Channel name"</label>
                     <input id="channel-name" name="name" type="text" required placeholder="#ops-alerts" />

@@ -3,7 +3,7 @@
 
 use crate::api::load;
 use crate::api::maintenance::{list_maintenance, EndMaintenance, StartMaintenance};
-use crate::components::form::{failed, ActionError};
+use crate::components::form::{clear_on_success, failed, ActionError};
 use crate::components::loaded::WhenLoaded;
 use crate::components::text::{when_in, ViewerZone};
 use klaxon_domain::maintenance::Maintenance;
@@ -23,6 +23,7 @@ pub fn MaintenanceWindows(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl 
         },
         |(team, _)| list_maintenance(team),
     );
+    let sent = clear_on_success(start);
     view! {
         <section class="card" aria-labelledby="maintenance-title">
             <h2 id="maintenance-title">"Maintenance"</h2>
@@ -47,7 +48,7 @@ pub fn MaintenanceWindows(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl 
             <ActionError action=end />
             <details class="inner" hidden=move || !is_owner.get() open=move || failed(start)>
                 <summary>"Start or plan a window"</summary>
-                <ActionForm action=start attr:class="stack">
+                <ActionForm action=start node_ref=sent attr:class="stack">
                     <input type="hidden" name="team_id" value=move || team_id.get() />
                     <label for="maintenance-duration">"How long"</label>
                     <input id="maintenance-duration" name="duration" type="text" required value="1h"
