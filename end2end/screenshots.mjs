@@ -1,7 +1,7 @@
 // The README's pictures of the phone app, taken from the real app: the release binary with a few
 // incidents that came in through the webhook, at 390×844 in Debian's Chromium, dark scheme.
 //
-//   node end2end/screenshots.mjs        (writes docs/screenshots/incidents.png and incident.png)
+//   node end2end/screenshots.mjs        (writes docs/screenshots/incidents.png, incident.png and push.png)
 import { chromium } from '@playwright/test';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,7 +9,9 @@ import { phone, root, seed, startKlaxon } from './instance.mjs';
 
 const out = path.join(root, 'docs', 'screenshots');
 fs.mkdirSync(out, { recursive: true });
-const k = await startKlaxon();
+// The push card names the ntfy server; nothing is published in these few seconds but the pages of
+// the seeded incidents, which wait for a server this machine cannot reach.
+const k = await startKlaxon({ KLAXON_NTFY_URL: 'https://ntfy.sh' });
 await seed(k, [
   { alertname: 'CheckoutErrors', service: 'checkout', instance: 'checkout-7f9c:8080', severity: 'critical', summary: '5xx above 5% for 10 minutes', minutesAgo: 4 },
   { alertname: 'PaymentLatency', service: 'payments-api', instance: 'payments-2:8080', severity: 'warning', summary: 'p99 latency above 2 s', minutesAgo: 25 },
@@ -33,7 +35,16 @@ await page.screenshot({ path: path.join(out, 'incidents.png') });
 await page.goto(`${k.base}/incidents/${first.id}`);
 await settle();
 await page.screenshot({ path: path.join(out, 'incident.png') });
+// The profile's push card, as a newcomer sees it after "Use a private topic".
+const me = await (await k.api('GET', '/api/me')).json();
+await k.api('PUT', `/api/users/${me.id}/push-topic`, { push_topic: 'klaxon-7hq2m9xw4kzp3vd8ncf6' });
+await page.goto(`${k.base}/me`);
+await settle();
+const card = page.locator('.push-card');
+await card.scrollIntoViewIfNeeded();
+await page.evaluate(() => window.scrollTo(0, document.querySelector('.push-card').getBoundingClientRect().top + window.scrollY - 8));
+await page.screenshot({ path: path.join(out, 'push.png') });
 await browser.close();
 k.stop();
-console.log(`screenshots: ${path.relative(root, out)}/incidents.png, incident.png`);
+console.log(`screenshots: ${path.relative(root, out)}/incidents.png, incident.png, push.png`);
 process.exit(0);

@@ -35,6 +35,7 @@ for (const scheme of ['dark', 'light'] as const) {
     const signedOut = ['/login', '/signup?invite=' + 'x'.repeat(64)];
     const signedIn = [
       '/',
+      '/?show=mine&severity=critical&state=triggered',
       `/incidents/${w.incident}`,
       '/schedule',
       '/teams',
