@@ -60,7 +60,7 @@ test('from an invite link to the first page on the phone', async ({ browser }) =
     await expect.poll(() => ntfy.published.filter((m) => m.topic === name).map((m) => m.title)).toEqual(['Klaxon test page']);
     await expect(card.locator('.tested')).toContainText('Last test page reached you');
 
-    await page.goto('/');
+    await page.goto(`${k.base}/`);
     await expect(steps.nth(0)).toHaveClass('step done');
     await expect(steps.nth(1)).toHaveClass('step done');
 

@@ -16,7 +16,7 @@ async function storm(request: APIRequestContext, n: number) {
   expect((await request.post(`/api/teams/${team.id}/members`, { data: { user_id: user.id, role: 'owner' } })).status()).toBe(201);
   const { key } = await (await request.post(`/api/teams/${team.id}/integrations`, { data: { name: 'prometheus' } })).json();
   for (let i = 0; i < n; i++) {
-    const payload = alertmanagerPayload(`Storm${i}x${suffix}`, `${suffix}${i}`.padEnd(16, '0').slice(0, 16), `svc-${i}`, `host-${i}:9100`, {
+    const payload = alertmanagerPayload(`Storm${i}x${suffix}`, `${i.toString(16).padStart(4, '0')}${suffix}`.padEnd(16, '0').slice(0, 16), `svc-${i}`, `host-${i}:9100`, {
       summary: `Storm ${i}`,
     });
     const severity = i < 4 ? 'critical' : 'warning';

@@ -63,12 +63,14 @@ pub fn DeadmanSwitches(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl Int
                         Ok(mut items) => {
                             // Dead switches first: they are what the page is opened for.
                             items.sort_by_key(|s| s.status != SwitchStatus::Dead);
+                            // Keyed by what each row shows: a row whose switch did not change keeps
+                            // its element (and what was typed into it); a changed one is drawn anew
+                            // from `drafts`, and never takes over another switch's form.
                             view! {
                                 <ul class="list switches">
-                                    {items
-                                        .into_iter()
-                                        .map(|s| view! { <SwitchRow switch=s is_owner update remove drafts /> })
-                                        .collect_view()}
+                                    <For each=move || items.clone() key=|s| format!("{s:?}") let:s>
+                                        <SwitchRow switch=s is_owner update remove drafts />
+                                    </For>
                                 </ul>
                             }
                             .into_any()
