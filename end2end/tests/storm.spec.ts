@@ -67,7 +67,7 @@ for (const scheme of ['dark', 'light'] as const) {
 
     // Severity and state: critical and triggered, from the folded form.
     await segments.getByRole('link', { name: 'My teams' }).click();
-    await expect(page).toHaveURL(/\/\?show=teams$/);
+    await expect(page).toHaveURL(/\/$/);
     await page.getByText('Filter by severity or state').click();
     await page.getByLabel('Severity').selectOption('critical');
     await page.getByLabel('State').selectOption('triggered');
