@@ -43,16 +43,11 @@ impl Core {
         let in_scope = self
             .incidents_of(&teams, &filter_of("open", MAX_LIMIT))
             .await?;
-        let for_me = self
-            .incidents_of(
-                &mine,
-                &IncidentFilter {
-                    assignee_id: Some(actor.user_id),
-                    ..filter_of("open", MAX_LIMIT)
-                },
-            )
-            .await?
-            .len();
+        // The scope's teams always include the caller's own, so the count comes from one read.
+        let for_me = in_scope
+            .iter()
+            .filter(|i| i.assignee_id == Some(actor.user_id) && mine.contains(&i.team_id))
+            .count();
         let open_in_scope = in_scope
             .iter()
             .filter(|i| filter.scope != BoardScope::Mine || i.assignee_id == Some(actor.user_id))
