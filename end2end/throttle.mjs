@@ -25,11 +25,17 @@ export async function startThrottle({ latency, downloadThroughput, uploadThrough
       { host: target.hostname, port: target.port, path: target.pathname + target.search, method: req.method, headers: req.headers },
       (answer) => {
         res.writeHead(answer.statusCode, answer.headers);
-        // Each chunk leaves when the link has carried the ones before it.
+        // Each chunk takes the link when the answer's previous chunk has left, so an answer the
+        // browser gave up on (a page closed mid-download) stops taking it.
         let last = Promise.resolve();
+        let closed = false;
+        res.on('close', () => (closed = true));
         answer.on('data', (c) => {
-          const wait = after('down', c.length, downloadThroughput);
-          last = last.then(() => sleep(wait)).then(() => res.write(c));
+          last = last.then(async () => {
+            if (closed) return;
+            await sleep(after('down', c.length, downloadThroughput));
+            if (!closed) res.write(c);
+          });
         });
         answer.on('end', () => last.then(() => res.end()));
       },

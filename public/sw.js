@@ -1,6 +1,8 @@
 // Klaxon's service worker: the app opens offline with the pages last seen, and says so.
 //
-// - Pages (the incident list and incidents): from the network; each one loaded is kept, so offline
+// - Pages (the incident list and incidents): from the network, asked for as the worker starts
+//   (navigation preload), so a worker that was asleep adds no wait; the page is handed to the
+//   browser as it arrives and kept meanwhile. Each one loaded is kept, so offline
 //   the last copy is shown, as plain HTML (its scripts removed, so nothing acts on stale data),
 //   under a banner saying when it was loaded. Another page offline shows the incident list.
 // - Site files: names carrying a content hash never change, so they come from the cache first;
@@ -26,10 +28,12 @@ const BUILD_FILE = /^\/pkg\/[0-9a-f]{16}\//;
 self.addEventListener('install', () => self.skipWaiting());
 self.addEventListener('activate', (event) => {
   event.waitUntil(
-    caches
-      .keys()
-      .then((names) => Promise.all(names.filter((n) => n !== PAGES && n !== FILES).map((n) => caches.delete(n))))
-      .then(() => self.clients.claim()),
+    (async () => {
+      await self.registration.navigationPreload?.enable().catch(() => {});
+      const stale = (await caches.keys()).filter((n) => n !== PAGES && n !== FILES);
+      await Promise.all(stale.map((n) => caches.delete(n)));
+      await self.clients.claim();
+    })(),
   );
 });
 
@@ -43,7 +47,7 @@ self.addEventListener('fetch', (event) => {
   const url = new URL(request.url);
   if (url.origin !== self.location.origin) return;
   if (request.mode === 'navigate' && request.method === 'GET') {
-    event.respondWith(page(request, url));
+    event.respondWith(page(event, url));
   } else if (request.mode === 'navigate') {
     event.respondWith(formPost(request));
   } else if (request.method === 'GET' && /\.[a-z0-9]+$/.test(url.pathname) && !url.pathname.startsWith('/api/')) {
@@ -55,28 +59,41 @@ function keptPage(url) {
   return url.pathname === '/' || /^\/incidents\/\d+$/.test(url.pathname);
 }
 
-async function page(request, url) {
+async function page(event, url) {
+  let response;
   try {
-    const response = await fetch(request);
-    // A redirect (to sign in, say) is followed by the browser as a navigation of its own.
-    if (response.type === 'opaqueredirect') return response;
-    const account = response.headers.get(ACCOUNT);
-    if (!account || new URL(response.url || request.url).pathname === '/login') {
-      await caches.delete(PAGES);
-    } else {
-      await claimFor(account);
-      if (response.ok && keptPage(url) && !response.redirected) await keep(url, account, response.clone());
-    }
-    return response;
+    response = (await event.preloadResponse) || (await fetch(event.request));
   } catch (offline) {
-    const cache = await caches.open(PAGES);
-    const owner = await (await cache.match(OWNER))?.text();
-    const copy = (await cache.match(url.pathname)) || (await cache.match('/'));
-    if (!copy || !owner || copy.headers.get(ACCOUNT) !== owner) {
-      return offlinePage('Klaxon cannot be reached and there is no copy of this page on this phone yet.');
-    }
-    return offlineCopy(copy);
+    return offlineCopyOf(url);
   }
+  // A redirect (to sign in, say) is followed by the browser as a navigation of its own.
+  if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) return response;
+  // The browser reads the page as it arrives; keeping a copy does not hold it up.
+  const copy = response.clone();
+  event.waitUntil(remember(url, copy).catch(() => {}));
+  return response;
+}
+
+/// Keeps `response`, the page at `url`, as its account's copy; a page without an account (or the
+/// sign-in page) forgets every kept page.
+async function remember(url, response) {
+  const account = response.headers.get(ACCOUNT);
+  if (!account || new URL(response.url || url).pathname === '/login') {
+    await caches.delete(PAGES);
+    return;
+  }
+  await claimFor(account);
+  if (response.ok && keptPage(url) && !response.redirected) await keep(url, account, response);
+}
+
+async function offlineCopyOf(url) {
+  const cache = await caches.open(PAGES);
+  const owner = await (await cache.match(OWNER))?.text();
+  const copy = (await cache.match(url.pathname)) || (await cache.match('/'));
+  if (!copy || !owner || copy.headers.get(ACCOUNT) !== owner) {
+    return offlinePage('Klaxon cannot be reached and there is no copy of this page on this phone yet.');
+  }
+  return offlineCopy(copy);
 }
 
 /// Makes the kept pages `account`'s: another account's are forgotten first.

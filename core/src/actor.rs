@@ -34,4 +34,14 @@ impl Actor {
             Via::ApiKey(_) | Via::CalendarFeed(_) => None,
         }
     }
+
+    /// An instance-scoped service account reading one team as that team's own service account
+    /// would (one it may mint at any time); anyone else as themselves.
+    pub fn reading_team(&self, team_id: i64) -> Actor {
+        let mut a = self.clone();
+        if crate::authz::lists_every_team(self) {
+            a.team_scope = Some(team_id);
+        }
+        a
+    }
 }

@@ -20,6 +20,19 @@ pub fn require_admin(actor: &Actor) -> Result<()> {
     }
 }
 
+/// The install's configuration as a whole (its settings, every team's set-up as a file): an
+/// administrator, or an instance-scoped service account (the operator, `klaxon apply`), which
+/// can already manage every team.
+pub fn require_instance_config(actor: &Actor) -> Result<()> {
+    if actor.is_admin || lists_every_team(actor) {
+        Ok(())
+    } else {
+        Err(Error::forbidden(
+            "this requires an administrator or an instance-scoped service account",
+        ))
+    }
+}
+
 /// Administrator actions on accounts are also human-only, whatever a service account's scope.
 pub fn require_human_admin(actor: &Actor) -> Result<()> {
     require_human(actor)?;

@@ -9,6 +9,7 @@ pub mod authz;
 pub mod channels;
 pub mod client;
 pub mod clock;
+pub mod config;
 pub mod credentials;
 pub mod db;
 pub mod deadman;

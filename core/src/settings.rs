@@ -1,7 +1,7 @@
 //! Settings: seeded from the environment at first start, then edited by administrators.
 //! Loops call `settings()` on every tick, so a change applies without a restart.
 
-use crate::authz::require_admin;
+use crate::authz::require_instance_config;
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::settings::{self as rules, Settings};
 pub use klaxon_domain::settings::{AdminSettings, OidcStatus, PushStatus};
@@ -41,7 +41,7 @@ impl Core {
     }
 
     pub async fn admin_settings(&self, actor: &Actor) -> Result<AdminSettings> {
-        require_admin(actor)?;
+        require_instance_config(actor)?;
         Ok(AdminSettings {
             settings: self.settings().await?,
             bounds: rules::bounds(),
@@ -62,7 +62,7 @@ impl Core {
         actor: &Actor,
         update: &BTreeMap<String, serde_json::Value>,
     ) -> Result<AdminSettings> {
-        require_admin(actor)?;
+        require_instance_config(actor)?;
         let next =
             rules::validate_update(&self.settings().await?, update).map_err(Error::Invalid)?;
         let mut tx = self.db.begin().await?;

@@ -24,6 +24,7 @@ pub const EVENT_VERSION: i64 = 1;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "config", derive(schemars::JsonSchema))]
 pub enum ChannelKind {
     /// A room, through the install's Matrix bot.
     Matrix,
@@ -46,6 +47,7 @@ crate::words!(ChannelKind, "channel kind" {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "config", derive(schemars::JsonSchema))]
 pub enum ChannelEvent {
     Opened,
     Acknowledged,

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "config", derive(schemars::JsonSchema))]
 pub enum IntegrationKind {
     #[default]
     Alertmanager,

@@ -6,6 +6,8 @@ pub mod alerting;
 pub mod board;
 pub mod calendar;
 pub mod channel;
+#[cfg(feature = "config")]
+pub mod config;
 pub mod contact;
 pub mod deadman;
 pub mod device;

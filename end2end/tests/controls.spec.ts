@@ -47,33 +47,42 @@ test('the controls stay through a dropped connection and work when it returns', 
 
 test('a first load that fails says so with a way to try again, never an empty place', async ({ page, request, context }) => {
   const w = await teamWithIncident(request, 'cut', 'Cut');
-  await signInPage(page);
-  await page.goto('/me');
-  await hydrated(page);
-  // Into the list inside the app with the connection down: its read fails.
-  await context.setOffline(true);
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Incidents' }).click();
-  const failed = page.locator('section[aria-labelledby="incidents-title"] .failed');
-  await expect(failed.getByRole('alert')).toContainText('could not be reached');
-  await expect(failed.getByRole('button', { name: 'Try again' })).toBeVisible();
-  await context.setOffline(false);
-  await failed.getByRole('button', { name: 'Try again' }).click();
-  await expect(page.getByRole('link', { name: new RegExp(w.alertname) })).toBeVisible();
+  // The team goes with its incident even when a step fails (the list's tests expect none left open).
+  try {
+    await signInPage(page);
+    await page.goto('/me');
+    await hydrated(page);
+    // Into the list inside the app with the connection down: its read fails.
+    await context.setOffline(true);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Incidents' }).click();
+    const failed = page.locator('section[aria-labelledby="incidents-title"] .failed');
+    await expect(failed.getByRole('alert')).toContainText('could not be reached');
+    await expect(failed.getByRole('button', { name: 'Try again' })).toBeVisible();
+    await context.setOffline(false);
+    // Back online, the page also tries again by itself as its live stream reopens, and may have
+    // the list before the button is pressed: either way the list comes back.
+    await failed
+      .getByRole('button', { name: 'Try again' })
+      .click({ timeout: 3_000 })
+      .catch(() => {});
+    await expect(page.getByRole('link', { name: new RegExp(w.alertname) })).toBeVisible();
 
-  // The team page's sections, each read on its own: shown once (its code is then in memory),
-  // left, and come back to with the connection down.
-  await page.goto(`/teams/${w.teamId}`);
-  await hydrated(page);
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Me' }).click();
-  await expect(page).toHaveURL(/\/me$/);
-  await expect(page.getByRole('heading', { name: /alice/ })).toBeVisible();
-  await context.setOffline(true);
-  await page.goBack();
-  await expect(page).toHaveURL(new RegExp(`/teams/${w.teamId}$`));
-  const sentences = page.locator('.failed [role="alert"]');
-  await expect.poll(() => sentences.count()).toBeGreaterThan(3);
-  for (const s of await sentences.all()) await expect(s).toContainText('could not be reached');
-  expect(await page.locator('.failed').count()).toBe(await page.locator('.failed').filter({ hasText: 'Try again' }).count());
-  await context.setOffline(false);
-  await removeTeam(request, w.teamId);
+    // The team page's sections, each read on its own: shown once (its code is then in memory),
+    // left, and come back to with the connection down.
+    await page.goto(`/teams/${w.teamId}`);
+    await hydrated(page);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Me' }).click();
+    await expect(page).toHaveURL(/\/me$/);
+    await expect(page.getByRole('heading', { name: /alice/ })).toBeVisible();
+    await context.setOffline(true);
+    await page.goBack();
+    await expect(page).toHaveURL(new RegExp(`/teams/${w.teamId}$`));
+    const sentences = page.locator('.failed [role="alert"]');
+    await expect.poll(() => sentences.count()).toBeGreaterThan(3);
+    for (const s of await sentences.all()) await expect(s).toContainText('could not be reached');
+    expect(await page.locator('.failed').count()).toBe(await page.locator('.failed').filter({ hasText: 'Try again' }).count());
+    await context.setOffline(false);
+  } finally {
+    await removeTeam(request, w.teamId);
+  }
 });

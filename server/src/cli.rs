@@ -45,6 +45,16 @@ enum Command {
     Incidents,
     /// Acknowledge an incident.
     Ack(crate::terminal::AckArgs),
+    /// Print the JSON Schema of the configuration file.
+    Schema,
+    /// Write the server's configuration as a file (no secrets).
+    Export(crate::config_file::ExportArgs),
+    /// Print what `apply -f FILE` would change; exit 0 when nothing, 2 when something.
+    Diff(crate::config_file::PlanArgs),
+    /// Make the server's configuration what FILE says, step by step.
+    Apply(crate::config_file::PlanArgs),
+    /// Write a Klaxon file from Grafana OnCall, PagerDuty or Opsgenie, with a report.
+    Import(crate::import::ImportArgs),
 }
 
 #[derive(Subcommand)]
@@ -457,6 +467,22 @@ pub async fn run() -> Result<(), String> {
         Command::Whoami => crate::terminal::whoami().await,
         Command::Incidents => crate::terminal::incidents().await,
         Command::Ack(args) => crate::terminal::ack(args).await,
+        Command::Schema => {
+            print!("{}", crate::config_file::schema());
+            Ok(())
+        }
+        Command::Export(args) => exit_with(crate::config_file::run_export(args).await),
+        Command::Diff(args) => exit_with(crate::config_file::run_diff(args).await),
+        Command::Apply(args) => exit_with(crate::config_file::run_apply(args).await),
+        Command::Import(args) => exit_with(crate::import::run(args).await),
+    }
+}
+
+/// Ends the process with a command's own exit code (`diff` says "changes" with 2).
+fn exit_with(code: Result<i32, String>) -> Result<(), String> {
+    match code? {
+        0 => Ok(()),
+        n => std::process::exit(n),
     }
 }
 

@@ -95,7 +95,7 @@ fn client() -> Result<reqwest::Client, String> {
 }
 
 /// The answer's JSON, or its error sentence.
-async fn answer(res: reqwest::Response) -> Result<Value, String> {
+pub(crate) async fn answer(res: reqwest::Response) -> Result<Value, String> {
     let status = res.status();
     let body: Value = res.json().await.unwrap_or(Value::Null);
     if status.is_success() {

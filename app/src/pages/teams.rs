@@ -106,6 +106,25 @@ pub fn TeamPage() -> impl IntoView {
             <ServiceAccounts team_id />
         </Show>
         <TeamSchedule team_id members me=my_id is_owner />
+        <AsFile team_id />
+    }
+}
+
+/// The team's set-up as the YAML file `klaxon apply` reads (`GET /api/teams/{id}/config`), a
+/// plain download link, so it works before the wasm arrives.
+#[component]
+fn AsFile(team_id: Signal<i64>) -> impl IntoView {
+    view! {
+        <section aria-labelledby="file-title">
+            <h2 id="file-title">"As a file"</h2>
+            <p class="hint">"This team's set-up as YAML, to keep in version control: change it, see the change with "<code>"klaxon diff"</code>" and make it with "<code>"klaxon apply"</code>"."</p>
+            <p>
+                <a class="button" rel="external" download=""
+                    href=move || format!("/api/teams/{}/config?format=yaml", team_id.get())>
+                    "Export as file"
+                </a>
+            </p>
+        </section>
     }
 }
 

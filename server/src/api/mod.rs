@@ -4,6 +4,7 @@ mod accounts;
 mod ack_page;
 mod admin;
 mod channels;
+mod config;
 mod contact_methods;
 mod covers;
 mod deadman;
@@ -268,5 +269,7 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(paging::get_policy, paging::put_policy))
         .routes(routes!(paging::acknowledge))
         .routes(routes!(paging::test_page))
+        .routes(routes!(config::export))
+        .routes(routes!(config::export_team))
         .split_for_parts()
 }
