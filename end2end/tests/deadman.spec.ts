@@ -115,6 +115,11 @@ test('owner adds, watches, changes and removes a switch', async ({ page, request
     await row.getByText('Change Watchdog').click();
   }
   await row.getByText('Remove…').click();
+  // A live update between the two taps (a fourth cluster reports, the team changes) redraws
+  // the row: the question stays open.
+  await heartbeat(request, key, 'prod-sa');
+  expect((await request.post(`/api/teams/${teamId}/integrations`, { data: { name: 'third' } })).status()).toBe(201);
+  await expect(row.getByRole('list', { name: 'Clusters of Watchdog' }).getByRole('listitem')).toHaveCount(4);
   await row.getByRole('button', { name: 'Yes, remove Watchdog' }).click();
   await expect(section.getByText("No dead man's switches.")).toBeVisible();
   await expect(section.getByText('Removed: that heartbeat is no longer watched.')).toBeVisible();

@@ -94,6 +94,13 @@ impl Drafts {
         }
     }
 
+    /// Forgets field or fold `id`.
+    pub fn forget_one(&self, id: &str) {
+        self.0.update_value(|d| {
+            d.remove(id);
+        });
+    }
+
     /// Forgets the fields whose ids start with `prefix` (a form that was sent).
     pub fn forget(&self, prefix: &str) {
         self.0
@@ -123,4 +130,31 @@ where
         }
     });
     form
+}
+
+/// Which confirmations are open on the page, kept outside the rows that hold them: a live
+/// update redraws a list and its rows, and a question opened under the finger must still be
+/// open for the second tap.
+#[derive(Clone, Copy, Default)]
+pub struct OpenConfirms(Drafts);
+
+/// A question asked once before a destructive form (its `children`): the first tap opens it,
+/// the second acts. `key` names what it removes, unique on the page; sending the form forgets
+/// it, so the row's next drawing (or a later one with the same name) starts closed.
+#[component]
+pub fn Confirm(
+    #[prop(into)] key: String,
+    #[prop(into)] summary: String,
+    #[prop(optional)] summary_class: &'static str,
+    children: Children,
+) -> impl IntoView {
+    let kept = use_context::<OpenConfirms>().unwrap_or_default().0;
+    let sent = key.clone();
+    view! {
+        <details class="confirm" open=kept.open(&key) on:toggle=kept.keep_open(key)
+            on:submit=move |_| kept.forget_one(&sent)>
+            <summary class=summary_class>{summary}</summary>
+            {children()}
+        </details>
+    }
 }

@@ -56,6 +56,7 @@ pub fn SignedInShell() -> impl IntoView {
 pub fn Frame(me: Me, children: Children) -> impl IntoView {
     provide_live();
     provide_context(crate::components::text::ViewerZone(me.time_zone.clone()));
+    provide_context(crate::components::form::OpenConfirms::default());
     view! {
         <header class="topbar">
             <a class="brand" href="/">"Klaxon"</a>

@@ -10,7 +10,7 @@ use crate::api::admin::{
 };
 use crate::api::teams::CreateTeam;
 use crate::api::{load, Loaded};
-use crate::components::form::{failed, ActionDone, ActionError};
+use crate::components::form::{failed, ActionDone, ActionError, Confirm};
 use crate::components::layout::use_session_user;
 use crate::components::loaded::{Loading, WhenLoaded};
 use crate::pages::home::CreateTeamForm;
@@ -195,14 +195,13 @@ fn UserRow(row: ConsoleUser, actions: Actions) -> impl IntoView {
                         </button>
                     </ActionForm>
                 })}
-                <details class="confirm">
-                    <summary>"Delete…"</summary>
+                <Confirm key=format!("delete-user-{}", user.id) summary="Delete…">
                     <ActionForm action=actions.delete_user attr:class="stack">
                         <input type="hidden" name="user_id" value=user.id />
                         <p class="hint">"Their sessions and keys stop working; their notes and history stay, without their name."</p>
                         <button type="submit" class="danger wide">{delete_text}</button>
                     </ActionForm>
-                </details>
+                </Confirm>
             </div>
         </li>
     }
@@ -231,14 +230,13 @@ fn Teams(teams: Vec<TeamSummary>, actions: Actions) -> impl IntoView {
                                             <span class="meta">{meta}</span>
                                         </span>
                                     </a>
-                                    <details class="confirm">
-                                        <summary>"Delete…"</summary>
+                                    <Confirm key=format!("delete-team-{}", t.team.id) summary="Delete…">
                                         <ActionForm action=actions.delete_team attr:class="stack">
                                             <input type="hidden" name="team_id" value=t.team.id />
                                             <p class="hint">"Its incidents, alerts, schedule, links and integrations go with it."</p>
                                             <button type="submit" class="danger wide">{format!("Yes, delete {name}")}</button>
                                         </ActionForm>
-                                    </details>
+                                    </Confirm>
                                 </li>
                             }
                         }).collect_view()}

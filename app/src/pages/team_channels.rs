@@ -3,7 +3,7 @@
 
 use crate::api::channels::{list_channels, CreateChannel, DeleteChannel, TestChannel};
 use crate::api::load;
-use crate::components::form::{clear_on_success, failed, ActionDone, ActionError};
+use crate::components::form::{clear_on_success, failed, ActionDone, ActionError, Confirm};
 use crate::components::hydration::use_hydrated;
 use crate::components::loaded::{Failed, Loading};
 use crate::components::secret::ShownOnce;
@@ -196,15 +196,14 @@ fn ChannelRow(
                         {format!("Send a test to {}", c.name)}
                     </button>
                 </ActionForm>
-                <details class="confirm">
-                    <summary>"Remove…"</summary>
+                <Confirm key=format!("remove-channel-{}", c.id) summary="Remove…">
                     <ActionForm action=delete attr:class="stack">
                         <input type="hidden" name="team_id" value=c.team_id />
                         <input type="hidden" name="id" value=c.id />
                         <p class="hint">"Messages not yet sent are dropped."</p>
                         <button type="submit" class="danger wide">{delete_text}</button>
                     </ActionForm>
-                </details>
+                </Confirm>
             </div>
         </li>
     }

@@ -3,7 +3,7 @@
 
 use crate::api::deadman::{list_switches, CreateSwitch, DeleteSwitch, UpdateSwitch};
 use crate::api::load;
-use crate::components::form::{clear_on_success, failed, ActionDone, ActionError, Drafts};
+use crate::components::form::{clear_on_success, failed, ActionDone, ActionError, Confirm, Drafts};
 use crate::components::loaded::{Failed, Loading};
 use crate::components::text::when;
 use klaxon_domain::alerting::{IncidentState, Severity};
@@ -209,15 +209,14 @@ fn SwitchRow(
                         timeout=s.timeout.to_string() severity=s.severity drafts=Some(drafts) />
                     <button type="submit" class="secondary">"Save"</button>
                 </ActionForm>
-                <details class="confirm">
-                    <summary>"Remove…"</summary>
+                <Confirm key=format!("remove-switch-{}", s.id) summary="Remove…">
                     <ActionForm action=remove attr:class="stack">
                         <input type="hidden" name="team_id" value=s.team_id />
                         <input type="hidden" name="id" value=s.id />
                         <p class="hint">"Removing stops the watching. An incident it opened stays open until someone resolves it."</p>
                         <button type="submit" class="danger wide">{remove_text}</button>
                     </ActionForm>
-                </details>
+                </Confirm>
             </details>
         </li>
     }

@@ -7,7 +7,7 @@ use crate::api::integrations::{
 use crate::api::load;
 use crate::components::charts::Sparkline;
 use crate::components::clipboard::CopyButton;
-use crate::components::form::{failed, ActionDone, ActionError};
+use crate::components::form::{failed, ActionDone, ActionError, Confirm};
 use crate::components::hydration::use_hydrated;
 use crate::components::loaded::{Failed, Loading};
 use crate::components::secret::ShownOnce;
@@ -223,15 +223,14 @@ fn IntegrationRow(
                         <button type="submit" class="secondary" disabled=move || alertmanager.pending().get()>"Save"</button>
                     </ActionForm>
                 </details>
-                <details class="confirm">
-                    <summary>"Revoke…"</summary>
+                <Confirm key=format!("revoke-integration-{}", i.id) summary="Revoke…">
                     <ActionForm action=revoke attr:class="stack">
                         <input type="hidden" name="team_id" value=i.team_id />
                         <input type="hidden" name="id" value=i.id />
                         <p class="hint">"Revoking is immediate: Alertmanager posting to this URL gets 401 until you give it a new one."</p>
                         <button type="submit" class="danger wide">{revoke_text}</button>
                     </ActionForm>
-                </details>
+                </Confirm>
             </details>
         </li>
     }

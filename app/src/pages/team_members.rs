@@ -3,7 +3,7 @@
 
 use crate::api::teams::{find_people, AddMember, RemoveMember, SetMemberRole};
 use crate::api::{load, Loaded};
-use crate::components::form::ActionError;
+use crate::components::form::{ActionError, Confirm};
 use crate::components::loaded::{Failed, Loading};
 use klaxon_domain::sso::GrantSource;
 use klaxon_domain::team::{Member, Role};
@@ -116,14 +116,13 @@ fn MemberRow(
                             <button type="submit" class="secondary">{change}</button>
                         </ActionForm>
                         // Asks once: the first tap opens the question, the second removes.
-                        <details class="confirm">
-                            <summary class="secondary">"Remove"</summary>
+                        <Confirm key=format!("remove-member-{user_id}") summary="Remove" summary_class="secondary">
                             <ActionForm action=actions.remove>
                                 <input type="hidden" name="team_id" value=team_id.get_untracked() />
                                 <input type="hidden" name="user_id" value=user_id />
                                 <button type="submit" class="danger">{remove_label}</button>
                             </ActionForm>
-                        </details>
+                        </Confirm>
                     </div>
                 }
             })}

@@ -7,7 +7,7 @@ use crate::api::rota::{
 };
 use crate::api::teams::{get_team, list_members};
 use crate::api::{load, Loaded};
-use crate::components::form::{failed, ActionDone, ActionError};
+use crate::components::form::{failed, ActionDone, ActionError, Confirm};
 use crate::components::live::{use_page_live, TeamUpdates};
 use crate::components::loaded::{Failed, Loading};
 use crate::components::team_page::TeamSubpageHeading;
@@ -304,15 +304,14 @@ fn RotationRow(
                     <input id=to_id name="to" type="date" required value=to />
                     <button type="submit" class="secondary" disabled=move || actions.fill.pending().get()>"Preview"</button>
                 </ActionForm>
-                <details class="confirm">
-                    <summary>"Remove…"</summary>
+                <Confirm key=format!("remove-rota-{}", r.id) summary="Remove…">
                     <ActionForm action=actions.remove attr:class="stack">
                         <input type="hidden" name="team_id" value=team_id />
                         <input type="hidden" name="id" value=r.id />
                         <p class="hint">"The dates it filled stay, as if given by hand."</p>
                         <button type="submit" class="danger wide">{format!("Yes, remove {}", r.name)}</button>
                     </ActionForm>
-                </details>
+                </Confirm>
             </details>
         </li>
     }

@@ -7,7 +7,7 @@ use crate::api::schedule::{
 };
 use crate::api::{load, Loaded};
 use crate::components::calendar::MonthCalendar;
-use crate::components::form::{clear_on_success, failed, ActionDone, ActionError};
+use crate::components::form::{clear_on_success, failed, ActionDone, ActionError, Confirm};
 use crate::components::hydration::use_hydrated;
 use crate::components::loaded::{Failed, Loading};
 use crate::components::secret::ShownOnce;
@@ -232,14 +232,13 @@ fn Covers(
                                 <span class="row-main">{c.text}{yours}</span>
                                 // Asks once: the first tap opens the question, the second acts.
                                 {c.may_end.then(|| view! {
-                                    <details class="confirm">
-                                        <summary>{label}</summary>
+                                    <Confirm key=format!("end-cover-{}", c.id) summary=label>
                                         <ActionForm action=end>
                                             <input type="hidden" name="team_id" value=team />
                                             <input type="hidden" name="cover_id" value=c.id />
                                             <button type="submit" class="danger">{confirm}</button>
                                         </ActionForm>
-                                    </details>
+                                    </Confirm>
                                 })}
                             </li>
                         }

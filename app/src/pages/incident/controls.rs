@@ -54,29 +54,8 @@ pub(super) fn Controls(
         .iter()
         .filter(|a| a.status == AlertStatus::Firing)
         .count();
-    // What the last action did, said to screen readers (the page's change shows it to the eye).
-    let said = RwSignal::new("");
-    macro_rules! say {
-        ($action:expr, $text:expr) => {
-            Effect::new(move |_| {
-                if let Some(Ok(_)) = $action.value().get() {
-                    said.set($text);
-                }
-            });
-        };
-    }
-    say!(ack, "Acknowledged: you have it; reminders have stopped.");
-    say!(resolve, "Resolved.");
-    say!(snooze, "Snoozed.");
-    say!(unsnooze, "Woken: paging resumes.");
-    say!(assign, "Assigned.");
-    say!(note, "Note added.");
-    say!(archive, "Archive changed.");
-    say!(silence, "Silenced in Alertmanager.");
-    say!(unsilence, "Silence expired.");
 
     view! {
-        <p class="sr-only" role="status" aria-live="polite">{move || said.try_get().unwrap_or_default()}</p>
         <section class="controls" aria-label="More actions">
             <details class="card" hidden=move || !is_open() open=move || failed(snooze) || failed(unsnooze)>
                 <summary>"Snooze"</summary>
@@ -174,6 +153,45 @@ pub(super) fn Controls(
         </section>
     }
     .into_any()
+}
+
+/// What the last action did, said to screen readers (the page's change shows it to the eye).
+/// It sits outside the controls, which are drawn anew after every action: a live region must
+/// already be in the page when its text changes, or it is not read out.
+#[component]
+pub(super) fn Announcer(actions: Actions) -> impl IntoView {
+    let Actions {
+        ack,
+        resolve,
+        snooze,
+        unsnooze,
+        assign,
+        note,
+        archive,
+        silence,
+        unsilence,
+        ..
+    } = actions;
+    let said = RwSignal::new("");
+    macro_rules! say {
+        ($action:expr, $text:expr) => {
+            Effect::new(move |_| {
+                if let Some(Ok(_)) = $action.value().get() {
+                    said.set($text);
+                }
+            });
+        };
+    }
+    say!(ack, "Acknowledged: you have it; reminders have stopped.");
+    say!(resolve, "Resolved.");
+    say!(snooze, "Snoozed.");
+    say!(unsnooze, "Woken: paging resumes.");
+    say!(assign, "Assigned.");
+    say!(note, "Note added.");
+    say!(archive, "Archive changed.");
+    say!(silence, "Silenced in Alertmanager.");
+    say!(unsilence, "Silence expired.");
+    view! { <p class="sr-only" role="status" aria-live="polite">{move || said.get()}</p> }
 }
 
 /// Silencing the incident's alerts in Alertmanager: the matchers are shown before anything is

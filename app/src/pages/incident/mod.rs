@@ -14,7 +14,7 @@ use crate::components::live::{use_page_live, Freshness};
 use crate::components::loaded::{Failed, Loading};
 use crate::components::severity::{snoozed, IncidentBadges};
 use crate::components::text::{ago, span, web_link, when, Linked};
-use controls::Controls;
+use controls::{Announcer, Controls};
 use history::History;
 use klaxon_domain::incident::{Alert, IncidentView, NextStep, SimilarIncident};
 use klaxon_domain::live::EventKind;
@@ -121,6 +121,7 @@ pub fn IncidentPage() -> impl IntoView {
 
     view! {
         <p class="back"><a href="/">"← Incidents"</a></p>
+        <Announcer actions />
         <Transition fallback=Loading>
             {move || Suspend::new(async move {
                 let data = match page.await {
