@@ -44,70 +44,6 @@ where
     action.value().with(|v| matches!(v, Some(Err(_))))
 }
 
-/// What a person typed into forms that are drawn again when their data reloads (a live update
-/// redraws a list, and the forms in its rows with it): kept per field, so the redrawn form shows
-/// what was typed, not the stored value, until it is sent. Keys are the fields' ids.
-#[derive(Clone, Copy)]
-pub struct Drafts(StoredValue<std::collections::HashMap<String, String>>);
-
-impl Default for Drafts {
-    fn default() -> Self {
-        Drafts(StoredValue::new(Default::default()))
-    }
-}
-
-impl Drafts {
-    /// The typed text of field `id`, else `stored`.
-    pub fn value(&self, id: &str, stored: String) -> String {
-        self.0.with_value(|d| d.get(id).cloned()).unwrap_or(stored)
-    }
-
-    /// Whether `<details>` `id` was left open (a redraw would close it).
-    pub fn open(&self, id: &str) -> bool {
-        self.0
-            .with_value(|d| d.get(id).is_some_and(|v| v == "open"))
-    }
-
-    /// An `on:input` / `on:change` handler keeping field `id`'s text.
-    pub fn keep(&self, id: String) -> impl Fn(leptos::ev::Event) + 'static {
-        let drafts = *self;
-        move |ev| {
-            let text = event_target_value(&ev);
-            drafts.0.update_value(|d| {
-                d.insert(id.clone(), text);
-            });
-        }
-    }
-
-    /// An `on:toggle` handler keeping whether `<details>` `id` is open.
-    pub fn keep_open(&self, id: String) -> impl Fn(leptos::ev::Event) + 'static {
-        let drafts = *self;
-        move |ev| {
-            let open = event_target::<leptos::web_sys::Element>(&ev).has_attribute("open");
-            drafts.0.update_value(|d| {
-                if open {
-                    d.insert(id.clone(), "open".into());
-                } else {
-                    d.remove(&id);
-                }
-            });
-        }
-    }
-
-    /// Forgets field or fold `id`.
-    pub fn forget_one(&self, id: &str) {
-        self.0.update_value(|d| {
-            d.remove(id);
-        });
-    }
-
-    /// Forgets the fields whose ids start with `prefix` (a form that was sent).
-    pub fn forget(&self, prefix: &str) {
-        self.0
-            .update_value(|d| d.retain(|k, _| !k.starts_with(prefix)));
-    }
-}
-
 /// Once the action succeeds, the form is emptied (back to what the page drew) and the
 /// `<details>` holding it closes: a finished form does not sit open with what was sent. Its
 /// confirmation (`ActionDone`) belongs outside the fold.
@@ -135,8 +71,14 @@ where
 /// Which confirmations are open on the page, kept outside the rows that hold them: a live
 /// update redraws a list and its rows, and a question opened under the finger must still be
 /// open for the second tap.
-#[derive(Clone, Copy, Default)]
-pub struct OpenConfirms(Drafts);
+#[derive(Clone, Copy)]
+pub struct OpenConfirms(StoredValue<std::collections::HashSet<String>>);
+
+impl Default for OpenConfirms {
+    fn default() -> Self {
+        OpenConfirms(StoredValue::new(Default::default()))
+    }
+}
 
 /// A question asked once before a destructive form (its `children`): the first tap opens it,
 /// the second acts. `key` names what it removes, unique on the page; sending the form forgets
@@ -149,10 +91,23 @@ pub fn Confirm(
     children: Children,
 ) -> impl IntoView {
     let kept = use_context::<OpenConfirms>().unwrap_or_default().0;
-    let sent = key.clone();
+    let open = kept.with_value(|k| k.contains(&key));
+    let (toggled, sent) = (key.clone(), key);
     view! {
-        <details class="confirm" open=kept.open(&key) on:toggle=kept.keep_open(key)
-            on:submit=move |_| kept.forget_one(&sent)>
+        <details class="confirm" open=open
+            on:toggle=move |ev| {
+                let open = event_target::<leptos::web_sys::Element>(&ev).has_attribute("open");
+                kept.update_value(|k| {
+                    if open {
+                        k.insert(toggled.clone());
+                    } else {
+                        k.remove(&toggled);
+                    }
+                });
+            }
+            on:submit=move |_| kept.update_value(|k| {
+                k.remove(&sent);
+            })>
             <summary class=summary_class>{summary}</summary>
             {children()}
         </details>

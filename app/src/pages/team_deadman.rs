@@ -3,7 +3,7 @@
 
 use crate::api::deadman::{list_switches, CreateSwitch, DeleteSwitch, UpdateSwitch};
 use crate::api::load;
-use crate::components::form::{clear_on_success, failed, ActionDone, ActionError, Confirm, Drafts};
+use crate::components::form::{clear_on_success, failed, ActionDone, ActionError, Confirm};
 use crate::components::loaded::{Failed, Loading};
 use crate::components::text::when;
 use klaxon_domain::alerting::{IncidentState, Severity};
@@ -28,14 +28,11 @@ pub fn DeadmanSwitches(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl Int
         },
         |(team, _)| list_switches(team),
     );
-    // The rows (and their forms) are drawn again at every reload, which heartbeats bring often:
-    // what was typed into a form, and which were open, is kept here until it is sent.
-    let drafts = Drafts::default();
-    Effect::new(move |_| {
-        if let Some(Ok(s)) = update.value().get() {
-            drafts.forget(&format!("switch-{}-", s.id));
-        }
-    });
+    // What the rows show, from the latest load. A row stays on the page while its switch
+    // exists and reads what it shows from here, so a reload (heartbeats bring them often)
+    // never draws its form again under the finger: what was typed, the focus and which
+    // folds are open stay.
+    let shown = RwSignal::new(Vec::<DeadmanSwitch>::new());
     let added = clear_on_success(create);
     view! {
         <section class="card" aria-labelledby="deadman-title">
@@ -49,8 +46,7 @@ pub fn DeadmanSwitches(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl Int
                 <summary>"Add a switch"</summary>
                 <ActionForm action=create node_ref=added attr:class="stack">
                     <input type="hidden" name="team_id" value=move || team_id.get() />
-                    <SwitchFields prefix="new-switch".into() name="Watchdog".into()
-                        matcher="{alertname=\"Watchdog\"}".into() timeout="10m".into() severity=Severity::Critical drafts=None />
+                    <SwitchFields prefix="new-switch".into() stored=Signal::stored(Fields::new_switch()) />
                     <ActionError action=create />
                     <button type="submit" class="primary" disabled=move || create.pending().get()>"Add switch"</button>
                 </ActionForm>
@@ -59,17 +55,18 @@ pub fn DeadmanSwitches(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl Int
             <Transition fallback=Loading>
                 {move || Suspend::new(async move {
                     match list.await {
-                        Ok(items) if items.is_empty() => view! { <p class="empty">"No dead man's switches."</p> }.into_any(),
+                        Ok(items) if items.is_empty() => {
+                            shown.set(items);
+                            view! { <p class="empty">"No dead man's switches."</p> }.into_any()
+                        }
                         Ok(mut items) => {
                             // Dead switches first: they are what the page is opened for.
                             items.sort_by_key(|s| s.status != SwitchStatus::Dead);
-                            // Keyed by what each row shows: a row whose switch did not change keeps
-                            // its element (and what was typed into it); a changed one is drawn anew
-                            // from `drafts`, and never takes over another switch's form.
+                            shown.set(items);
                             view! {
                                 <ul class="list switches">
-                                    <For each=move || items.clone() key=|s| format!("{s:?}") let:s>
-                                        <SwitchRow switch=s is_owner update remove drafts />
+                                    <For each=move || shown.get() key=|s| s.id let:s>
+                                        <SwitchRow first=s shown is_owner update remove />
                                     </For>
                                 </ul>
                             }
@@ -87,42 +84,62 @@ pub fn DeadmanSwitches(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl Int
     .into_any()
 }
 
-/// The four fields of a switch, for adding and for changing one; a row's fields keep what was
-/// typed through a redraw (`drafts`).
-#[component]
-fn SwitchFields(
-    prefix: String,
+/// What a switch's form starts from: the usual Watchdog switch, or a switch as stored.
+#[derive(Clone, PartialEq)]
+struct Fields {
     name: String,
     matcher: String,
     timeout: String,
     severity: Severity,
-    drafts: Option<Drafts>,
-) -> impl IntoView {
+}
+
+impl Fields {
+    fn new_switch() -> Self {
+        Fields {
+            name: "Watchdog".into(),
+            matcher: "{alertname=\"Watchdog\"}".into(),
+            timeout: "10m".into(),
+            severity: Severity::Critical,
+        }
+    }
+
+    fn of(s: &DeadmanSwitch) -> Self {
+        Fields {
+            name: s.name.clone(),
+            matcher: s.matcher.clone(),
+            timeout: s.timeout.to_string(),
+            severity: s.severity,
+        }
+    }
+}
+
+/// The four fields of a switch, for adding and for changing one. `stored` is each field's
+/// default (an HTML `value` attribute): a field nobody typed into follows it, one that was
+/// typed into keeps what was typed.
+#[component]
+fn SwitchFields(prefix: String, stored: Signal<Fields>) -> impl IntoView {
     let id = |field: &str| format!("{prefix}-{field}");
     let hint_id = id("matcher-hint");
-    let drafts = drafts.unwrap_or_default();
-    let typed = |field: &str, stored: String| drafts.value(&id(field), stored);
-    let severity = typed("severity", severity.as_str().to_string());
+    let field = move |f: fn(&Fields) -> String| move || stored.with(f);
     view! {
         <label for=id("name")>"Name"</label>
-        <input id=id("name") name="name" type="text" required maxlength="100" value=typed("name", name)
-            on:input=drafts.keep(id("name")) />
+        <input id=id("name") name="name" type="text" required maxlength="100" value=field(|f| f.name.clone()) />
         <label for=id("matcher")>"Heartbeat matcher"</label>
-        <input id=id("matcher") name="matcher" type="text" required maxlength="1000" value=typed("matcher", matcher)
-            on:input=drafts.keep(id("matcher"))
+        <input id=id("matcher") name="matcher" type="text" required maxlength="1000" value=field(|f| f.matcher.clone())
             autocapitalize="off" autocomplete="off" spellcheck="false" aria-describedby=hint_id.clone() />
         <p class="hint" id=hint_id>
             "Alertmanager matcher syntax; it must name the alert, e.g. {alertname=\"Watchdog\", cluster=~\"prod-.*\"}."
         </p>
         <label for=id("timeout")>"Dead after this much silence"</label>
-        <input id=id("timeout") name="timeout" type="text" required value=typed("timeout", timeout)
-            on:input=drafts.keep(id("timeout"))
+        <input id=id("timeout") name="timeout" type="text" required value=field(|f| f.timeout.clone())
             autocapitalize="off" inputmode="text" placeholder="10m" />
         <label for=id("severity")>"Severity of the incident"</label>
-        <select id=id("severity") name="severity" on:change=drafts.keep(id("severity"))>
+        <select id=id("severity") name="severity">
             {[Severity::Critical, Severity::Warning, Severity::Info]
                 .into_iter()
-                .map(|s| view! { <option value=s.as_str() selected=s.as_str() == severity>{s.as_str()}</option> })
+                .map(|s| view! {
+                    <option value=s.as_str() selected=move || stored.with(|f| f.severity == s)>{s.as_str()}</option>
+                })
                 .collect_view()}
         </select>
     }
@@ -137,84 +154,115 @@ fn status_chip(status: SwitchStatus) -> impl IntoView {
     view! { <span class=format!("chip switch-status status-{class}")>{text}</span> }
 }
 
+fn edge(status: SwitchStatus) -> String {
+    format!("{status:?}").to_lowercase()
+}
+
+/// One switch: its status, clusters and last incident as the latest load says, and the owner's
+/// forms, which are drawn once and keep what was typed through every reload.
 #[component]
 fn SwitchRow(
-    switch: DeadmanSwitch,
+    first: DeadmanSwitch,
+    shown: RwSignal<Vec<DeadmanSwitch>>,
     is_owner: Signal<bool>,
     update: ServerAction<UpdateSwitch>,
     remove: ServerAction<DeleteSwitch>,
-    drafts: Drafts,
 ) -> impl IntoView {
-    let s = switch;
-    let heard = match s.last_heartbeat_at {
-        Some(t) => format!("last heartbeat {}", when(t)),
-        None => "no heartbeat heard yet".to_string(),
+    let (id, team_id) = (first.id, first.team_id);
+    // The switch as last loaded; kept as it was while the row is on its way out.
+    let s = Memo::new(move |last: Option<&DeadmanSwitch>| {
+        shown
+            .with(|all| all.iter().find(|x| x.id == id).cloned())
+            .or_else(|| last.cloned())
+            .unwrap_or_else(|| first.clone())
+    });
+    let meta = move || {
+        s.with(|s| {
+            let heard = match s.last_heartbeat_at {
+                Some(t) => format!("last heartbeat {}", when(t)),
+                None => "no heartbeat heard yet".to_string(),
+            };
+            format!(
+                "dead after {} of silence · {} · {heard}",
+                s.timeout,
+                s.severity.as_str()
+            )
+        })
     };
-    let incident = s.last_incident.clone().map(|i| {
-        if i.state == IncidentState::Resolved {
-            view! { <p class="meta">{format!("Last incident #{} (resolved)", i.id)}</p> }.into_any()
-        } else {
-            view! {
-                <p class="switch-incident">
-                    <a href=format!("/incidents/{}", i.id)>{format!("Incident #{} is open", i.id)}</a>
-                </p>
+    let incident = move || {
+        s.with(|s| s.last_incident.clone()).map(|i| {
+            if i.state == IncidentState::Resolved {
+                view! { <p class="meta">{format!("Last incident #{} (resolved)", i.id)}</p> }.into_any()
+            } else {
+                view! {
+                    <p class="switch-incident">
+                        <a href=format!("/incidents/{}", i.id)>{format!("Incident #{} is open", i.id)}</a>
+                    </p>
+                }
+                .into_any()
             }
-            .into_any()
+        })
+    };
+    let clusters = move || {
+        let s = s.get();
+        (!s.clusters.is_empty()).then(|| {
+            view! {
+                <ul class="clusters" aria-label=format!("Clusters of {}", s.name)>
+                    {s.clusters
+                        .iter()
+                        .map(|c| view! {
+                            <li class=format!("cluster-row status-edge-{}", edge(c.status))>
+                                <span class="row-main">
+                                    <strong>{c.cluster.clone().unwrap_or_else(|| "(no cluster label)".into())}</strong>
+                                    <span class="meta">{format!("last heartbeat {}", when(c.last_heartbeat_at))}</span>
+                                </span>
+                                {status_chip(c.status)}
+                            </li>
+                        })
+                        .collect_view()}
+                </ul>
+            }
+        })
+    };
+    // A change that was saved closes the form.
+    let tools = NodeRef::<leptos::html::Details>::new();
+    Effect::new(move |_| {
+        if update
+            .value()
+            .with(|v| matches!(v, Some(Ok(saved)) if saved.id == id))
+        {
+            if let Some(d) = tools.get_untracked() {
+                let _ = d.remove_attribute("open");
+            }
         }
     });
-    let clusters = (!s.clusters.is_empty()).then(|| {
-        view! {
-            <ul class="clusters" aria-label=format!("Clusters of {}", s.name)>
-                {s.clusters
-                    .iter()
-                    .map(|c| view! {
-                        <li class=format!("cluster-row status-edge-{}", format!("{:?}", c.status).to_lowercase())>
-                            <span class="row-main">
-                                <strong>{c.cluster.clone().unwrap_or_else(|| "(no cluster label)".into())}</strong>
-                                <span class="meta">{format!("last heartbeat {}", when(c.last_heartbeat_at))}</span>
-                            </span>
-                            {status_chip(c.status)}
-                        </li>
-                    })
-                    .collect_view()}
-            </ul>
-        }
-    });
-    let prefix = format!("switch-{}", s.id);
-    let tools = format!("{prefix}-open");
-    let (change_text, remove_text) = (
-        format!("Change {}", s.name),
-        format!("Yes, remove {}", s.name),
-    );
-    let edge = format!("{:?}", s.status).to_lowercase();
+    let name = move || s.with(|s| s.name.clone());
     view! {
-        <li class=format!("switch status-edge-{edge}")>
+        <li class=move || format!("switch status-edge-{}", edge(s.with(|s| s.status)))>
             <div class="row">
                 <span class="row-main">
-                    <strong>{s.name.clone()}</strong>
-                    <span class="meta mono">{s.matcher.clone()}</span>
-                    <span class="meta">{format!("dead after {} of silence · {} · {heard}", s.timeout, s.severity.as_str())}</span>
+                    <strong>{name}</strong>
+                    <span class="meta mono">{move || s.with(|s| s.matcher.clone())}</span>
+                    <span class="meta">{meta}</span>
                 </span>
-                {status_chip(s.status)}
+                {move || status_chip(s.with(|s| s.status))}
             </div>
             {incident}
             {clusters}
-            <details class="row-tools" hidden=move || !is_owner.get() open=drafts.open(&tools)
-                on:toggle=drafts.keep_open(tools.clone())>
-                <summary>{change_text}</summary>
+            <details class="row-tools" hidden=move || !is_owner.get() node_ref=tools>
+                <summary>{move || format!("Change {}", name())}</summary>
                 <ActionForm action=update attr:class="stack">
-                    <input type="hidden" name="team_id" value=s.team_id />
-                    <input type="hidden" name="id" value=s.id />
-                    <SwitchFields prefix name=s.name.clone() matcher=s.matcher.clone()
-                        timeout=s.timeout.to_string() severity=s.severity drafts=Some(drafts) />
+                    <input type="hidden" name="team_id" value=team_id />
+                    <input type="hidden" name="id" value=id />
+                    <SwitchFields prefix=format!("switch-{id}") stored=Signal::derive(move || s.with(Fields::of)) />
                     <button type="submit" class="secondary">"Save"</button>
                 </ActionForm>
-                <Confirm key=format!("remove-switch-{}", s.id) summary="Remove…">
+                <Confirm key=format!("remove-switch-{id}") summary="Remove…">
                     <ActionForm action=remove attr:class="stack">
-                        <input type="hidden" name="team_id" value=s.team_id />
-                        <input type="hidden" name="id" value=s.id />
+                        <input type="hidden" name="team_id" value=team_id />
+                        <input type="hidden" name="id" value=id />
                         <p class="hint">"Removing stops the watching. An incident it opened stays open until someone resolves it."</p>
-                        <button type="submit" class="danger wide">{remove_text}</button>
+                        <button type="submit" class="danger wide">{move || format!("Yes, remove {}", name())}</button>
                     </ActionForm>
                 </Confirm>
             </details>
