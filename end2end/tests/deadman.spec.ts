@@ -97,8 +97,8 @@ test('owner adds, watches, changes and removes a switch', async ({ page, request
   await row.getByLabel('Dead after this much silence').fill('30m');
   await row.getByLabel('Severity of the incident').selectOption('warning');
   // Meanwhile a third cluster reports and someone changes the team (an integration added
-  // elsewhere): the live update draws the changed row anew, and what was typed, and the open
-  // form, are still there when it is saved.
+  // elsewhere): the live update shows the third cluster in the row, and what was typed, and the
+  // open form, are still there when it is saved.
   await heartbeat(request, key, 'prod-ap');
   expect((await request.post(`/api/teams/${teamId}/integrations`, { data: { name: 'second' } })).status()).toBe(201);
   await expect(row.getByRole('list', { name: 'Clusters of Watchdog' }).getByRole('listitem')).toHaveCount(3);
