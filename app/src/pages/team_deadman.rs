@@ -16,6 +16,11 @@ pub fn DeadmanSwitches(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl Int
     let update = ServerAction::<UpdateSwitch>::new();
     let remove = ServerAction::<DeleteSwitch>::new();
     let team_changes = crate::components::live::use_team_changes();
+    // The first load draws the list (on the server, and as hydration finds it). After it, the
+    // rows stay on the page while their switch exists and read what they show from `shown`,
+    // which every later load sets (heartbeats bring them often): a reload never draws a form
+    // again under the finger, so what was typed, the focus and which folds are open stay.
+    let first = load(move || team_id.get(), list_switches);
     let list = load(
         move || {
             (
@@ -28,11 +33,16 @@ pub fn DeadmanSwitches(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl Int
         },
         |(team, _)| list_switches(team),
     );
-    // What the rows show, from the latest load. A row stays on the page while its switch
-    // exists and reads what it shows from here, so a reload (heartbeats bring them often)
-    // never draws its form again under the finger: what was typed, the focus and which
-    // folds are open stay.
     let shown = RwSignal::new(Vec::<DeadmanSwitch>::new());
+    let reload_failed = RwSignal::new(None::<ServerFnError>);
+    Effect::new(move |_| match list.get() {
+        Some(Ok(items)) => {
+            shown.set(dead_first(items));
+            reload_failed.set(None);
+        }
+        Some(Err(e)) => reload_failed.set(Some(e)),
+        None => {}
+    });
     let added = clear_on_success(create);
     view! {
         <section class="card" aria-labelledby="deadman-title">
@@ -54,25 +64,21 @@ pub fn DeadmanSwitches(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl Int
             <ActionDone action=create text="Added: Klaxon watches that heartbeat now." />
             <Transition fallback=Loading>
                 {move || Suspend::new(async move {
-                    match list.await {
-                        Ok(items) if items.is_empty() => {
-                            shown.set(items);
-                            view! { <p class="empty">"No dead man's switches."</p> }.into_any()
-                        }
-                        Ok(mut items) => {
-                            // Dead switches first: they are what the page is opened for.
-                            items.sort_by_key(|s| s.status != SwitchStatus::Dead);
-                            shown.set(items);
+                    match first.await {
+                        Ok(items) => {
+                            shown.set(dead_first(items));
                             view! {
-                                <ul class="list switches">
+                                <p class="empty" hidden=move || !shown.with(Vec::is_empty)>"No dead man's switches."</p>
+                                <ul class="list switches" hidden=move || shown.with(Vec::is_empty)>
                                     <For each=move || shown.get() key=|s| s.id let:s>
                                         <SwitchRow first=s shown is_owner update remove />
                                     </For>
                                 </ul>
+                                {move || reload_failed.get().map(|e| view! { <Failed error=e retry=move |_| list.refetch() /> })}
                             }
                             .into_any()
                         }
-                        Err(e) => view! { <Failed error=e retry=move |_| list.refetch() /> }.into_any(),
+                        Err(e) => view! { <Failed error=e retry=move |_| first.refetch() /> }.into_any(),
                     }
                 })}
             </Transition>
@@ -82,6 +88,12 @@ pub fn DeadmanSwitches(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl Int
         </section>
     }
     .into_any()
+}
+
+/// Dead switches first: they are what the page is opened for.
+fn dead_first(mut items: Vec<DeadmanSwitch>) -> Vec<DeadmanSwitch> {
+    items.sort_by_key(|s| s.status != SwitchStatus::Dead);
+    items
 }
 
 /// What a switch's form starts from: the usual Watchdog switch, or a switch as stored.
