@@ -160,18 +160,6 @@ pub(super) fn Controls(
 /// already be in the page when its text changes, or it is not read out.
 #[component]
 pub(super) fn Announcer(actions: Actions) -> impl IntoView {
-    let Actions {
-        ack,
-        resolve,
-        snooze,
-        unsnooze,
-        assign,
-        note,
-        archive,
-        silence,
-        unsilence,
-        ..
-    } = actions;
     let said = RwSignal::new("");
     macro_rules! say {
         ($action:expr, $text:expr) => {
@@ -182,15 +170,18 @@ pub(super) fn Announcer(actions: Actions) -> impl IntoView {
             });
         };
     }
-    say!(ack, "Acknowledged: you have it; reminders have stopped.");
-    say!(resolve, "Resolved.");
-    say!(snooze, "Snoozed.");
-    say!(unsnooze, "Woken: paging resumes.");
-    say!(assign, "Assigned.");
-    say!(note, "Note added.");
-    say!(archive, "Archive changed.");
-    say!(silence, "Silenced in Alertmanager.");
-    say!(unsilence, "Silence expired.");
+    say!(
+        actions.ack,
+        "Acknowledged: you have it; reminders have stopped."
+    );
+    say!(actions.resolve, "Resolved.");
+    say!(actions.snooze, "Snoozed.");
+    say!(actions.unsnooze, "Woken: paging resumes.");
+    say!(actions.assign, "Assigned.");
+    say!(actions.note, "Note added.");
+    say!(actions.archive, "Archive changed.");
+    say!(actions.silence, "Silenced in Alertmanager.");
+    say!(actions.unsilence, "Silence expired.");
     view! { <p class="sr-only" role="status" aria-live="polite">{move || said.get()}</p> }
 }
 
