@@ -116,7 +116,7 @@ fn MemberRow(
                             <button type="submit" class="secondary">{change}</button>
                         </ActionForm>
                         // Asks once: the first tap opens the question, the second removes.
-                        <Confirm key=format!("remove-member-{user_id}") summary="Remove" summary_class="secondary">
+                        <Confirm key=format!("remove-member-{}-{user_id}", team_id.get_untracked()) summary="Remove" summary_class="secondary">
                             <ActionForm action=actions.remove>
                                 <input type="hidden" name="team_id" value=team_id.get_untracked() />
                                 <input type="hidden" name="user_id" value=user_id />
