@@ -21,6 +21,7 @@ pub fn DeadmanSwitches(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl Int
     // which every later load sets (heartbeats bring them often): a reload never draws a form
     // again under the finger, so what was typed, the focus and which folds are open stay.
     let first = load(move || team_id.get(), list_switches);
+    // The later loads: none until something changed, so the first is not loaded twice.
     let list = load(
         move || {
             (
@@ -31,17 +32,22 @@ pub fn DeadmanSwitches(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl Int
                     + team_changes(),
             )
         },
-        |(team, _)| list_switches(team),
+        |(team, changes)| async move {
+            if changes == 0 {
+                return Ok(None);
+            }
+            list_switches(team).await.map(Some)
+        },
     );
     let shown = RwSignal::new(Vec::<DeadmanSwitch>::new());
     let reload_failed = RwSignal::new(None::<ServerFnError>);
     Effect::new(move |_| match list.get() {
-        Some(Ok(items)) => {
+        Some(Ok(Some(items))) => {
             shown.set(dead_first(items));
             reload_failed.set(None);
         }
         Some(Err(e)) => reload_failed.set(Some(e)),
-        None => {}
+        Some(Ok(None)) | None => {}
     });
     let added = clear_on_success(create);
     view! {
