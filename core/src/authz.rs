@@ -131,6 +131,18 @@ pub fn require_own_date_or_owner(actor: &Actor, access: TeamAccess, holder: i64)
 
 /// A partial-day cover is made or ended by the person covering, the person covered, or an
 /// owner.
+/// Putting someone on the pager is theirs to agree to: a cover is made by the person who
+/// covers, or by an owner.
+pub fn require_cover_maker(actor: &Actor, access: TeamAccess, covering: i64) -> Result<()> {
+    if access.is_owner() || actor.user_id == covering {
+        Ok(())
+    } else {
+        Err(Error::forbidden(
+            "only the person who covers or the team's owner may make a cover",
+        ))
+    }
+}
+
 pub fn require_cover_party_or_owner(
     actor: &Actor,
     access: TeamAccess,

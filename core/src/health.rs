@@ -7,7 +7,7 @@ use crate::sweeper::{lease_age, Lease, SWEEP_EVERY};
 use crate::{Core, Result};
 use serde::Serialize;
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Mutex;
 
 /// A page due this long and still unsent is overdue.
@@ -29,6 +29,8 @@ pub struct Watch {
     notifier_pass: AtomicI64,
     /// The kinds of reason already logged, so each is logged once per episode.
     logged: Mutex<BTreeSet<&'static str>>,
+    /// Whether the listener is turning connections away (its cap is reached).
+    connections_full: AtomicBool,
 }
 
 impl Watch {
@@ -38,6 +40,11 @@ impl Watch {
 }
 
 impl Core {
+    /// Told by the listener when its connection cap is reached (`true`) and left (`false`).
+    pub fn connections_full(&self, full: bool) {
+        self.watch.connections_full.store(full, Ordering::Relaxed);
+    }
+
     /// Checks the outbox, the sweeper's lease and this replica's notifier.
     pub async fn health(&self) -> Result<Health> {
         self.check_health(&self.leases().await?).await
@@ -81,6 +88,12 @@ impl Core {
             found.push((
                 "notifier_stalled",
                 format!("this replica's notifier has not finished a pass for {idle} s"),
+            ));
+        }
+        if self.watch.connections_full.load(Ordering::Relaxed) {
+            found.push((
+                "connections_full",
+                "every connection place is taken: new clients are turned away".to_string(),
             ));
         }
         self.log_changes(&found);

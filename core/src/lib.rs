@@ -19,6 +19,7 @@ pub mod health;
 pub mod incidents;
 pub mod intake;
 pub mod integrations;
+pub mod lanes;
 pub mod mail;
 pub mod maintenance;
 pub mod matrix;
@@ -60,6 +61,10 @@ pub struct Config {
     /// Pushes a topic gets in a minute before its pages are bundled; 0 never bundles
     /// (`KLAXON_PAGE_BUNDLE_AFTER`).
     pub page_bundle_after: i64,
+    /// How long a notifier or announcer pass waits for its destinations' sends before leaving
+    /// the slow ones to finish alone (`lanes::WAIT_FOR_LANES`). Tests of delivery rules wait
+    /// for every send, so a pass's report and the rows after it are the whole story.
+    pub lane_wait: std::time::Duration,
     /// Values copied into the settings table at first start only.
     pub setting_seeds: Vec<(&'static str, String)>,
     /// The dead man's switch `KLAXON_DEADMAN_*` asks for: seeded once per install into the
@@ -87,6 +92,7 @@ impl Default for Config {
             ntfy_url: None,
             ntfy_token: None,
             page_bundle_after: klaxon_domain::paging::BUNDLE_AFTER,
+            lane_wait: lanes::WAIT_FOR_LANES,
             setting_seeds: Vec::new(),
             deadman_seed: None,
             trusted_proxies: client::TrustedProxies::default(),
@@ -128,6 +134,9 @@ pub struct Core {
     pub vapid: Arc<paging::webpush::Vapid>,
     /// Password hashing, bounded (`secrets::Hasher`).
     pub(crate) hasher: Arc<secrets::Hasher>,
+    /// The page topics and team channels with sends in flight on this replica (`lanes`).
+    pub(crate) page_lanes: Arc<lanes::Lanes<String>>,
+    pub(crate) channel_lanes: Arc<lanes::Lanes<i64>>,
 }
 
 impl Core {
@@ -186,10 +195,19 @@ impl Core {
             hasher: Arc::new(secrets::Hasher::for_this_machine()),
             outbound,
             matrix,
+            page_lanes: lanes::Lanes::new(),
+            channel_lanes: lanes::Lanes::new(),
         };
         core.seed_settings().await?;
         core.seed_switches().await?;
         Ok(core)
+    }
+
+    /// Waits until every page and channel message this replica has started sending is sent or
+    /// failed and recorded (a pass leaves slow sends to finish on their own: `lanes`).
+    pub async fn deliveries_settled(&self) {
+        self.page_lanes.settled().await;
+        self.channel_lanes.settled().await;
     }
 
     /// This service with the database's paging lane (`Db::paging_lane`), for the notifier.

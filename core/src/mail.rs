@@ -127,14 +127,29 @@ impl Mailer {
                 reason: e.to_string(),
                 refused: true,
             })?;
-        self.transport
-            .send(message)
-            .await
-            .map(|_| ())
-            .map_err(|e| MailError {
+        self.transport.send(message).await.map(|_| ()).map_err(|e| {
+            // The server's own words can name people (an unknown mailbox, an employee
+            // number) and the reason is shown to every member on the timeline: keep the
+            // code and say the rest in Klaxon's words; the words go to the log.
+            tracing::warn!(error = %e, "the mail server did not take a message");
+            MailError {
                 refused: e.is_permanent(),
-                reason: format!("the mail server: {e}"),
-            })
+                reason: failure_sentence(&e),
+            }
+        })
+    }
+}
+
+/// Why the mail server did not take a message, in Klaxon's words and the SMTP code.
+fn failure_sentence(e: &lettre::transport::smtp::Error) -> String {
+    match e.status() {
+        Some(code) if e.is_permanent() => {
+            format!("the mail server refused the message (SMTP {code})")
+        }
+        Some(code) => format!("the mail server could not take the message now (SMTP {code})"),
+        None if e.is_timeout() => "the mail server did not answer in time".into(),
+        None if e.is_tls() => "the mail server's TLS connection failed".into(),
+        None => "the mail server could not be reached".into(),
     }
 }
 

@@ -39,6 +39,16 @@ impl OutboundAllow {
 /// Why an address may not be called, or `None` when it may.
 pub fn refusal(addr: IpAddr, allow: &OutboundAllow) -> Option<&'static str> {
     let addr = addr.to_canonical();
+    // An IPv6 address that carries an IPv4 one reaches it through a translator or tunnel:
+    // judged by the address it carries as well.
+    if let IpAddr::V6(v6) = addr {
+        if let Some(why) = embedded_v4(v6)
+            .into_iter()
+            .find_map(|v4| refusal(IpAddr::V4(v4), allow))
+        {
+            return Some(why);
+        }
+    }
     if let Some(why) = never(addr) {
         return Some(why);
     }
@@ -46,6 +56,36 @@ pub fn refusal(addr: IpAddr, allow: &OutboundAllow) -> Option<&'static str> {
         return None;
     }
     internal(addr)
+}
+
+/// The IPv4 addresses an IPv6 address carries: IPv4-compatible (`::a.b.c.d`), NAT64
+/// (`64:ff9b::/96`, `64:ff9b:1::/48`), 6to4 (`2002::/16`) and Teredo (`2001::/32`, its
+/// server and its client, whose address is stored inverted).
+fn embedded_v4(a: Ipv6Addr) -> Vec<Ipv4Addr> {
+    let s = a.segments();
+    let o = a.octets();
+    let last = Ipv4Addr::new(o[12], o[13], o[14], o[15]);
+    let mut found = Vec::new();
+    if s[..6] == [0; 6] && u32::from(last) > 1 {
+        found.push(last);
+    }
+    if s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+        found.push(last);
+    }
+    if s[..3] == [0x64, 0xff9b, 1] {
+        // A /48 prefix carries it in bytes 6, 7, 9 and 10 (RFC 6052, 2.2); the last four too
+        // when a translator is configured with a longer prefix.
+        found.push(Ipv4Addr::new(o[6], o[7], o[9], o[10]));
+        found.push(last);
+    }
+    if s[0] == 0x2002 {
+        found.push(Ipv4Addr::new(o[2], o[3], o[4], o[5]));
+    }
+    if s[0] == 0x2001 && s[1] == 0 {
+        found.push(Ipv4Addr::new(o[4], o[5], o[6], o[7]));
+        found.push(Ipv4Addr::from(!u32::from(last)));
+    }
+    found
 }
 
 /// Addresses no setting opens: link-local (where cloud metadata services answer), the
@@ -437,9 +477,19 @@ mod tests {
             "::1",
             "fd12::1",
             "::ffff:127.0.0.1",
+            // IPv4 carried in IPv6: compatible, NAT64 (both prefixes), 6to4, Teredo (client
+            // 127.0.0.1 stored inverted; server 10.0.0.1).
+            "::7f00:1",
+            "64:ff9b::7f00:1",
+            "64:ff9b:1::a00:1",
+            "2002:7f00:1::1",
+            "2001:0:4136:e378:8000:63bf:80ff:fffe",
+            "2001:0:a00:1::1",
         ] {
             assert!(refusal(a.parse().unwrap(), &none).is_some(), "{a}");
         }
+        // A carried public address is judged as that address.
+        assert!(refusal("64:ff9b::5db8:d70e".parse().unwrap(), &none).is_none());
         let lo = OutboundAllow::parse("127.0.0.0/8").unwrap();
         assert!(refusal("127.0.0.1".parse().unwrap(), &lo).is_none());
         assert!(refusal("10.0.0.1".parse().unwrap(), &lo).is_some());

@@ -106,6 +106,17 @@ impl Destination {
         }
     }
 
+    /// Whether every destination of this road goes through one service of the install (the
+    /// ntfy server, the mail server, the Matrix homeserver), so one push getting through shows
+    /// the service answers again for all of them. A Web Push subscription or a webhook is a
+    /// service of its own: another's answer says nothing of it.
+    pub fn shared_service(&self) -> bool {
+        matches!(
+            self,
+            Destination::Ntfy(_) | Destination::Email(_) | Destination::Matrix(_)
+        )
+    }
+
     /// The road of one of a person's methods.
     pub fn of_method(kind: ContactKind, id: i64, target: &str) -> Destination {
         match kind {
@@ -385,8 +396,36 @@ pub fn normalize_code(raw: &str) -> Option<String> {
     (code.len() == CODE_DIGITS && code.bytes().all(|b| b.is_ascii_digit())).then_some(code)
 }
 
+/// The mailbox an address reaches, as mail servers commonly deliver: case folded, quotes
+/// around the local part dropped, and a `+tag` subaddress dropped. Limits per address count by
+/// this, so `"Victim"@x`, `victim+1@x` and `VICTIM@x` are one address.
+pub fn mailbox_key(address: &str) -> String {
+    let address = address.trim().to_lowercase();
+    let (local, domain) = address.rsplit_once('@').unwrap_or((&address, ""));
+    let local = local.trim_matches('"');
+    let local = local.split('+').next().unwrap_or(local);
+    format!("{local}@{domain}")
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn one_mailbox_however_it_is_written() {
+        for a in [
+            "victim@example.org",
+            "\"victim\"@example.org",
+            "victim+1@example.org",
+            "Victim@Example.org",
+            " \"VICTIM+x\"@example.org ",
+        ] {
+            assert_eq!(super::mailbox_key(a), "victim@example.org", "{a}");
+        }
+        assert_ne!(
+            super::mailbox_key("victim@example.com"),
+            "victim@example.org"
+        );
+    }
+
     use super::*;
     #[test]
     fn destinations_round_trip_and_never_take_a_topic_for_a_method() {

@@ -165,6 +165,10 @@ pub enum ChangeKind {
     Assigned,
     /// A date removed from the schedule.
     Removed,
+    /// A cover made (`POST /api/teams/{id}/covers`).
+    Covered,
+    /// A cover ended early or removed before it began.
+    CoverEnded,
 }
 
 crate::words!(ChangeKind, "schedule change" {
@@ -175,6 +179,8 @@ crate::words!(ChangeKind, "schedule change" {
     RotationApplied => "rotation_applied",
     Assigned => "assigned",
     Removed => "removed",
+    Covered => "covered",
+    CoverEnded => "cover_ended",
 });
 
 /// `GET /api/teams/{team_id}/schedule/changes`: newest first.

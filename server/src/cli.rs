@@ -387,6 +387,7 @@ impl ServeArgs {
             ntfy_url: self.ntfy_url.clone().filter(|u| !u.is_empty()),
             ntfy_token: self.ntfy_token.clone().filter(|t| !t.is_empty()),
             page_bundle_after: self.page_bundle_after,
+            lane_wait: klaxon_core::lanes::WAIT_FOR_LANES,
             setting_seeds: seeds,
             smtp,
             matrix: self.matrix()?,
@@ -517,11 +518,21 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         ..Default::default()
     }
     .fitted();
-    crate::listen::serve(listener, crate::app(core), limits, async move {
-        shutdown().await;
-        // Live-update streams never end by themselves; end them so the stop is not held open.
-        streams.close_events();
-    })
+    let on_full: crate::listen::OnFull = {
+        let core = core.clone();
+        std::sync::Arc::new(move |full| core.connections_full(full))
+    };
+    crate::listen::serve(
+        listener,
+        crate::app(core),
+        limits,
+        Some(on_full),
+        async move {
+            shutdown().await;
+            // Live-update streams never end by themselves; end them so the stop is not held open.
+            streams.close_events();
+        },
+    )
     .await;
     // No new requests now and the ones in flight are answered: finish the loops' passes and
     // hand the lease over.

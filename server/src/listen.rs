@@ -1,7 +1,9 @@
-//! The HTTP listener. Slow or idle clients cannot hold connections: a request's head must
-//! arrive within `Limits::header_timeout` (hyper's header-read timer, which also runs while a
-//! kept-alive connection waits for its next request, so it is the idle timeout too), and at
-//! most `Limits::max_connections` are served at once. Past the cap a small overflow lane
+//! The HTTP listener. Slow or idle clients cannot hold connections: a connection with no request
+//! in flight for `Limits::header_timeout` is closed, whatever it speaks (nothing at all, half a
+//! head, an HTTP/2 preface, a kept-alive connection between requests; `idle`), a request's head
+//! must arrive within the same time (hyper's header-read timer), HTTP/2 connections are pinged
+//! and dropped when the pings go unanswered, and at most `Limits::max_connections` are served
+//! at once; while they are, `/healthz` says `degraded`. Past the cap a small overflow lane
 //! still answers `/healthz` (so an orchestrator does not restart a replica that is only busy)
 //! and answers everything else 503 with `Retry-After`; past that, new connections are closed
 //! at once. The cap is kept below the process's file-descriptor limit, so the database and
@@ -18,10 +20,13 @@ use hyper_util::service::TowerToHyperService;
 use klaxon_core::credentials::Peer;
 use klaxon_domain::{ErrorBody, ErrorCode};
 use std::future::Future;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tower::ServiceExt;
+
+mod idle;
+use idle::Activity;
 
 /// Default connection cap (`KLAXON_MAX_CONNECTIONS`).
 pub const MAX_CONNECTIONS: usize = 1024;
@@ -33,6 +38,12 @@ const RESERVED_DESCRIPTORS: usize = 128;
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 /// The overflow lane's shorter wait for a head.
 const OVERFLOW_HEADER_TIMEOUT: Duration = Duration::from_secs(2);
+/// How often an HTTP/2 connection is pinged, and how long an answer may take.
+const H2_PING_EVERY: Duration = Duration::from_secs(20);
+
+/// Told `true` when every place of the main lane is taken and `false` when one is free again
+/// (`Core::connections_full`, which `/healthz` reads).
+pub type OnFull = Arc<dyn Fn(bool) + Send + Sync>;
 
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
@@ -103,49 +114,73 @@ fn raise_descriptor_limit() -> usize {
 struct Lane {
     open: AtomicUsize,
     cap: usize,
+    /// Whether a connection was turned away since the lane last had a free place.
+    full: AtomicBool,
+    on_full: Option<OnFull>,
 }
 
 struct Place(Arc<Lane>);
 
 impl Lane {
+    fn new(cap: usize, on_full: Option<OnFull>) -> Arc<Lane> {
+        Arc::new(Lane {
+            open: AtomicUsize::new(0),
+            cap,
+            full: AtomicBool::new(false),
+            on_full,
+        })
+    }
+
     fn enter(self: &Arc<Self>) -> Option<Place> {
-        self.open
+        let entered = self
+            .open
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
                 (n < self.cap).then_some(n + 1)
             })
-            .ok()
-            .map(|_| Place(self.clone()))
+            .is_ok();
+        if !entered {
+            self.tell_full(true);
+        }
+        entered.then(|| Place(self.clone()))
+    }
+
+    fn tell_full(&self, full: bool) {
+        if self.full.swap(full, Ordering::AcqRel) != full {
+            if let Some(on_full) = &self.on_full {
+                on_full(full);
+            }
+        }
     }
 }
 
 impl Drop for Place {
     fn drop(&mut self) {
         self.0.open.fetch_sub(1, Ordering::AcqRel);
+        self.0.tell_full(false);
     }
 }
 
 /// Serves `router` on `listener` until `shutdown` completes, then lets the open connections
-/// finish their requests.
+/// finish their requests. `on_full` hears when the connection cap is reached and left.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     router: Router,
     limits: Limits,
+    on_full: Option<OnFull>,
     shutdown: impl Future<Output = ()>,
 ) {
-    let main = Arc::new(Lane {
-        open: AtomicUsize::new(0),
-        cap: limits.max_connections.max(1),
-    });
-    let overflow = Arc::new(Lane {
-        open: AtomicUsize::new(0),
-        cap: OVERFLOW,
-    });
+    let main = Lane::new(limits.max_connections.max(1), on_full);
+    let overflow = Lane::new(OVERFLOW, None);
     let mut served = Builder::new(TokioExecutor::new());
     served
         .http1()
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout);
-    served.http2().timer(TokioTimer::new());
+    served
+        .http2()
+        .timer(TokioTimer::new())
+        .keep_alive_interval(H2_PING_EVERY)
+        .keep_alive_timeout(H2_PING_EVERY);
     let mut crowded = Builder::new(TokioExecutor::new()).http1_only();
     crowded
         .http1()
@@ -175,10 +210,26 @@ pub async fn serve(
             req.map(Body::new)
         };
         if let Some(place) = main.enter() {
-            let svc = TowerToHyperService::new(router.map_request(with_peer));
+            let activity = Activity::new();
+            let svc = TowerToHyperService::new(tower::service_fn({
+                let activity = activity.clone();
+                move |req: Request<hyper::body::Incoming>| {
+                    let busy = activity.begin();
+                    let router = router.clone();
+                    async move {
+                        let res = router.oneshot(with_peer(req)).await?;
+                        Ok::<_, std::convert::Infallible>(busy.until_sent(res))
+                    }
+                }
+            }));
             let conn = graceful.watch(served.serve_connection(io, svc).into_owned());
+            let limit = limits.header_timeout;
             tokio::spawn(async move {
-                let _ = conn.await;
+                // Dropping the connection closes it: nothing is in flight when `idle` ends.
+                tokio::select! {
+                    _ = conn => {}
+                    () = activity.idle_for(limit) => {}
+                }
                 drop(place);
             });
         } else if let Some(place) = overflow.enter() {
@@ -196,7 +247,9 @@ pub async fn serve(
             ));
             let conn = graceful.watch(crowded.serve_connection(io, svc).into_owned());
             tokio::spawn(async move {
-                let _ = conn.await;
+                // The overflow lane speaks HTTP/1 only, with no keep-alive; a client that sends
+                // nothing is still closed after the short head timeout.
+                let _ = tokio::time::timeout(OVERFLOW_HEADER_TIMEOUT * 2, conn).await;
                 drop(place);
             });
         }

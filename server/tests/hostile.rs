@@ -1,6 +1,7 @@
 //! What a hostile client may do to the server itself: flood password checks, race the limits
-//! with concurrent attempts, invent HTTP methods, hold connections open half-sent, and open live
-//! streams without end. Each bounds what the client can cost.
+//! with concurrent attempts, invent HTTP methods, hold connections open half-sent or silent,
+//! open live streams without end, and point pages and channels at destinations that never
+//! answer. Each bounds what the client can cost, and no one's pages wait on another's.
 
 mod common;
 use common::process::{until, Replica, LIMIT};
@@ -260,8 +261,79 @@ async fn past_the_connection_cap_only_health_checks_are_served() {
         200,
         "health checks answer past the cap"
     );
+    let health: serde_json::Value = health.json().await.unwrap();
+    assert_eq!(health["status"], "degraded", "{health}");
+    assert!(
+        health["reasons"][0]
+            .as_str()
+            .unwrap()
+            .contains("every connection place is taken"),
+        "{health}"
+    );
     drop(held);
     until("a place being free again", || async {
+        let r = fresh
+            .get(format!("{}/api/version", app.url))
+            .send()
+            .await
+            .ok()?;
+        r.status().is_success().then_some(())
+    })
+    .await;
+    let health: serde_json::Value = fresh
+        .get(format!("{}/healthz", app.url))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(health["status"], "ok", "{health}");
+}
+
+/// The client preface of HTTP/2 over cleartext (RFC 9113, 3.4).
+const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+/// An empty SETTINGS frame: length 0, type 4, no flags, stream 0 (RFC 9113, 6.5).
+const H2_SETTINGS: &[u8] = &[0, 0, 0, 4, 0, 0, 0, 0, 0];
+
+#[tokio::test]
+async fn a_connection_that_asks_nothing_is_closed_whatever_it_speaks() {
+    let app = limited(klaxon_server::listen::Limits {
+        max_connections: 8,
+        header_timeout: std::time::Duration::from_secs(1),
+    })
+    .await;
+    let addr = app.url.trim_start_matches("http://").to_string();
+    let openings: [(&str, Vec<u8>); 3] = [
+        ("nothing at all", Vec::new()),
+        ("only the HTTP/2 preface", H2_PREFACE.to_vec()),
+        (
+            "the HTTP/2 preface and SETTINGS",
+            [H2_PREFACE, H2_SETTINGS].concat(),
+        ),
+    ];
+    for (what, sent) in openings {
+        let mut s = tokio::net::TcpStream::connect(&addr).await.unwrap();
+        s.write_all(&sent).await.unwrap();
+        // HTTP/2 answers with its own SETTINGS (and a GOAWAY when it closes); then the end.
+        let mut buf = Vec::new();
+        let closed = tokio::time::timeout(LIMIT, s.read_to_end(&mut buf)).await;
+        assert!(
+            closed.is_ok(),
+            "a connection that sent {what} was held open"
+        );
+    }
+    // Eight silent sockets take every place; they are closed and the places come back.
+    let mut silent = Vec::new();
+    for _ in 0..8 {
+        silent.push(tokio::net::TcpStream::connect(&addr).await.unwrap());
+    }
+    let fresh = reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .timeout(LIMIT)
+        .build()
+        .unwrap();
+    until("the silent sockets being closed", || async {
         let r = fresh
             .get(format!("{}/api/version", app.url))
             .send()
@@ -338,3 +410,153 @@ both!(an_account_holds_at_most_twenty_live_streams, |app| {
     })
     .await;
 });
+
+/// Deployed timing for how long a pass waits for its destinations (`lanes`): the slow ones are
+/// left to finish alone.
+fn deployed_lanes() -> klaxon_core::Config {
+    klaxon_core::Config {
+        lane_wait: klaxon_core::lanes::WAIT_FOR_LANES,
+        page_bundle_after: 0,
+        ..test_config()
+    }
+}
+
+both_with!(
+    destinations_that_never_answer_hold_up_no_one_elses_pages,
+    deployed_lanes(),
+    |app| {
+        let w = app.paging_world().await;
+        let chat = common::chat::Chat::start().await;
+        app.post(
+            &format!("/api/teams/{}/channels", w.team),
+            &w.admin,
+            json!({"name": "ops", "kind": "webhook", "target": format!("{}/hook/payments", chat.url)}),
+        )
+        .await
+        .expect(201);
+        // A signed-in stranger with a team of their own, on call, whose every road and channel
+        // leads to a destination that never answers.
+        let tarpit = common::tarpit::Tarpit::start().await;
+        let (mallory_id, mallory) = app.user(&w.admin, "mallory").await;
+        let team = app.team(&mallory, "tarpits").await;
+        app.post(
+            &format!("/api/teams/{team}/schedule"),
+            &mallory,
+            json!({"user_id": mallory_id, "dates": ["2026-11-22"]}),
+        )
+        .await
+        .expect(201);
+        let sub = common::webpush::push_service().subscribe().await;
+        for i in 0..20 {
+            let mut subscription = sub.json.clone();
+            subscription["endpoint"] = json!(format!("{}/push/{i}", tarpit.url));
+            app.post(
+                &format!("/api/users/{mallory_id}/contact-methods"),
+                &mallory,
+                json!({"name": format!("phone {i}"), "kind": "webpush", "subscription": subscription}),
+            )
+            .await
+            .expect(201);
+            app.post(
+                &format!("/api/teams/{team}/channels"),
+                &mallory,
+                json!({"name": format!("tarpit {i}"), "kind": "webhook", "target": format!("{}/hook/{i}", tarpit.url)}),
+            )
+            .await
+            .expect(201);
+        }
+        let key = app.integration(&mallory, team).await;
+        let theirs = app.fire(&key, "tarpit").await;
+        app.tick().await;
+        app.announce().await;
+        // Every one of those sends is waiting on the tarpit...
+        until("the stranger's sends reaching the tarpit", || async {
+            (tarpit.open() == 40).then_some(())
+        })
+        .await;
+        // ...while another team's page and channel message go at once.
+        app.fire(&w.key, "payments-down").await;
+        app.tick().await;
+        app.announce().await;
+        assert_eq!(app.ntfy.published().len(), 1, "alice's page went");
+        assert!(
+            !chat.posts("/hook/payments").is_empty(),
+            "the team's channel heard it"
+        );
+        assert_eq!(tarpit.open(), 40, "still waiting on the tarpit meanwhile");
+        // When the tarpit's sends time out they are failures of their own destinations.
+        app.core.deliveries_settled().await;
+        assert_eq!(tarpit.open(), 0);
+        let d = app.detail(&w.admin, theirs).await;
+        let failed = timeline_texts(&d, "push_failed");
+        assert_eq!(failed.len(), 20, "{failed:?}");
+        assert!(failed.iter().all(|t| t.contains("retrying")), "{failed:?}");
+    }
+);
+
+both_with!(
+    verification_codes_guessed_at_once_are_counted_before_any_is_compared,
+    common::smtp::mail_config(),
+    |app| {
+        let admin = app.bootstrap().await;
+        let (id, dora) = app.user(&admin, "dora").await;
+        let to = format!("dora-{}@example.org", std::process::id());
+        let path = format!("/api/users/{id}/contact-methods");
+        let m = app
+            .post(
+                &path,
+                &dora,
+                json!({"name": "Mail", "kind": "email", "address": to}),
+            )
+            .await
+            .expect(201);
+        let mail = common::smtp::smtp().wait_for(&to, 1).await;
+        let at = mail.find("verification code is ").unwrap() + 21;
+        let code = mail[at..at + 6].to_string();
+        let verify = format!("{path}/{}/verify", m["id"]);
+        // Forty guesses at once, the right code among them.
+        let statuses = at_once(40, |i| {
+            let guess = if i == 39 {
+                code.clone()
+            } else {
+                format!(
+                    "{:06}",
+                    (code.parse::<u32>().unwrap() + 1 + i as u32) % 1_000_000
+                )
+            };
+            app.post(&verify, &dora, json!({ "code": guess }))
+        })
+        .await;
+        let judged = count(&statuses, &[200, 400]);
+        assert!(judged <= 5, "{judged} guesses were compared: {statuses:?}");
+        assert_eq!(count(&statuses, &[409]), 40 - judged, "{statuses:?}");
+    }
+);
+
+both_with!(
+    code_mails_are_counted_per_mailbox_however_the_address_is_written,
+    common::smtp::mail_config(),
+    |app| {
+        let admin = app.bootstrap().await;
+        let (id, erin) = app.user(&admin, "erin").await;
+        let path = format!("/api/users/{id}/contact-methods");
+        let written = [
+            "victim@example.org",
+            "\"victim\"@example.org",
+            "victim+1@example.org",
+            "Victim+2@example.org",
+        ];
+        let mut statuses = Vec::new();
+        for (i, address) in written.iter().enumerate() {
+            let res = app
+                .post(
+                    &path,
+                    &erin,
+                    json!({"name": format!("mail {i}"), "kind": "email", "address": address}),
+                )
+                .await;
+            statuses.push(res.status.as_u16());
+        }
+        assert_eq!(statuses, [201, 201, 201, 429], "{written:?}");
+    }
+);

@@ -298,3 +298,35 @@ both!(hostile_bodies_get_clear_400s_and_change_nothing, |app| {
         .await
         .expect_error(404, "not_found");
 });
+
+both!(
+    the_document_says_what_snooze_and_resolve_answer_and_take,
+    |app| {
+        let doc = app.get("/api/openapi.json", &Auth::None).await.expect(200);
+        let snooze = &doc["paths"]["/api/incidents/{id}/snooze"]["post"];
+        assert!(snooze["responses"]["409"].is_object(), "{snooze}");
+        let resolve = &doc["paths"]["/api/incidents/{id}/resolve"]["post"];
+        assert_ne!(
+            resolve["requestBody"]["required"], true,
+            "a bare POST resolves: {resolve}"
+        );
+        // And the server does as the document says: a bare POST resolves; snoozing it then is 409.
+        let w = app.paging_world().await;
+        let incident = app.fire(&w.key, "g1").await;
+        app.send(
+            Method::POST,
+            &format!("/api/incidents/{incident}/resolve"),
+            &w.admin,
+            None,
+        )
+        .await
+        .expect(200);
+        app.post(
+            &format!("/api/incidents/{incident}/snooze"),
+            &w.admin,
+            json!({"duration": "30m"}),
+        )
+        .await
+        .expect_error(409, "conflict");
+    }
+);

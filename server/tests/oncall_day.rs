@@ -207,15 +207,36 @@ both!(a_cover_holds_the_pager_from_its_start_to_its_end, |app| {
     app.get(&covers, &eve).await.expect_error(404, "not_found");
     assert_eq!(app.get(&covers, &w.bob.1).await.expect(200), json!([]));
 
-    // The person covered makes it.
+    // The person covered cannot put a colleague on the pager; the person covering can.
+    app.post(
+        &covers,
+        &w.alice.1,
+        cover("2026-11-22T14:00", "2026-11-22T18:00"),
+    )
+    .await
+    .expect_error(403, "forbidden");
     let made = app
         .post(
             &covers,
-            &w.alice.1,
+            &w.bob.1,
             cover("2026-11-22T14:00", "2026-11-22T18:00"),
         )
         .await
         .expect(201);
+    // The schedule's log says who made it.
+    let changes = app
+        .get(
+            &format!("/api/teams/{}/schedule/changes", w.team),
+            &w.carol.1,
+        )
+        .await
+        .expect(200);
+    assert_eq!(changes[0]["kind"], "covered", "{changes}");
+    assert_eq!(changes[0]["actor"], "bob", "{changes}");
+    assert_eq!(
+        changes[0]["text"],
+        "bob covers for alice from 2026-11-22T14:00:00Z to 2026-11-22T18:00:00Z"
+    );
     assert_eq!(made["username"], "bob");
     assert_eq!(made["covered_username"], "alice");
     assert_eq!(made["starts_at"], "2026-11-22T14:00:00Z");
@@ -285,6 +306,15 @@ both!(a_cover_holds_the_pager_from_its_start_to_its_end, |app| {
     app.delete(&format!("{covers}/{}", early["id"]), &w.bob.1)
         .await
         .expect(204);
+    let changes = app
+        .get(
+            &format!("/api/teams/{}/schedule/changes", w.team),
+            &w.carol.1,
+        )
+        .await
+        .expect(200);
+    assert_eq!(changes[0]["kind"], "cover_ended", "{changes}");
+    assert_eq!(changes[0]["text"], "bob's cover ended early");
     assert_eq!(
         app.get("/api/schedule/current", &w.carol.1)
             .await

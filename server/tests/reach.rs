@@ -633,3 +633,126 @@ both!(a_rate_limited_push_service_is_honoured, |app| {
     app.tick().await;
     service.wait_for(&sub, 2).await;
 });
+
+both_with!(
+    a_failing_web_push_hands_over_after_two_minutes_however_busy_the_install,
+    klaxon_core::Config {
+        page_bundle_after: 0,
+        ..mail_config()
+    },
+    |app| {
+        let w = app.paging_world().await;
+        let (email, to) = verified_email(&app, &w.alice).await;
+        let service = push_service();
+        let sub = service.subscribe().await;
+        let phone = app
+            .post(
+                &format!("/api/users/{}/contact-methods", w.alice.0),
+                &w.alice.1,
+                json!({"name": "Pixel", "kind": "webpush", "subscription": sub.json.clone()}),
+            )
+            .await
+            .expect(201)["id"]
+            .as_i64()
+            .unwrap();
+        set_rules(
+            &app,
+            &w.alice,
+            json!({"high": [{"after_minutes": 0, "method_id": phone}, {"after_minutes": 60, "method_id": email}]}),
+        )
+        .await;
+        service.answer(&sub, 503, None).await;
+        // Another team, whose pages to bob keep going out while alice's phone fails.
+        let ops = app.team(&w.admin, "ops").await;
+        app.post(
+            &format!("/api/teams/{ops}/members"),
+            &w.admin,
+            json!({"user_id": w.bob.0}),
+        )
+        .await
+        .expect(201);
+        app.post(
+            &format!("/api/teams/{ops}/schedule"),
+            &w.admin,
+            json!({"user_id": w.bob.0, "dates": ["2026-11-22"]}),
+        )
+        .await
+        .expect(201);
+        let ops_key = app.integration(&w.admin, ops).await;
+        let incident = app.fire(&w.key, "g1").await;
+        app.tick().await;
+        for i in 0..12 {
+            app.clock.advance(5);
+            app.fire(&ops_key, &format!("ops-{i}")).await;
+            app.tick().await;
+        }
+        // bob's pages went, and did not spend alice's retries.
+        assert!(app.ntfy.published().len() >= 12);
+        let tried = service.received(&sub).await.len();
+        assert!(
+            tried <= 6,
+            "alice's phone was tried {tried} times in a minute"
+        );
+        // Her retries back off (the one at 75 s would wait 80 s more)...
+        app.clock.advance(20);
+        app.tick().await;
+        // ...but two minutes after her page was first due, her next road goes.
+        app.clock.advance(41);
+        app.tick().await;
+        app.tick().await;
+        smtp().wait_for(&to, 2).await;
+        let d = app.detail(&w.admin, incident).await;
+        let failed = timeline_texts(&d, "push_failed");
+        assert!(
+            failed
+                .iter()
+                .any(|t| t.starts_with("Web Push failed:") && t.ends_with("; email tried next")),
+            "{failed:?}"
+        );
+    }
+);
+
+both_with!(
+    a_mail_servers_refusal_reaches_the_timeline_as_its_code_not_its_words,
+    mail_config(),
+    |app| {
+        let w = app.paging_world().await;
+        let to = address("bounce-alice");
+        let path = format!("/api/users/{}/contact-methods", w.alice.0);
+        let m = app
+            .post(
+                &path,
+                &w.alice.1,
+                json!({"name": "Work mail", "kind": "email", "address": to}),
+            )
+            .await
+            .expect(201);
+        let message = smtp().wait_for(&to, 1).await;
+        let at = message.find("verification code is ").unwrap() + 21;
+        app.post(
+            &format!("{path}/{}/verify", m["id"]),
+            &w.alice.1,
+            json!({ "code": &message[at..at + 6] }),
+        )
+        .await
+        .expect(200);
+        set_rules(
+            &app,
+            &w.alice,
+            json!({"high": [{"after_minutes": 0, "method_id": m["id"]}]}),
+        )
+        .await;
+        let incident = app.fire(&w.key, "g1").await;
+        app.tick().await;
+        let d = app.detail(&w.admin, incident).await;
+        let failed = timeline_texts(&d, "push_failed").join("\n");
+        assert!(
+            failed.contains("the mail server refused the message (SMTP 550)"),
+            "{failed}"
+        );
+        assert!(
+            !failed.contains("Jane") && !failed.contains("4711"),
+            "{failed}"
+        );
+    }
+);

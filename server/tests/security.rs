@@ -703,3 +703,24 @@ both!(
         assert_eq!(out.headers["clear-site-data"], "\"cache\"");
     }
 );
+
+both!(
+    an_acknowledge_button_lapses_when_its_person_leaves_the_team,
+    |app| {
+        let w = app.paging_world().await;
+        let incident = app.fire(&w.key, "g1").await;
+        app.tick().await;
+        let ack = app.ntfy.published()[0]
+            .ack_url()
+            .expect("an Acknowledge button");
+        app.delete(
+            &format!("/api/teams/{}/members/{}", w.team, w.alice.0),
+            &w.admin,
+        )
+        .await
+        .expect(204);
+        app.press_ack(&ack).await.expect_error(404, "not_found");
+        let d = app.detail(&w.admin, incident).await;
+        assert_eq!(d["state"], "triggered", "the leaver acknowledged nothing");
+    }
+);

@@ -10,8 +10,8 @@ use crate::secrets::{hash_token, new_token};
 use crate::throttle::Attempt;
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::contact::{
-    normalize_code, push_origin, webhook_url, ContactKind, ContactMethod, NewContactMethod, Road,
-    CODE_ATTEMPTS, CODE_DIGITS, CODE_RESEND_AFTER, CODE_TTL, MAX_METHODS,
+    mailbox_key, normalize_code, push_origin, webhook_url, ContactKind, ContactMethod,
+    NewContactMethod, Road, CODE_ATTEMPTS, CODE_DIGITS, CODE_RESEND_AFTER, CODE_TTL, MAX_METHODS,
 };
 use klaxon_domain::Timestamp;
 use rand::Rng;
@@ -382,30 +382,38 @@ impl Core {
                 "code: must be the {CODE_DIGITS} digits sent to the contact method"
             )));
         };
-        // One statement decides, so two guesses at once cannot both take the last attempt.
+        // The attempt is taken before the code is compared, in one statement, so guesses sent
+        // at once are counted like guesses sent one after another: the sixth finds none left.
+        let reserved: Option<(i64,)> = sqlx::query_as(
+            "UPDATE contact_methods SET code_attempts = code_attempts + 1 \
+             WHERE id = $1 AND user_id = $2 AND verified_at IS NULL AND code_hash IS NOT NULL \
+             AND code_expires_at > $3 AND code_attempts < $4 RETURNING code_attempts",
+        )
+        .bind(method_id)
+        .bind(user_id)
+        .bind(now)
+        .bind(CODE_ATTEMPTS)
+        .fetch_optional(&self.db.pool)
+        .await?;
+        let Some((attempts,)) = reserved else {
+            return Err(Error::Conflict(
+                "the code has lapsed or was guessed wrong too often; send a new one".into(),
+            ));
+        };
         let verified: Option<MethodRow> = sqlx::query_as(&format!(
             "UPDATE contact_methods SET verified_at = $1, code_hash = NULL, code_expires_at = NULL \
              WHERE id = $2 AND user_id = $3 AND verified_at IS NULL AND code_hash = $4 \
-             AND code_expires_at > $1 AND code_attempts < $5 RETURNING {COLUMNS}"
+             AND code_expires_at > $1 RETURNING {COLUMNS}"
         ))
         .bind(now)
         .bind(method_id)
         .bind(user_id)
         .bind(code_hash(method_id, &code))
-        .bind(CODE_ATTEMPTS)
         .fetch_optional(&self.db.pool)
         .await?;
         if let Some(row) = verified {
             return Ok(row.into());
         }
-        let (attempts,): (i64,) = sqlx::query_as(
-            "UPDATE contact_methods SET code_attempts = code_attempts + 1 \
-             WHERE id = $1 AND user_id = $2 RETURNING code_attempts",
-        )
-        .bind(method_id)
-        .bind(user_id)
-        .fetch_one(&self.db.pool)
-        .await?;
         let left = (CODE_ATTEMPTS - attempts).max(0);
         Err(Error::Invalid(if left == 0 {
             "code: wrong, and that was the last try; send a new code".into()
@@ -450,8 +458,13 @@ impl Core {
         }
         self.reserve(Attempt::CodeMailForUser, &user_id.to_string())
             .await?;
-        // Counted by the target's hash: a webhook's URL can hold a credential.
-        self.reserve(Attempt::CodeMailToAddress, &hash_token(&target))
+        // Counted by the target's hash (a webhook's URL can hold a credential), an address by
+        // the mailbox it reaches however it is written.
+        let counted = match kind {
+            ContactKind::Email => mailbox_key(&target),
+            _ => target.clone(),
+        };
+        self.reserve(Attempt::CodeMailToAddress, &hash_token(&counted))
             .await?;
         let code = format!("{:06}", rand::thread_rng().gen_range(0..1_000_000));
         let now = self.now();

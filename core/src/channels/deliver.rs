@@ -17,22 +17,22 @@ use super::message::{Body, Item, Message};
 use super::send::Target;
 use crate::db::Arg;
 use crate::incidents::reads::{IncidentRow, INCIDENT_COLUMNS};
-use crate::metrics::ChannelLabel;
+use crate::lanes::{gather, Lane};
 use crate::outbound::Outcome;
 use crate::paging::claim::{Hold, Outbox, CLAIM_FOR};
 use crate::{Core, Result};
-use futures::StreamExt;
 use klaxon_domain::channel::ChannelEvent;
 use klaxon_domain::incident::Incident;
-use klaxon_domain::paging::{
-    bundling, retry_delay, Bundling, BUNDLE_AFTER, BUNDLE_WINDOW, GIVE_UP_AFTER,
-};
-use std::collections::{BTreeMap, HashMap};
+use klaxon_domain::paging::{bundling, Bundling, BUNDLE_AFTER, BUNDLE_WINDOW};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+use tokio::task::JoinSet;
 
 /// Posts claimed per pass.
 const BATCH: i64 = 500;
-/// Channels posted to at once.
-const PARALLEL: usize = 8;
+
+/// The channels' lanes still sending when their pass went on, and the posts they hold.
+pub(super) type Running = JoinSet<(ChannelOutcome, Lane<i64>)>;
 
 /// What one announcer pass did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -77,21 +77,23 @@ struct Outgoing {
 }
 
 /// What became of one channel's messages.
-struct ChannelOutcome {
-    channel_id: i64,
-    kind: &'static str,
+pub(super) struct ChannelOutcome {
+    pub channel_id: i64,
+    pub kind: &'static str,
+    /// Every post the lane was given.
+    pub posts: Vec<i64>,
     /// The posts of each message that got through.
-    sent: Vec<Vec<i64>>,
+    pub sent: Vec<Vec<i64>>,
     /// The message that failed: its posts, attempts so far, the sentence, the wait asked for.
-    failed: Option<(Vec<i64>, i64, String, Option<i64>)>,
+    pub failed: Option<(Vec<i64>, i64, String, Option<i64>)>,
 }
 
 impl Core {
     /// One announcer pass. `holder` names this replica in claims.
     pub async fn announce_tick(&self, holder: &str) -> Result<AnnounceReport> {
         let now = self.now();
-        let due: Vec<(i64,)> = sqlx::query_as(
-            "SELECT id FROM channel_posts p WHERE state = 'pending' AND due_at <= $1 \
+        let due: Vec<(i64, i64)> = sqlx::query_as(
+            "SELECT id, channel_id FROM channel_posts p WHERE state = 'pending' AND due_at <= $1 \
              AND (claimed_until IS NULL OR claimed_until < $1) \
              AND NOT EXISTS (SELECT 1 FROM channel_posts e WHERE e.channel_id = p.channel_id AND e.state = 'pending' \
                AND e.id < p.id AND (e.due_at > $1 OR e.claimed_until >= $1)) \
@@ -105,7 +107,10 @@ impl Core {
         if due.is_empty() {
             return Ok(AnnounceReport::default());
         }
-        let ids: Vec<i64> = due.into_iter().map(|r| r.0).collect();
+        let ids = self.not_in_channel_lanes(due);
+        if ids.is_empty() {
+            return Ok(AnnounceReport::default());
+        }
         let mut posts: Vec<Claimed> = self
             .db
             .write_in(
@@ -122,30 +127,33 @@ impl Core {
         }
         posts.sort_by_key(|p| p.id);
         let claimed: Vec<i64> = posts.iter().map(|p| p.id).collect();
-        let hold = Hold::new(now);
-        let report = tokio::select! {
-            r = self.announce_claimed(holder, posts, &hold, now) => r,
+        let hold = Arc::new(Hold::new(now));
+        let (report, (running, held)) = tokio::select! {
+            r = self.announce_claimed(holder, posts, &hold, now) => r?,
             never = self.keep_claims_of(Outbox::ChannelPosts, holder, &claimed, &hold) => match never {},
         };
-        // Whatever was claimed and not settled goes back, for the next pass.
-        self.db
-            .write_in::<(i64,)>(
-                "UPDATE channel_posts SET claimed_by = NULL, claimed_until = NULL \
-                 WHERE claimed_by = $1 AND state = 'pending' AND id IN ({ids}) RETURNING id",
-                &[holder.into()],
-                &claimed,
-            )
-            .await?;
-        report
+        // Whatever was claimed and not settled goes back, for the next pass; a channel still
+        // sending keeps its posts until its lane ends (`finish_channels_alone`).
+        let settled: Vec<i64> = claimed
+            .iter()
+            .copied()
+            .filter(|id| !held.contains(id))
+            .collect();
+        self.release_posts(holder, &settled).await?;
+        self.finish_channels_alone(holder, running, held.into_iter().collect(), hold);
+        Ok(report)
     }
 
+    /// Renders the claimed posts per channel, starts a lane per channel, and records what the
+    /// lanes that ended within `Config::lane_wait` did; returns the lanes still sending and the
+    /// posts they hold.
     async fn announce_claimed(
         &self,
         holder: &str,
         posts: Vec<Claimed>,
-        hold: &Hold,
+        hold: &Arc<Hold>,
         now: i64,
-    ) -> Result<AnnounceReport> {
+    ) -> Result<(AnnounceReport, (Running, HashSet<i64>))> {
         let mut report = AnnounceReport::default();
         let mut by_channel: BTreeMap<i64, Vec<Claimed>> = BTreeMap::new();
         for p in posts {
@@ -263,94 +271,29 @@ impl Core {
             plans.push((target, outgoing));
         }
 
-        let outcomes: Vec<ChannelOutcome> = futures::stream::iter(plans)
-            .map(|(target, outgoing)| self.post_in_order(target, outgoing, hold))
-            .buffer_unordered(PARALLEL)
-            .collect()
-            .await;
-
-        let now = self.now();
-        let mut tx = self.db.begin().await?;
-        for (post, due_at) in &postponed {
-            sqlx::query(
-                "UPDATE channel_posts SET waited = 1, due_at = $1, claimed_by = NULL, claimed_until = NULL \
-                 WHERE id = $2 AND claimed_by = $3 AND state = 'pending'",
-            )
-            .bind(due_at)
-            .bind(post)
-            .bind(holder)
-            .execute(&mut *tx)
+        let mut lanes = JoinSet::new();
+        // The posts each channel's lane holds until it ends.
+        let mut in_lanes: HashMap<i64, Vec<i64>> = HashMap::new();
+        for (target, outgoing) in plans {
+            let Some(lane) = self.channel_lanes.open(target.id) else {
+                continue; // Not sent: released for the next pass.
+            };
+            let posts = outgoing.iter().flat_map(|o| o.posts.iter().copied());
+            in_lanes.insert(target.id, posts.collect());
+            let (core, hold) = (self.clone(), hold.clone());
+            lanes.spawn(async move { (core.post_in_order(target, outgoing, &hold).await, lane) });
+        }
+        let (finished, running) = gather(lanes, self.config.lane_wait).await;
+        for (outcome, _) in &finished {
+            in_lanes.remove(&outcome.channel_id);
+        }
+        let (outcomes, lanes): (Vec<_>, Vec<_>) = finished.into_iter().unzip();
+        let report = self
+            .record_posts(holder, &postponed, &outcomes, report)
             .await?;
-        }
-        for o in &outcomes {
-            let label = ChannelLabel { kind: o.kind };
-            for posts in &o.sent {
-                let carrier = posts[0];
-                tx.fetch_in::<(i64,)>(
-                    "UPDATE channel_posts SET state = 'sent', sent_at = $1, claimed_by = NULL, claimed_until = NULL, error = NULL, \
-                     carried_by = CASE WHEN id = $2 THEN NULL ELSE $2 END \
-                     WHERE claimed_by = $3 AND state = 'pending' AND id IN ({ids}) RETURNING id",
-                    &[Arg::Int(now), Arg::Int(carrier), Arg::Text(holder)],
-                    posts,
-                )
-                .await?;
-                self.metrics.channel_messages.get_or_create(&label).inc();
-                if posts.len() > 1 {
-                    self.metrics.channel_summaries.get_or_create(&label).inc();
-                    report.summarised += posts.len() as u64;
-                }
-                report.sent += 1;
-            }
-            if !o.sent.is_empty() {
-                sqlx::query(
-                    "UPDATE channels SET last_sent_at = $1, failing_since = NULL, last_error = NULL WHERE id = $2",
-                )
-                .bind(now)
-                .bind(o.channel_id)
-                .execute(&mut *tx)
-                .await?;
-            }
-            if let Some((posts, attempts, sentence, retry_after)) = &o.failed {
-                let due_at = now + retry_delay(attempts + 1, *retry_after);
-                let settled: Vec<(i64, String)> = tx
-                    .fetch_in(
-                        "UPDATE channel_posts SET attempts = attempts + 1, error = $1, due_at = $2, \
-                         claimed_by = NULL, claimed_until = NULL, \
-                         state = CASE WHEN at <= $3 THEN 'failed' ELSE 'pending' END \
-                         WHERE claimed_by = $4 AND state = 'pending' AND id IN ({ids}) RETURNING id, state",
-                        &[
-                            Arg::Text(sentence),
-                            Arg::Int(due_at),
-                            Arg::Int(now - GIVE_UP_AFTER),
-                            Arg::Text(holder),
-                        ],
-                        posts,
-                    )
-                    .await?;
-                let gave_up = settled
-                    .iter()
-                    .filter(|(_, state)| state == "failed")
-                    .count() as u64;
-                sqlx::query(
-                    "UPDATE channels SET failing_since = COALESCE(failing_since, $1), last_error = $2, retry_at = $3 WHERE id = $4",
-                )
-                .bind(now)
-                .bind(sentence)
-                .bind(retry_after.map(|r| now + r))
-                .bind(o.channel_id)
-                .execute(&mut *tx)
-                .await?;
-                tracing::warn!(channel = o.channel_id, kind = o.kind, error = %sentence, "channel post failed");
-                self.metrics.channel_failures.get_or_create(&label).inc();
-                self.metrics
-                    .channel_given_up
-                    .get_or_create(&label)
-                    .inc_by(gave_up);
-                report.failed += 1;
-            }
-        }
-        tx.commit().await?;
-        Ok(report)
+        drop(lanes);
+        let still = in_lanes.into_values().flatten().collect();
+        Ok((report, (running, still)))
     }
 
     /// Sends one channel's messages in order, stopping at the first failure (the rest wait
@@ -364,6 +307,7 @@ impl Core {
         let mut outcome = ChannelOutcome {
             channel_id: target.id,
             kind: target.kind.as_str(),
+            posts: outgoing.iter().flat_map(|o| o.posts.clone()).collect(),
             sent: Vec::new(),
             failed: None,
         };
@@ -384,6 +328,30 @@ impl Core {
             }
         }
         outcome
+    }
+}
+
+impl Core {
+    /// Of the due posts `(id, channel)`, the ids whose channel has no lane open on this
+    /// replica, of as many channels as lanes are free.
+    fn not_in_channel_lanes(&self, due: Vec<(i64, i64)>) -> Vec<i64> {
+        let mut room = self.channel_lanes.room();
+        let mut channels = HashSet::new();
+        let mut ids = Vec::with_capacity(due.len());
+        for (id, channel) in due {
+            if self.channel_lanes.is_open(&channel) {
+                continue;
+            }
+            if !channels.contains(&channel) {
+                if room == 0 {
+                    continue;
+                }
+                room -= 1;
+                channels.insert(channel);
+            }
+            ids.push(id);
+        }
+        ids
     }
 }
 

@@ -15,6 +15,7 @@
 mod deliver;
 mod message;
 pub(crate) mod queue;
+mod record;
 mod send;
 
 use crate::secrets::new_token;

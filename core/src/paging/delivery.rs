@@ -10,7 +10,7 @@ use super::message::{compose_summary, Listed};
 use super::notifier::BATCH;
 use super::ntfy::{Message, PushError};
 use super::plan::{Claimed, Plan, Send};
-use super::send::Methods;
+use super::publish::Outcome;
 use super::tokens::TOKEN_TTL;
 use super::Cleared;
 use crate::db::{insert_json, insert_rows, Col::*, Tx};
@@ -18,18 +18,12 @@ use crate::metrics::{PageLabel, RoadLabel};
 use crate::secrets::{hash_token, new_token};
 use crate::timeline::{timeline, timelines, Entry};
 use crate::{Core, Result};
-use futures::StreamExt;
 use klaxon_domain::alerting::IncidentState;
 use klaxon_domain::contact::Destination;
 use klaxon_domain::incident::TimelineKind;
 use klaxon_domain::paging::{retry_delay, PageKind, GIVE_UP_AFTER};
+use klaxon_domain::rules::FAIL_OVER_AFTER;
 use std::collections::{BTreeMap, HashMap, HashSet};
-
-/// Publishes in flight at once.
-const PARALLEL: usize = 16;
-/// A push goes on a read of its incidents' state at most this old (`Core::owned_now`): one read
-/// per push would put a round trip before every push of a flooded topic.
-const REREAD_AFTER: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// What one delivery batch did.
 #[derive(Default)]
@@ -77,17 +71,20 @@ impl Core {
         // back, so a person's pages arrive in the order they were queued after an outage; a page
         // that failed for itself (a refused topic) holds nothing back. A topic the service
         // rate-limited (429) waits for its Retry-After; other topics do not.
-        let ids = self
-            .due_ids(
-                "SELECT id FROM pages p WHERE state = 'pending' AND due_at <= $1 \
+        let due: Vec<(i64, String)> = sqlx::query_as(
+                "SELECT id, topic FROM pages p WHERE state = 'pending' AND due_at <= $1 \
                  AND (claimed_until IS NULL OR claimed_until < $1) \
                  AND NOT EXISTS (SELECT 1 FROM pages e WHERE e.topic = p.topic AND e.state = 'pending' \
                    AND e.outage = 1 AND e.id < p.id AND e.due_at > $1 LIMIT 1 OFFSET 0) \
                  AND NOT EXISTS (SELECT 1 FROM topic_backoff b WHERE b.topic = p.topic AND b.retry_at > $1) \
                  ORDER BY due_at, id LIMIT $2",
-                now,
             )
+            .bind(now)
+            .bind(BATCH)
+            .fetch_all(&self.db.pool)
             .await?;
+        let full = due.len() as i64 == BATCH;
+        let ids = self.not_in_lanes(due);
         if ids.is_empty() {
             return Ok(Delivered::default());
         }
@@ -104,7 +101,7 @@ impl Core {
                 &ids,
             )
             .await?;
-        let more = ids.len() as i64 == BATCH;
+        let more = full;
         if pages.is_empty() {
             return Ok(Delivered {
                 more,
@@ -113,10 +110,11 @@ impl Core {
         }
         pages.sort_by_key(|p| p.id);
         let claimed: Vec<i64> = pages.iter().map(|p| p.id).collect();
-        let hold = Hold::new(now);
-        // The claims are renewed until the outcomes are written (see `claim`).
+        let hold = std::sync::Arc::new(Hold::new(now));
+        // The claims are renewed until the outcomes are written (see `claim`); a lane still
+        // sending when this pass goes on renews its own (`publish::finish_alone`).
         let mut done = tokio::select! {
-            done = self.deliver_claimed(holder, pages, &hold, now) => done?,
+            done = self.deliver_claimed(holder, pages, &hold, &claimed, now) => done?,
             never = self.keep_claims(holder, &claimed, &hold) => match never {},
         };
         done.more = more;
@@ -130,7 +128,8 @@ impl Core {
         &self,
         holder: &str,
         pages: Vec<Claimed>,
-        hold: &Hold,
+        hold: &std::sync::Arc<Hold>,
+        claimed: &[i64],
         now: i64,
     ) -> Result<Delivered> {
         let mut done = Delivered::default();
@@ -162,9 +161,26 @@ impl Core {
             .methods_of(pushes.iter().map(|(p, _)| p.topic()))
             .await?;
         let started = std::time::Instant::now();
-        let outcomes = self.publish(pushes, &methods, hold).await;
+        let (finished, running) = self.publish(pushes, methods, hold).await;
         done.publishing = started.elapsed();
+        let (outcomes, lanes): (Vec<_>, Vec<_>) = finished.into_iter().unzip();
+        let recorded = self
+            .record_outcomes(holder, outcomes.into_iter().flatten().collect())
+            .await?;
+        drop(lanes);
+        self.finish_alone(holder, running, claimed, hold);
+        done.sent = recorded.sent;
+        done.failed = recorded.failed;
+        Ok(done)
+    }
 
+    /// Writes what became of a lane's (or a batch's) pushes, in one transaction.
+    pub(super) async fn record_outcomes(
+        &self,
+        holder: &str,
+        outcomes: Vec<(Push, Outcome)>,
+    ) -> Result<Delivered> {
+        let mut done = Delivered::default();
         let now = self.now();
         let mut sent = Vec::new();
         let mut summaries = Vec::new();
@@ -226,17 +242,36 @@ impl Core {
             &replan,
         )
         .await?;
-        // The push service answers again: what waited for it goes now, not at its backoff.
-        let recovered = if sent.is_empty() {
+        // A shared service (the ntfy server, the mail server, the homeserver) answers again:
+        // what waited for it goes now, not at its backoff. Only that road's pages: another
+        // road's outage, or another subscription's push service, is not over because this
+        // one answered.
+        let back: Vec<_> = sent
+            .iter()
+            .map(|p| Destination::parse(&p.topic))
+            .filter(Destination::shared_service)
+            .map(|d| d.kind())
+            .collect();
+        let recovered = if back.is_empty() {
             0
         } else {
-            sqlx::query(
-                "UPDATE pages SET due_at = $1 WHERE state = 'pending' AND outage = 1 AND due_at > $1",
+            let waiting: Vec<(i64, String)> = sqlx::query_as(
+                "SELECT id, topic FROM pages WHERE state = 'pending' AND outage = 1 AND due_at > $1",
             )
             .bind(now)
-            .execute(&mut *tx)
+            .fetch_all(&mut *tx)
+            .await?;
+            let ids: Vec<i64> = waiting
+                .into_iter()
+                .filter(|(_, topic)| back.contains(&Destination::parse(topic).kind()))
+                .map(|(id, _)| id)
+                .collect();
+            tx.execute_in(
+                "UPDATE pages SET due_at = $1 WHERE state = 'pending' AND outage = 1 AND due_at > $1 AND id IN ({ids})",
+                &[now.into()],
+                &ids,
+            )
             .await?
-            .rows_affected()
         };
         tx.commit().await?;
         let m = &self.metrics;
@@ -364,93 +399,6 @@ impl Core {
         insert_json(tx, &sql, &tokens).await?;
         Ok(prepared)
     }
-
-    /// Publishes the pushes: `PARALLEL` topics at a time, each topic's pushes one after another
-    /// in the order their pages were queued. A push whose claim may have lapsed by the time its
-    /// turn comes is not sent (`Lapsed`), nor one whose incident was owned meanwhile (`Replan`);
-    /// after a 429, the rest of that topic's pushes wait (`BackingOff`) and other topics go on.
-    async fn publish(
-        &self,
-        pushes: Vec<(Push, Message)>,
-        methods: &Methods,
-        hold: &Hold,
-    ) -> Vec<(Push, Outcome)> {
-        let mut by_topic: BTreeMap<String, Vec<(Push, Message)>> = BTreeMap::new();
-        for (push, message) in pushes {
-            by_topic
-                .entry(push.topic().to_string())
-                .or_default()
-                .push((push, message));
-        }
-        let outcomes: Vec<Vec<_>> = futures::stream::iter(by_topic.into_values())
-            .map(|pushes| {
-                async move {
-                    let mut outcomes = Vec::with_capacity(pushes.len());
-                    let mut refused = false;
-                    // Incidents owned since planning: read before the topic's first push and again
-                    // whenever the last read is `REREAD_AFTER` old (or from another second of the
-                    // clock, which tests control), for all of the topic's remaining pushes.
-                    let mut owned = HashSet::new();
-                    let mut read_at: Option<(std::time::Instant, i64)> = None;
-                    for i in 0..pushes.len() {
-                        let outcome =
-                            if refused {
-                                Outcome::BackingOff
-                            } else if !hold.valid(self.now()) {
-                                Outcome::Lapsed
-                            } else {
-                                let stale = |(at, second): (std::time::Instant, i64)| {
-                                    at.elapsed() >= REREAD_AFTER || second != self.now()
-                                };
-                                if read_at.is_none_or(stale) {
-                                    let rest = || pushes[i..].iter().flat_map(|(p, _)| p.pages());
-                                    // Unreadable: nothing goes that the next pass cannot re-check.
-                                    owned =
-                                        self.owned_now(rest(), self.now()).await.unwrap_or_else(
-                                            |_| rest().filter_map(|p| p.incident_id).collect(),
-                                        );
-                                    read_at = Some((std::time::Instant::now(), self.now()));
-                                }
-                                let (push, message) = &pushes[i];
-                                let owned_meanwhile = push.pages().any(|p| {
-                                    p.kind.wants_owner()
-                                        && p.incident_id.is_some_and(|id| owned.contains(&id))
-                                });
-                                if owned_meanwhile {
-                                    Outcome::Replan
-                                } else {
-                                    match self.send_by_road(push, message, methods).await {
-                                        Ok(()) => Outcome::Sent,
-                                        Err(e) => {
-                                            refused = e.rate_limited;
-                                            Outcome::Failed(e)
-                                        }
-                                    }
-                                }
-                            };
-                        outcomes.push(outcome);
-                    }
-                    let pushes = pushes.into_iter().map(|(push, _)| push);
-                    pushes.zip(outcomes).collect::<Vec<_>>()
-                }
-            })
-            .buffer_unordered(PARALLEL)
-            .collect()
-            .await;
-        outcomes.into_iter().flatten().collect()
-    }
-}
-
-/// What came of one push.
-enum Outcome {
-    Sent,
-    Failed(PushError),
-    /// Not tried: the claim may have lapsed.
-    Lapsed,
-    /// Not tried: the push service refused its topic earlier in the batch (429).
-    BackingOff,
-    /// Not tried: an incident of it was owned since it was planned (see `Core::owned_now`).
-    Replan,
 }
 
 /// A topic refused with 429 waits until `retry_at`; the due query skips its pages until then.
@@ -705,6 +653,17 @@ async fn record_failure(
 ) -> Result<Option<bool>> {
     let attempts = page.attempts + 1;
     let give_up = e.permanent || now - page.created_at >= GIVE_UP_AFTER;
+    // A page that may yet hand its person to their next road is tried again by the time it
+    // would (`FAIL_OVER_AFTER` after it was first due), however far its backoff has grown.
+    let mut retry_at = now + retry_delay(attempts, e.retry_after);
+    let hand_over_at = page.first_due_at + FAIL_OVER_AFTER;
+    if page.failed_over == 0
+        && page.kind.wants_owner()
+        && page.user_id.is_some()
+        && hand_over_at > now
+    {
+        retry_at = retry_at.min(hand_over_at);
+    }
     // A rate-limited page keeps its place: its topic's backoff holds it, and it goes before
     // the topic's later pages when the backoff ends.
     let done = sqlx::query(
@@ -715,7 +674,7 @@ async fn record_failure(
     .bind(if give_up { "failed" } else { "pending" })
     .bind(attempts)
     .bind(&e.reason)
-    .bind(now + retry_delay(attempts, e.retry_after))
+    .bind(retry_at)
     .bind(i64::from(e.outage))
     .bind(page.id)
     .bind(holder)

@@ -20,6 +20,7 @@ pub mod notifier;
 pub mod ntfy;
 pub(crate) mod personal;
 mod plan;
+mod publish;
 pub(crate) mod roads;
 mod send;
 mod test_page;

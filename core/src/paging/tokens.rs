@@ -23,7 +23,8 @@ impl Core {
     /// `POST /api/notify/ack/{token}`: acknowledges as the user the token was minted for; a
     /// summary push's token acknowledges every still-unacknowledged incident of its bundle.
     /// A second tap on the same button says who acknowledged (409); unknown and expired tokens,
-    /// and tokens of a since-disabled user, answer 404.
+    /// and tokens of a since-disabled user or of one who has left the incident's team, answer
+    /// 404: a token lapses with its person's membership, as a calendar link does.
     pub async fn acknowledge_with_token(&self, token: &str) -> Result<AckOutcome> {
         if !looks_like_token(token) {
             return Err(Error::NotFound);
@@ -32,7 +33,10 @@ impl Core {
         let mut tx = self.db.begin().await?;
         let used: Option<(i64, i64, Option<i64>)> = sqlx::query_as(
             "UPDATE ack_tokens SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL AND expires_at > $1 \
-             AND user_id IN (SELECT id FROM users WHERE disabled = 0) RETURNING incident_id, user_id, bundle_id",
+             AND user_id IN (SELECT id FROM users WHERE disabled = 0) \
+             AND EXISTS (SELECT 1 FROM incidents i JOIN team_members m ON m.team_id = i.team_id \
+               WHERE i.id = ack_tokens.incident_id AND m.user_id = ack_tokens.user_id) \
+             RETURNING incident_id, user_id, bundle_id",
         )
         .bind(now)
         .bind(hash_token(token))
@@ -57,9 +61,11 @@ impl Core {
         // Acknowledge all: every incident of the summary that nobody owns yet, as one change.
         let triggered: Vec<(i64,)> = sqlx::query_as(
             "SELECT DISTINCT i.id FROM pages p JOIN incidents i ON i.id = p.incident_id \
-             WHERE p.bundle_id = $1 AND i.state = 'triggered' ORDER BY i.id",
+             WHERE p.bundle_id = $1 AND i.state = 'triggered' \
+             AND i.team_id IN (SELECT team_id FROM team_members WHERE user_id = $2) ORDER BY i.id",
         )
         .bind(bundle_id)
+        .bind(user_id)
         .fetch_all(&mut *tx)
         .await?;
         if triggered.is_empty() {
@@ -90,7 +96,8 @@ impl Core {
         let row: Option<(i64, String, String, Option<i64>)> = sqlx::query_as(
             "SELECT t.incident_id, i.title, i.severity, t.bundle_id FROM ack_tokens t JOIN incidents i ON i.id = t.incident_id \
              WHERE t.token_hash = $1 AND t.used_at IS NULL AND t.expires_at > $2 \
-             AND t.user_id IN (SELECT id FROM users WHERE disabled = 0)",
+             AND t.user_id IN (SELECT id FROM users WHERE disabled = 0) \
+             AND t.user_id IN (SELECT user_id FROM team_members WHERE team_id = i.team_id)",
         )
         .bind(hash_token(token))
         .bind(now)
@@ -126,7 +133,8 @@ impl Core {
             "SELECT i.state, (SELECT username FROM users WHERE id = i.acknowledged_by) \
              FROM ack_tokens t JOIN incidents i ON i.id = t.incident_id \
              WHERE t.token_hash = $1 AND t.used_at IS NOT NULL AND t.expires_at > $2 \
-             AND t.user_id IN (SELECT id FROM users WHERE disabled = 0)",
+             AND t.user_id IN (SELECT id FROM users WHERE disabled = 0) \
+             AND t.user_id IN (SELECT user_id FROM team_members WHERE team_id = i.team_id)",
         )
         .bind(hash_token(token))
         .bind(now)

@@ -2,12 +2,14 @@
 //! ("14:00–18:00 while Ana is at the dentist"). While a cover is in force its person is the
 //! team's holder (`core::oncall`); when it ends the day's holder is back.
 
+use super::log::{log_change, Change};
 use crate::authz;
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::ids::{TeamId, UserId};
 use klaxon_domain::oncall_day::{
     Cover, NewCover, COVER_START_SLACK, MAX_COVERS, MAX_COVER_SECONDS,
 };
+use klaxon_domain::rotation::ChangeKind;
 use klaxon_domain::Timestamp;
 
 const COLUMNS: &str =
@@ -106,7 +108,7 @@ impl Core {
                 "covered_user_id: nobody covers for themselves".into(),
             ));
         }
-        authz::require_cover_party_or_owner(actor, access, new.user_id, covered)?;
+        authz::require_cover_maker(actor, access, new.user_id)?;
         let mut tx = self.db.begin().await?;
         // Holds the team's row, so two covers made at once cannot both miss each other.
         sqlx::query("UPDATE teams SET id = id WHERE id = $1")
@@ -157,8 +159,31 @@ impl Core {
             .bind(id)
             .fetch_one(&mut *tx)
             .await?;
+        let cover: Cover = row.into();
+        let text = format!(
+            "{} covers{} from {} to {}",
+            cover.username,
+            cover
+                .covered_username
+                .as_deref()
+                .map(|c| format!(" for {c}"))
+                .unwrap_or_default(),
+            Timestamp(starts_at).to_rfc3339(),
+            Timestamp(ends_at).to_rfc3339()
+        );
+        log_cover(
+            &mut tx,
+            actor,
+            team_id,
+            ChangeKind::Covered,
+            (covered, Some(new.user_id)),
+            starts_at,
+            &text,
+            now,
+        )
+        .await?;
         tx.commit().await?;
-        Ok(row.into())
+        Ok(cover)
     }
 
     /// Ends a cover in force now, or removes one not yet begun (its people, or an owner).
@@ -175,18 +200,75 @@ impl Core {
         .await?;
         let (user_id, covered, starts_at, _) = row.ok_or(Error::NotFound)?;
         authz::require_cover_party_or_owner(actor, access, user_id, covered)?;
-        if starts_at > now {
+        let names = |id: Option<i64>| async move {
+            match id {
+                Some(id) => self.member_username(TeamId(team_id), UserId(id)).await,
+                None => Ok(None),
+            }
+        };
+        let covering = names(Some(user_id))
+            .await?
+            .unwrap_or_else(|| "someone".into());
+        let mut tx = self.db.begin().await?;
+        let text = if starts_at > now {
             sqlx::query("DELETE FROM covers WHERE id = $1")
                 .bind(cover_id)
-                .execute(&self.db.pool)
+                .execute(&mut *tx)
                 .await?;
+            format!(
+                "{covering}'s cover from {} removed before it began",
+                Timestamp(starts_at).to_rfc3339()
+            )
         } else {
             sqlx::query("UPDATE covers SET ends_at = $1 WHERE id = $2 AND ends_at > $1")
                 .bind(now.max(starts_at + 1))
                 .bind(cover_id)
-                .execute(&self.db.pool)
+                .execute(&mut *tx)
                 .await?;
-        }
+            format!("{covering}'s cover ended early")
+        };
+        log_cover(
+            &mut tx,
+            actor,
+            team_id,
+            ChangeKind::CoverEnded,
+            (Some(user_id), covered),
+            starts_at,
+            &text,
+            now,
+        )
+        .await?;
+        tx.commit().await?;
         Ok(())
     }
+}
+
+/// Writes a cover's making or ending in the schedule's log, dated by its start (UTC):
+/// `people` is (from, to) as the log reads them.
+#[allow(clippy::too_many_arguments)]
+async fn log_cover(
+    tx: &mut crate::db::Tx,
+    actor: &Actor,
+    team_id: i64,
+    kind: ChangeKind,
+    people: (Option<i64>, Option<i64>),
+    starts_at: i64,
+    text: &str,
+    now: i64,
+) -> Result<()> {
+    let start = Timestamp(starts_at).to_rfc3339();
+    log_change(
+        tx,
+        Change {
+            team_id,
+            date: start.get(..10).unwrap_or(&start),
+            kind,
+            actor_id: Some(actor.user_id),
+            from_user_id: people.0,
+            to_user_id: people.1,
+            text,
+            at: now,
+        },
+    )
+    .await
 }

@@ -58,7 +58,7 @@ pub struct ResolveRequest {
 }
 
 /// Resolves by hand (terminal). The body is optional.
-#[utoipa::path(post, path = "/api/incidents/{id}/resolve", tag = "incidents", request_body = ResolveRequest,
+#[utoipa::path(post, path = "/api/incidents/{id}/resolve", tag = "incidents", request_body = Option<ResolveRequest>,
     responses((status = 200, body = Incident), (status = 409, body = ErrorBody)))]
 pub async fn resolve(
     State(s): State<AppState>,
@@ -84,7 +84,9 @@ pub struct SnoozeRequest {
     duration: Duration,
 }
 
-#[utoipa::path(post, path = "/api/incidents/{id}/snooze", tag = "incidents", request_body = SnoozeRequest, responses((status = 200, body = Incident)))]
+/// Snoozes an open incident; 409 when it is resolved or archived.
+#[utoipa::path(post, path = "/api/incidents/{id}/snooze", tag = "incidents", request_body = SnoozeRequest,
+    responses((status = 200, body = Incident), (status = 409, description = "The incident is resolved or archived", body = ErrorBody)))]
 pub async fn snooze(
     State(s): State<AppState>,
     Caller(a): Caller,

@@ -10,6 +10,7 @@ pub mod oidc;
 pub mod process;
 pub mod smtp;
 pub mod synapse;
+pub mod tarpit;
 pub mod webpush;
 pub mod world;
 
@@ -64,6 +65,9 @@ macro_rules! both_with {
 pub fn test_config() -> Config {
     Config {
         outbound_allow: klaxon_core::outbound::OutboundAllow::parse("127.0.0.0/8").unwrap(),
+        // A pass's report and the rows after it tell of every send (however busy the machine);
+        // the tests of slow destinations set the deployed wait.
+        lane_wait: std::time::Duration::from_secs(120),
         ..Default::default()
     }
 }
@@ -224,10 +228,15 @@ impl TestApp {
             async move { core.run_event_feed(feed_stopped).await }
         });
         let limits = limits.unwrap_or_default();
+        let on_full: klaxon_server::listen::OnFull = {
+            let core = core.clone();
+            Arc::new(move |full| core.connections_full(full))
+        };
         tokio::spawn(klaxon_server::listen::serve(
             listener,
             router,
             limits,
+            Some(on_full),
             std::future::pending(),
         ));
         TestApp {

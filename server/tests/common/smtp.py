@@ -2,7 +2,8 @@
 
 Usage: smtp.py PORT CERT KEY OUTDIR USER PASSWORD
 Each accepted message is written to OUTDIR as N.eml, after an X-Rcpt-To header naming its
-recipients. A recipient whose address starts with "refused" is refused with 550. The server exits
+recipients. A recipient whose address starts with "refused" is refused with 550; one that starts
+with "bounce" takes its first message and refuses the later ones with a 550 naming a person. The server exits
 when its standard input closes (the test process that started it ended).
 """
 import logging
@@ -24,10 +25,16 @@ class Recorder:
     def __init__(self):
         self.count = 0
         self.lock = threading.Lock()
+        self.seen = {}
 
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
         if address.lower().startswith("refused"):
             return "550 5.1.1 no such mailbox here"
+        with self.lock:
+            self.seen[address] = self.seen.get(address, 0) + 1
+            later = self.seen[address] > 1
+        if address.lower().startswith("bounce") and later:
+            return "550 5.2.1 mailbox of Jane Roe (employee 4711) is disabled"
         envelope.rcpt_tos.append(address)
         return "250 OK"
 
