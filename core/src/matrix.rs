@@ -170,11 +170,14 @@ impl Matrix {
     /// Posts a message (its plain body and its HTML) to a room (an id or alias), joining it
     /// when needed.
     pub async fn post(&self, room: &str, plain: &str, html: &str, txn: &str) -> Outcome {
+        // Intentional mentions (Matrix spec 1.7): an empty `m.mentions` mentions nobody, so an
+        // `@room` in alert text pings no one.
         let content = json!({
             "msgtype": "m.text",
             "body": plain,
             "format": "org.matrix.custom.html",
             "formatted_body": html,
+            "m.mentions": {},
         });
         // One more try after joining or signing in again, each at most once.
         let mut joined_now = false;

@@ -324,6 +324,18 @@ fn email(raw: &str) -> Result<String, String> {
     }
 }
 
+/// Text from alerts, people and notes as chat shows it: it mentions nobody and links nowhere.
+/// A zero-width space after `@` keeps `@channel`, `@here`, `@everyone`, `@room` and
+/// `@someone` as written but no mention (Slack, Mattermost, Rocket.Chat, Discord, Matrix), and
+/// one inside `://`, `www.` and `](` keeps URLs and Markdown links from becoming links; Slack's
+/// `<…>` syntax is escaped wherever the text is mrkdwn. Only Klaxon's own links are links.
+pub fn quiet(text: &str) -> String {
+    text.replace('@', "@\u{200B}")
+        .replace("://", ":\u{200B}//")
+        .replace("www.", "www\u{200B}.")
+        .replace("](", "]\u{200B}(")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

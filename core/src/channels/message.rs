@@ -8,6 +8,7 @@
 use klaxon_domain::alerting::{IncidentState, Severity};
 use klaxon_domain::channel::{ChannelEvent, WebhookEvent, WebhookTeam, EVENT_VERSION};
 use klaxon_domain::incident::Incident;
+use klaxon_domain::text::quiet;
 use klaxon_domain::Timestamp;
 use serde_json::{json, Value};
 
@@ -95,12 +96,12 @@ impl Item {
             }
             _ => String::new(),
         };
-        format!(
+        quiet(&format!(
             "{} incident {}{by}: {}",
             severity_word(self.incident.severity),
             self.event.phrase(),
             clip(&self.incident.title)
-        )
+        ))
     }
 
     /// The line under the headline: the team, who has it, and what the timeline says where it
@@ -114,7 +115,7 @@ impl Item {
             ChannelEvent::ResolutionNote => line.push_str(&format!(" · Fix: {}", clip(&self.text))),
             _ => {}
         }
-        line
+        quiet(&line)
     }
 
     fn url(&self, public_url: &str) -> String {
@@ -162,7 +163,7 @@ impl Message {
         format!(
             "{} incident events for team {} in a storm (summarised to keep the channel readable)",
             items.len(),
-            self.team
+            quiet(&self.team)
         )
     }
 
@@ -198,7 +199,7 @@ impl Message {
             }
             Body::Test => format!(
                 "Test from Klaxon: team {}'s incidents will be announced here.\nOpen Klaxon: {}",
-                self.team,
+                quiet(&self.team),
                 self.board()
             ),
         }
@@ -301,7 +302,8 @@ impl Message {
                 escape_mrkdwn(&self.team)
             ))],
         };
-        json!({"text": self.plain(), "blocks": blocks})
+        // `text` is mrkdwn too, and what Mattermost, Rocket.Chat and Discord render.
+        json!({"text": escape_mrkdwn(&self.plain()), "blocks": blocks})
     }
 
     /// A Teams workflow webhook's body: a message with one Adaptive Card (version 1.4).
@@ -495,6 +497,40 @@ mod tests {
     }
 
     #[test]
+    fn alert_text_mentions_nobody_and_links_nowhere_on_any_chat_road() {
+        let mut m = one(ChannelEvent::ResolutionNote, IncidentState::Resolved);
+        if let Body::One(item) = &mut m.body {
+            item.incident.title = "@channel @here @everyone <!channel> <@U123> @room".into();
+            item.text = "<https://evil.example|Acknowledge now> [Ack](https://evil.example) www.evil.example".into();
+        }
+        let slack = m.slack().to_string();
+        let rendered = [m.plain(), m.html(), slack.clone(), m.teams().to_string()];
+        for text in &rendered {
+            for live in [
+                "@channel",
+                "@here",
+                "@everyone",
+                "@room",
+                "](https",
+                "https://evil",
+                "www.evil",
+            ] {
+                assert!(!text.contains(live), "{live} in {text}");
+            }
+            // Klaxon's own links stay links.
+            assert!(
+                text.contains("https://klaxon.example/incidents/7"),
+                "{text}"
+            );
+        }
+        // Slack's own syntax is text wherever Slack-format text is read.
+        for live in ["<!channel>", "<@U123>", "<https:"] {
+            assert!(!slack.contains(live), "{live} in {slack}");
+        }
+        assert!(slack.contains("&lt;!channel&gt;"), "{slack}");
+    }
+
+    #[test]
     fn an_alert_title_cannot_make_a_link_in_teams() {
         let mut m = one(ChannelEvent::Opened, IncidentState::Triggered);
         if let Body::One(item) = &mut m.body {
@@ -503,7 +539,7 @@ mod tests {
         let teams = m.teams().to_string();
         assert!(!teams.contains("](https://evil.example)"), "{teams}");
         assert!(
-            teams.contains("[Acknowledge]\u{200B}(https://evil.example) now"),
+            teams.contains("[Acknowledge]\u{200B}(https:\u{200B}//evil.example) now"),
             "{teams}"
         );
     }

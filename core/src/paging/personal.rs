@@ -9,6 +9,7 @@ use crate::secrets::webhook_signature;
 use crate::{Core, Result};
 use klaxon_domain::channel::{shown_target, ChannelKind};
 use klaxon_domain::contact::{ContactKind, PersonalWebhook};
+use klaxon_domain::text::quiet;
 use klaxon_domain::Timestamp;
 use reqwest::Method;
 
@@ -39,8 +40,10 @@ pub(crate) struct PersonalRoad<'a> {
 }
 
 impl Note {
+    /// Alert text in it mentions nobody and links nowhere (`text::quiet`): a person's Matrix
+    /// room is chat like a team's.
     fn plain(&self) -> String {
-        let mut text = format!("{}\n\n{}", self.title, self.message);
+        let mut text = format!("{}\n\n{}", quiet(&self.title), quiet(&self.message));
         if let Some(code) = &self.code {
             text.push_str(&format!("\n\nCode: {code}"));
         }
@@ -55,8 +58,8 @@ impl Note {
 
     fn html(&self) -> String {
         let esc = crate::mail::escape_html;
-        let mut html = format!("<p><strong>{}</strong></p>", esc(&self.title));
-        for para in self.message.split("\n\n") {
+        let mut html = format!("<p><strong>{}</strong></p>", esc(&quiet(&self.title)));
+        for para in quiet(&self.message).split("\n\n") {
             html.push_str(&format!("<p>{}</p>", esc(para).replace('\n', "<br>")));
         }
         if let Some(code) = &self.code {
