@@ -313,6 +313,62 @@ impl Outbound {
     }
 }
 
+/// The command line's side of the policy (`klaxon import`, `apply`, `diff`, `export`, `login`):
+/// it calls the Klaxon and the vendor API its user named, so no address is refused, but the
+/// rest holds as in the server: a redirect is not followed (the token would go with it), a list
+/// is followed only on the origin it started on (`same_origin`), and no answer is read past
+/// `CLI_MAX_ANSWER`.
+pub mod cli {
+    use std::time::Duration;
+
+    /// The most read of one answer: a vendor's page of a list, a server's configuration.
+    pub const CLI_MAX_ANSWER: usize = 32 * 1024 * 1024;
+    /// How long one call may take.
+    pub const CLI_TIMEOUT: Duration = Duration::from_secs(30);
+
+    pub fn client() -> Result<reqwest::Client, String> {
+        reqwest::Client::builder()
+            .timeout(CLI_TIMEOUT)
+            .connect_timeout(CLI_TIMEOUT)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| e.to_string())
+    }
+
+    /// Whether `url` has the scheme, host and port of `base`.
+    pub fn same_origin(url: &str, base: &str) -> bool {
+        match (reqwest::Url::parse(url), reqwest::Url::parse(base)) {
+            (Ok(u), Ok(b)) => u.origin() == b.origin(),
+            _ => false,
+        }
+    }
+
+    /// The answer's body, read up to `CLI_MAX_ANSWER`; a redirect is an error.
+    pub async fn body(mut res: reqwest::Response, who: &str) -> Result<Vec<u8>, String> {
+        if res.status().is_redirection() {
+            return Err(format!(
+                "{who} answered {} (a redirect); it is not followed, so the credentials stay here",
+                res.status().as_u16()
+            ));
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = res
+            .chunk()
+            .await
+            .map_err(|e| format!("{who}'s answer broke off: {e}"))?
+        {
+            if body.len() + chunk.len() > CLI_MAX_ANSWER {
+                return Err(format!(
+                    "{who} sent an answer over {} MiB; stopped reading",
+                    CLI_MAX_ANSWER / 1024 / 1024
+                ));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body)
+    }
+}
+
 /// The kind of a transport failure, in words that carry nothing the other side wrote.
 fn failure(e: reqwest::Error) -> Failure {
     let mut cur: &(dyn std::error::Error + 'static) = &e;

@@ -87,17 +87,16 @@ fn load() -> Result<Credentials, String> {
     serde_json::from_str(&text).map_err(|e| format!("{} is unreadable: {e}", path.display()))
 }
 
+/// The command line's client: no redirects, a timeout (`outbound::cli`).
 fn client() -> Result<reqwest::Client, String> {
-    reqwest::Client::builder()
-        .timeout(Duration::from_secs(30))
-        .build()
-        .map_err(|e| e.to_string())
+    klaxon_core::outbound::cli::client()
 }
 
-/// The answer's JSON, or its error sentence.
+/// The answer's JSON (read up to the command line's cap), or its error sentence.
 pub(crate) async fn answer(res: reqwest::Response) -> Result<Value, String> {
     let status = res.status();
-    let body: Value = res.json().await.unwrap_or(Value::Null);
+    let body = klaxon_core::outbound::cli::body(res, "the server").await?;
+    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     if status.is_success() {
         Ok(body)
     } else {
@@ -165,7 +164,8 @@ pub async fn login(args: LoginArgs) -> Result<(), String> {
             .await
             .map_err(|e| format!("cannot reach {server}: {e}"))?;
         let status = res.status();
-        let body: Value = res.json().await.unwrap_or(Value::Null);
+        let body = klaxon_core::outbound::cli::body(res, &server).await?;
+        let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
         if status.is_success() {
             let session: DeviceSession = serde_json::from_value(body)
                 .map_err(|e| format!("unexpected answer from {server}: {e}"))?;

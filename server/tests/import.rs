@@ -6,8 +6,10 @@
 mod common;
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::Json;
 use common::*;
+use futures::StreamExt;
 use klaxon_server::config_file::remote::Remote;
 use klaxon_server::config_file::{apply, prepare, yaml};
 use klaxon_server::import::{self, Vendor};
@@ -521,4 +523,76 @@ fn the_command_writes_the_file_and_the_report_and_matches_people_by_email() {
         "klaxon: Opsgenie refused the token (401): check it, and that it may read users, teams, schedules and escalation policies"
     );
     drop(rt);
+}
+
+/// A vendor API that answers every request with `answer`, recording the token of each.
+async fn hostile_api(answer: fn(&str) -> Response) -> (String, Arc<Mutex<Vec<String>>>) {
+    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let recorded = seen.clone();
+    let app = axum::Router::new().fallback(move |req: Request| {
+        let recorded = recorded.clone();
+        async move {
+            let token = req
+                .headers()
+                .get("authorization")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default()
+                .to_string();
+            recorded.lock().unwrap().push(token);
+            answer(req.uri().path())
+        }
+    });
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (url, seen)
+}
+
+#[tokio::test]
+async fn the_vendors_token_never_leaves_the_vendors_origin_and_answers_are_capped() {
+    // A second host, which must never see the token.
+    let (elsewhere, asked_elsewhere) =
+        hostile_api(|_| Json(json!({"results": []})).into_response()).await;
+    static ELSEWHERE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    ELSEWHERE.set(elsewhere).unwrap();
+    // A `next` link to it.
+    let (url, _) = hostile_api(|_| {
+        Json(json!({"results": [], "next": format!("{}/api/v1/users/?page=2", ELSEWHERE.get().unwrap())}))
+            .into_response()
+    })
+    .await;
+    let api = import::api_for(Vendor::Oncall, Some(&url), "s3cret").unwrap();
+    let e = api
+        .follow("/api/v1/users/", "results", "/next")
+        .await
+        .unwrap_err();
+    assert!(e.contains("a link to another host"), "{e}");
+    // A redirect to it.
+    let (url, _) = hostile_api(|_| {
+        Redirect::temporary(&format!("{}/api/v1/users/", ELSEWHERE.get().unwrap())).into_response()
+    })
+    .await;
+    let api = import::api_for(Vendor::Oncall, Some(&url), "s3cret").unwrap();
+    let e = api
+        .follow("/api/v1/users/", "results", "/next")
+        .await
+        .unwrap_err();
+    assert!(e.contains("not followed"), "{e}");
+    assert!(
+        asked_elsewhere.lock().unwrap().is_empty(),
+        "the token went elsewhere"
+    );
+    // An answer without end is read up to the cap, not into memory.
+    let (url, _) = hostile_api(|_| {
+        let chunk = axum::body::Bytes::from(vec![b' '; 1 << 20]);
+        let endless = futures::stream::repeat(chunk).map(Ok::<_, std::io::Error>);
+        axum::body::Body::from_stream(endless).into_response()
+    })
+    .await;
+    let api = import::api_for(Vendor::Oncall, Some(&url), "s3cret").unwrap();
+    let e = api
+        .follow("/api/v1/users/", "results", "/next")
+        .await
+        .unwrap_err();
+    assert!(e.contains("over 32 MiB"), "{e}");
 }

@@ -7,7 +7,6 @@ use klaxon_domain::Timestamp;
 use reqwest::Method;
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
-use std::time::Duration;
 
 pub struct Remote {
     http: reqwest::Client,
@@ -35,10 +34,7 @@ pub struct Made {
 
 impl Remote {
     pub fn new(server: &str, key: &str) -> Result<Remote, String> {
-        let http = reqwest::Client::builder()
-            .timeout(Duration::from_secs(30))
-            .build()
-            .map_err(|e| e.to_string())?;
+        let http = klaxon_core::outbound::cli::client()?;
         Ok(Remote {
             http,
             base: server.trim_end_matches('/').to_string(),

@@ -1,6 +1,9 @@
 //! Reading another system's REST API: its token in one header, its rate limit honoured (a 429
-//! is retried after its `Retry-After`, up to five times), a refused token said in one sentence.
+//! is retried after its `Retry-After`, up to five times), a refused token said in one sentence;
+//! through the command line's outbound policy (`klaxon_core::outbound::cli`): a `next` link to
+//! another origin is refused, a redirect is not followed, answers are read up to a cap.
 
+use klaxon_core::outbound::cli;
 use serde_json::Value;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -33,10 +36,7 @@ impl Api {
         base: &str,
         header: (&'static str, String),
     ) -> Result<Api, String> {
-        let http = reqwest::Client::builder()
-            .timeout(Duration::from_secs(30))
-            .build()
-            .map_err(|e| e.to_string())?;
+        let http = cli::client()?;
         Ok(Api {
             vendor,
             base: base.trim_end_matches('/').to_string(),
@@ -47,12 +47,19 @@ impl Api {
         })
     }
 
-    /// `path` on this API (a full URL, as a `next` link is, is kept).
-    pub fn url(&self, path: &str) -> String {
+    /// `path` on this API; a full URL (as a `next` link is) only on the API's own origin, so
+    /// the token never goes to a host an answer names.
+    pub fn url(&self, path: &str) -> Result<String, String> {
         if path.starts_with("http://") || path.starts_with("https://") {
-            path.to_string()
+            if !cli::same_origin(path, &self.base) {
+                return Err(format!(
+                    "{} sent a link to another host ({path}); it is not followed, so the token stays with {}",
+                    self.vendor, self.base
+                ));
+            }
+            Ok(path.to_string())
         } else {
-            format!("{}{path}", self.base)
+            Ok(format!("{}{path}", self.base))
         }
     }
 
@@ -72,7 +79,8 @@ impl Api {
             let status = res.status().as_u16();
             match status {
                 200..=299 => {
-                    return res.json().await.map_err(|e| format!("{} sent an answer that is not JSON ({url}): {e}", self.vendor));
+                    let body = cli::body(res, self.vendor).await?;
+                    return serde_json::from_slice(&body).map_err(|e| format!("{} sent an answer that is not JSON ({url}): {e}", self.vendor));
                 }
                 401 | 403 => {
                     return Err(format!(
@@ -94,6 +102,7 @@ impl Api {
                         tokio::time::sleep(Duration::from_secs(wait)).await;
                     }
                 }
+                300..=399 => return Err(cli::body(res, self.vendor).await.unwrap_err()),
                 _ => return Err(format!("{} answered {status} to {url}", self.vendor)),
             }
         }
@@ -109,15 +118,15 @@ impl Api {
     /// pointer such as `/next` or `/paging/next`) page by page, at most `MAX_PAGES`.
     pub async fn follow(&self, path: &str, items: &str, next: &str) -> Result<Vec<Value>, String> {
         let mut out = Vec::new();
-        let mut url = Some(self.url(path));
+        let mut url = Some(self.url(path)?);
         for _ in 0..MAX_PAGES {
             let Some(u) = url else { return Ok(out) };
             let page = self.get(&u).await?;
             out.extend(page[items].as_array().cloned().unwrap_or_default());
-            url = page
-                .pointer(next)
-                .and_then(Value::as_str)
-                .map(|n| self.url(n));
+            url = match page.pointer(next).and_then(Value::as_str) {
+                Some(n) => Some(self.url(n)?),
+                None => None,
+            };
         }
         match url {
             None => Ok(out),

@@ -616,7 +616,7 @@ pub async fn run(args: ImportArgs) -> Result<i32, String> {
 /// Klaxon's accounts, as an administrator sees them (with emails).
 pub async fn klaxon_accounts(server: &str, key: &str) -> Result<Accounts, String> {
     let api = fetch::Api::new("Klaxon", server, ("authorization", format!("Bearer {key}")))?;
-    let users = api.get(&api.url("/api/users")).await?;
+    let users = api.get(&api.url("/api/users")?).await?;
     let mut accounts = Accounts::default();
     for u in users.as_array().into_iter().flatten() {
         let Some(name) = u["username"].as_str() else {

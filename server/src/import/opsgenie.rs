@@ -27,7 +27,7 @@ pub async fn read(api: &Api, now: i64) -> Result<Source, String> {
     }
     for t in api.follow("/v2/teams", "data", "/paging/next").await? {
         let id = text(&t, "id");
-        let team = api.get(&api.url(&format!("/v2/teams/{id}"))).await?["data"].clone();
+        let team = api.get(&api.url(&format!("/v2/teams/{id}"))?).await?["data"].clone();
         let members = team["members"]
             .as_array()
             .into_iter()
@@ -80,7 +80,7 @@ pub async fn read(api: &Api, now: i64) -> Result<Source, String> {
             });
         }
         let answer = api
-            .get(&api.url(&format!("/v2/schedules/{id}/overrides")))
+            .get(&api.url(&format!("/v2/schedules/{id}/overrides"))?)
             .await?;
         let overrides = Override::all_of(&answer["data"], "startDate", "endDate");
         source.schedules.push(Schedule {

@@ -13,7 +13,7 @@ async fn all(api: &Api, path: &str, key: &str) -> Result<Vec<Value>, String> {
     let join = if path.contains('?') { '&' } else { '?' };
     for _ in 0..super::fetch::MAX_PAGES {
         let page = api
-            .get(&api.url(&format!("{path}{join}limit={LIMIT}&offset={}", out.len())))
+            .get(&api.url(&format!("{path}{join}limit={LIMIT}&offset={}", out.len()))?)
             .await?;
         let items = page[key].as_array().cloned().unwrap_or_default();
         let got = items.len();
@@ -53,7 +53,7 @@ pub async fn read(api: &Api, now: i64) -> Result<Source, String> {
     let until = klaxon_domain::Timestamp(now + 90 * 86_400).to_rfc3339();
     for listed in all(api, "/schedules", "schedules").await? {
         let id = text(&listed, "id");
-        let s = api.get(&api.url(&format!("/schedules/{id}"))).await?["schedule"].clone();
+        let s = api.get(&api.url(&format!("/schedules/{id}"))?).await?["schedule"].clone();
         let mut layers = Vec::new();
         for l in s["schedule_layers"].as_array().into_iter().flatten() {
             if instant(&l["end"]).is_some_and(|end| end <= now) {
@@ -76,7 +76,7 @@ pub async fn read(api: &Api, now: i64) -> Result<Source, String> {
             });
         }
         let path = format!("/schedules/{id}/overrides?since={since}&until={until}");
-        let answer = api.get(&api.url(&path)).await?;
+        let answer = api.get(&api.url(&path)?).await?;
         let overrides = Override::all_of(&answer["overrides"], "start", "end");
         source.schedules.push(Schedule {
             id,
