@@ -142,13 +142,21 @@ pub fn read(text: &str) -> Result<Parsed, FileError> {
 /// Values a file may hold, aliases expanded: a few anchors repeated into each other ("billion
 /// laughs") are refused, not built.
 const MAX_VALUES: usize = 100_000;
+/// Bytes of text a file may hold, aliases expanded: one long string aliased many times is
+/// refused like many values are, not built.
+const MAX_TEXT_BYTES: usize = 8 * 1024 * 1024;
 
-/// How many values `v` holds.
-fn size(v: &Value) -> usize {
+/// How many values `v` holds, and how many bytes of text (keys included).
+fn size(v: &Value) -> (usize, usize) {
+    let add = |(n, b): (usize, usize), (m, c): (usize, usize)| (n + m, b + c);
     match v {
-        Value::Array(a) => 1 + a.iter().map(size).sum::<usize>(),
-        Value::Object(o) => 1 + o.values().map(size).sum::<usize>(),
-        _ => 1,
+        Value::Array(a) => a.iter().map(size).fold((1, 0), add),
+        Value::Object(o) => o
+            .iter()
+            .map(|(k, v)| add(size(v), (0, k.len())))
+            .fold((1, 0), add),
+        Value::String(s) => (1, s.len()),
+        other => (1, other.to_string().len()),
     }
 }
 
@@ -171,9 +179,10 @@ struct Builder {
     stack: Vec<Frame>,
     root: Option<Value>,
     lines: HashMap<String, usize>,
-    /// Each anchor's value and how many values it holds.
-    anchors: HashMap<usize, (Value, usize)>,
+    /// Each anchor's value, how many values it holds and its bytes of text.
+    anchors: HashMap<usize, (Value, usize, usize)>,
     values: usize,
+    text_bytes: usize,
     refused: Option<String>,
     refused_at: Option<usize>,
 }
@@ -197,8 +206,8 @@ impl Builder {
 
     fn put(&mut self, value: Value, anchor: usize) {
         if anchor > 0 {
-            let n = size(&value);
-            self.anchors.insert(anchor, (value.clone(), n));
+            let (n, bytes) = size(&value);
+            self.anchors.insert(anchor, (value.clone(), n, bytes));
         }
         match self.stack.last_mut() {
             None => self.root = Some(value),
@@ -239,6 +248,12 @@ impl MarkedEventReceiver for Builder {
         let path = self.next_path();
         match event {
             Event::Scalar(text, style, anchor, _) => {
+                self.text_bytes += text.len();
+                if self.text_bytes > MAX_TEXT_BYTES {
+                    self.refused = Some(format!("more than {} MiB of text", MAX_TEXT_BYTES >> 20));
+                    self.refused_at = Some(line);
+                    return;
+                }
                 let is_key = path.is_none();
                 let value = scalar(text, style);
                 if is_key {
@@ -257,15 +272,24 @@ impl MarkedEventReceiver for Builder {
                 }
                 self.put(value, anchor);
             }
-            Event::Alias(id) => match self.anchors.get(&id).cloned() {
-                Some((_, n)) if self.values + n > MAX_VALUES => {
+            Event::Alias(id) => match self.anchors.get(&id) {
+                Some((_, n, _)) if self.values + n > MAX_VALUES => {
                     self.refused = Some(format!(
                         "more than {MAX_VALUES} values once its aliases are expanded"
                     ));
                     self.refused_at = Some(line);
                 }
-                Some((v, n)) => {
+                Some((_, _, bytes)) if self.text_bytes + bytes > MAX_TEXT_BYTES => {
+                    self.refused = Some(format!(
+                        "more than {} MiB of text once its aliases are expanded",
+                        MAX_TEXT_BYTES >> 20
+                    ));
+                    self.refused_at = Some(line);
+                }
+                Some((v, n, bytes)) => {
+                    let v = v.clone();
                     self.values += n;
+                    self.text_bytes += bytes;
                     self.put(v, 0);
                 }
                 None => {
@@ -414,6 +438,22 @@ teams:
         let p =
             read("apiVersion: &v klaxon.dev/v1alpha1\nkind: KlaxonConfig\nteams: []\n").unwrap();
         assert!(p.file.teams.is_empty());
+    }
+
+    #[test]
+    fn one_long_string_aliased_many_times_is_refused_by_size() {
+        // 1 MB of text, aliased 3 000 times: few values, 3 GB once expanded.
+        let mut text = format!("a: &a \"{}\"\nb: [", "x".repeat(1_000_000));
+        text.push_str(&vec!["*a"; 3000].join(", "));
+        text.push_str("]\n");
+        let e = read(&text).err().unwrap();
+        assert!(
+            e.message
+                .contains("MiB of text once its aliases are expanded"),
+            "{e}"
+        );
+        // Refused at the alias that goes past the bound, as it is read, not once built.
+        assert_eq!(e.line, Some(2), "{e}");
     }
 
     #[test]
