@@ -30,6 +30,13 @@ pub const UNKNOWN_DEVICE_CODES_PER_ADDRESS: i64 = 30;
 pub const CODE_MAILS_PER_USER: i64 = 10;
 pub const CODE_MAILS_PER_ADDRESS: i64 = 3;
 
+/// Test sends (a test page, a contact method's test, a channel's test) per person and per
+/// target per `WINDOW`: enough to set a phone up and try it again; not enough to flood a topic,
+/// a room or a mailbox through the install's shared token, quota or bot, nor to hold outbound
+/// connections by the hundred against a destination that never answers.
+pub const TESTS_PER_PERSON: i64 = 20;
+pub const TESTS_PER_TARGET: i64 = 5;
+
 /// What is counted, each with its limit per `WINDOW`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Attempt {
@@ -49,6 +56,10 @@ pub(crate) enum Attempt {
     CodeMailForUser,
     /// Verification codes mailed to one address (`CODE_MAILS_PER_ADDRESS`).
     CodeMailToAddress,
+    /// Test sends by one person (`TESTS_PER_PERSON`).
+    TestByPerson,
+    /// Test sends to one target (`TESTS_PER_TARGET`).
+    TestToTarget,
 }
 
 impl Attempt {
@@ -62,6 +73,8 @@ impl Attempt {
             Attempt::SsoStart => "sso_start",
             Attempt::CodeMailForUser => "code_mail_user",
             Attempt::CodeMailToAddress => "code_mail_address",
+            Attempt::TestByPerson => "test_person",
+            Attempt::TestToTarget => "test_target",
         }
     }
 
@@ -75,6 +88,8 @@ impl Attempt {
             Attempt::SsoStart => SSO_STARTS_PER_ADDRESS,
             Attempt::CodeMailForUser => CODE_MAILS_PER_USER,
             Attempt::CodeMailToAddress => CODE_MAILS_PER_ADDRESS,
+            Attempt::TestByPerson => TESTS_PER_PERSON,
+            Attempt::TestToTarget => TESTS_PER_TARGET,
         }
     }
 
@@ -89,6 +104,8 @@ impl Attempt {
             Attempt::SsoStart => "single sign-ons from this address",
             Attempt::CodeMailForUser => "verification codes mailed for this person",
             Attempt::CodeMailToAddress => "verification codes mailed to this address",
+            Attempt::TestByPerson => "test messages sent by this person",
+            Attempt::TestToTarget => "test messages sent to this destination",
         };
         format!("too many {what}; try again in {minutes} minutes")
     }
@@ -107,6 +124,23 @@ pub(crate) struct Reserved {
 pub(crate) struct PasswordAttempt(Reserved, Reserved);
 
 impl Core {
+    /// Counts a test send by `person` to `target` (a topic, an address, a URL, a channel), or
+    /// refuses it (`TESTS_PER_PERSON`, `TESTS_PER_TARGET`). The target is counted by its hash:
+    /// a URL can hold a credential.
+    pub(crate) async fn reserve_test(&self, person: i64, target: &str) -> Result<()> {
+        let by = self
+            .reserve(Attempt::TestByPerson, &person.to_string())
+            .await?;
+        let to = self
+            .reserve(Attempt::TestToTarget, &crate::secrets::hash_token(target))
+            .await;
+        if to.is_err() {
+            // Not sent: it does not count against the person.
+            self.give_back(&by).await?;
+        }
+        to.map(drop)
+    }
+
     /// Counts one attempt of `kind` by `subject`, or refuses it with `RateLimited` when the
     /// window's limit is used up. Counting and deciding are one statement.
     pub(crate) async fn reserve(&self, kind: Attempt, subject: &str) -> Result<Reserved> {

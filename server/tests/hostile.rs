@@ -560,3 +560,40 @@ both_with!(
         assert_eq!(statuses, [201, 201, 201, 429], "{written:?}");
     }
 );
+
+both!(test_sends_are_bounded_per_target_and_per_person, |app| {
+    let w = app.paging_world().await;
+    // Ten test pages at once to one topic: five go, the rest are refused before any is sent.
+    let statuses = at_once(10, |_| {
+        app.post("/api/me/notify/test", &w.alice.1, json!({}))
+    })
+    .await;
+    assert_eq!(count(&statuses, &[429]), 5, "{statuses:?}");
+    assert_eq!(app.ntfy.published().len(), 5);
+    // Other topics of the same person: twenty tests in all, then none.
+    let mut last = 0;
+    for i in 0..4 {
+        let topic = format!("alice-spare-{i}");
+        let m = app
+            .post(
+                &format!("/api/users/{}/contact-methods", w.alice.0),
+                &w.alice.1,
+                json!({"name": format!("spare {i}"), "kind": "ntfy", "topic": topic}),
+            )
+            .await
+            .expect(201);
+        for _ in 0..5 {
+            last = app
+                .post(
+                    &format!("/api/users/{}/contact-methods/{}/test", w.alice.0, m["id"]),
+                    &w.alice.1,
+                    json!({}),
+                )
+                .await
+                .status
+                .as_u16();
+        }
+    }
+    assert_eq!(last, 429, "the person's twentieth test is the last");
+    assert_eq!(app.ntfy.published().len(), 20);
+});

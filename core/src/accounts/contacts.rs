@@ -255,6 +255,12 @@ impl Core {
                 "verify this contact method with the code sent to it first".into(),
             ));
         }
+        let target = match row.kind {
+            ContactKind::Email => mailbox_key(&row.target),
+            _ => row.target.clone(),
+        };
+        self.reserve_test(actor.user_id, &format!("{}:{target}", row.kind.as_str()))
+            .await?;
         let sent = match row.kind {
             ContactKind::Ntfy => self.publish_test_page(row.target).await,
             ContactKind::Email => {

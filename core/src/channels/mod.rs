@@ -204,6 +204,8 @@ impl Core {
         let TeamId(team_id) = team_id;
         self.require_team_owner(actor, team_id).await?;
         self.channel_row(team_id, id).await?;
+        self.reserve_test(actor.user_id, &format!("channel:{id}"))
+            .await?;
         let target = self.channel_target_of(id).await?;
         let message = message::test_message(target.team_id, &target.team, &self.config.public_url);
         // The outcome is the channel's state too: a test that got through shows it working.

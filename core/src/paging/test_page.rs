@@ -16,6 +16,8 @@ impl Core {
         let topic = topic.ok_or_else(|| {
             Error::Conflict("push_topic: set your ntfy topic before sending a test page".into())
         })?;
+        self.reserve_test(actor.user_id, &format!("ntfy:{topic}"))
+            .await?;
         self.publish_test_page(topic).await?;
         self.mark_test_page(actor.user_id).await
     }

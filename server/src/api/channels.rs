@@ -71,6 +71,7 @@ pub async fn delete(
 /// `{"version": 1, "event": "test", "team", "text"}`; every other event is a `WebhookEvent`.
 #[utoipa::path(post, path = "/api/teams/{team_id}/channels/{channel_id}/test", tag = "channels",
     responses((status = 204),
+              (status = 429, body = ErrorBody, description = "too many test messages by this person or to this channel (20 and 5 in 15 minutes)"),
               (status = 502, body = ErrorBody, description = "the channel's service refused the message or could not be reached; the message says which, without anything the service wrote")))]
 pub async fn test(
     State(s): State<AppState>,

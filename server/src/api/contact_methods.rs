@@ -108,6 +108,7 @@ pub async fn resend_contact_code(
               (status = 403, body = ErrorBody, description = "neither the person nor an administrator, or a service account on either side"),
               (status = 404, body = ErrorBody, description = "no such user, or no such method of theirs"),
               (status = 409, body = ErrorBody, description = "a method not verified yet, or a road this server has no service for (ntfy, mail)"),
+              (status = 429, body = ErrorBody, description = "too many test messages by this person or to this target (20 and 5 in 15 minutes)"),
               (status = 502, body = ErrorBody, description = "the road's service refused or could not be reached; its answer is the message. A Web Push subscription its service says is gone (404, 410) is removed")))]
 pub async fn test_contact_method(
     State(s): State<AppState>,

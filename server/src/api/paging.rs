@@ -53,7 +53,8 @@ pub struct TestPageSent {
 /// Publishes one test page to the caller's topic, directly; the push service's error comes
 /// back as a 502.
 #[utoipa::path(post, path = "/api/me/notify/test", tag = "paging",
-    responses((status = 200, body = TestPageSent), (status = 409, body = ErrorBody, description = "no push topic set, or no push service configured"), (status = 502, body = ErrorBody)))]
+    responses((status = 200, body = TestPageSent), (status = 409, body = ErrorBody, description = "no push topic set, or no push service configured"),
+        (status = 429, body = ErrorBody, description = "too many test messages by this person or to this topic (20 and 5 in 15 minutes)"), (status = 502, body = ErrorBody)))]
 pub async fn test_page(
     State(s): State<AppState>,
     Caller(a): Caller,
