@@ -72,8 +72,12 @@ pub struct Config {
     pub deadman_seed: Option<klaxon_domain::deadman::SwitchSpec>,
     /// Proxies whose `X-Forwarded-For` is believed (`KLAXON_TRUSTED_PROXIES`).
     pub trusted_proxies: client::TrustedProxies,
-    /// Internal networks user-given URLs may reach (`KLAXON_OUTBOUND_ALLOW`).
+    /// Internal networks the URLs team owners give (channels, Alertmanager) may reach
+    /// (`KLAXON_OUTBOUND_ALLOW`).
     pub outbound_allow: outbound::OutboundAllow,
+    /// Internal networks a person's own roads (Web Push, personal webhooks) may reach
+    /// (`KLAXON_OUTBOUND_ALLOW_PERSONAL`; none by default).
+    pub personal_outbound_allow: outbound::OutboundAllow,
     /// `POST /api/alertmanager/webhook` without a key is served (`KLAXON_LEGACY_WEBHOOK`).
     pub legacy_webhook: bool,
     /// `KLAXON_SMTP_*`; `None` sends no mail.
@@ -97,6 +101,7 @@ impl Default for Config {
             deadman_seed: None,
             trusted_proxies: client::TrustedProxies::default(),
             outbound_allow: outbound::OutboundAllow::default(),
+            personal_outbound_allow: outbound::OutboundAllow::default(),
             legacy_webhook: false,
             smtp: None,
             matrix: None,
@@ -126,8 +131,10 @@ pub struct Core {
     pub(crate) watch: Arc<health::Watch>,
     /// Live updates for this replica's browsers.
     pub(crate) events: Arc<events::Feed>,
-    /// Requests to URLs users gave (`outbound`'s address policy applies).
+    /// Requests to URLs team owners gave (`outbound`'s address policy applies).
     pub(crate) outbound: outbound::Outbound,
+    /// Requests to a person's own roads' URLs (the policy with its own allowed networks).
+    pub(crate) personal_outbound: outbound::Outbound,
     /// The install's Matrix bot, when `KLAXON_MATRIX_HOMESERVER` is set.
     pub(crate) matrix: Option<Arc<matrix::Matrix>>,
     /// The install's VAPID key pair, for Web Push.
@@ -162,13 +169,14 @@ impl Core {
             )),
             None => None,
         };
-        let config_outbound_allow = config.outbound_allow.clone();
-        let outbound = outbound::Outbound::for_users(config_outbound_allow);
-        // The homeserver is the administrator's, but its URL is called like a user's: the same
-        // address policy applies.
+        let outbound = outbound::Outbound::for_users(config.outbound_allow.clone());
+        let personal_outbound =
+            outbound::Outbound::for_personal_roads(config.personal_outbound_allow.clone());
+        // The homeserver is the administrator's, as the ntfy server is: no address policy, so
+        // an internal homeserver needs no network opened to everyone's URLs.
         let matrix = match &config.matrix {
             Some(m) => Some(Arc::new(
-                matrix::Matrix::new(m, outbound.clone()).map_err(Error::Invalid)?,
+                matrix::Matrix::new(m, outbound::Outbound::trusted()).map_err(Error::Invalid)?,
             )),
             None => None,
         };
@@ -194,6 +202,7 @@ impl Core {
             events: Arc::default(),
             hasher: Arc::new(secrets::Hasher::for_this_machine()),
             outbound,
+            personal_outbound,
             matrix,
             page_lanes: lanes::Lanes::new(),
             channel_lanes: lanes::Lanes::new(),

@@ -137,19 +137,21 @@ impl std::fmt::Display for AddressRefused {
 
 impl std::error::Error for AddressRefused {}
 
-fn address_refused(addr: IpAddr, why: &str) -> AddressRefused {
+/// One sentence for every refused address, whatever kind of address it is and whatever a name
+/// resolved to, so a refusal tells a prober nothing about the network behind it.
+fn address_refused(target: &str, setting: &str) -> AddressRefused {
     AddressRefused(format!(
-        "{addr} is {why} address, which Klaxon does not call on a user's behalf \
-         (an administrator can allow a network with KLAXON_OUTBOUND_ALLOW)"
+        "{target} is not an address Klaxon calls on a user's behalf \
+         (an administrator can allow a network with {setting})"
     ))
 }
 
-/// Name resolution that keeps only the addresses the policy allows.
-struct CheckedResolver(Arc<OutboundAllow>);
+/// Name resolution that keeps only the addresses the policy allows; `.1` names the setting.
+struct CheckedResolver(Arc<OutboundAllow>, &'static str);
 
 impl reqwest::dns::Resolve for CheckedResolver {
     fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
-        let allow = self.0.clone();
+        let (allow, setting) = (self.0.clone(), self.1);
         Box::pin(async move {
             let host = name.as_str().to_string();
             let found: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0))
@@ -161,8 +163,8 @@ impl reqwest::dns::Resolve for CheckedResolver {
                 .into_iter()
                 .filter(|a| match refusal(a.ip(), &allow) {
                     None => true,
-                    Some(why) => {
-                        first_refusal.get_or_insert_with(|| address_refused(a.ip(), why));
+                    Some(_) => {
+                        first_refusal.get_or_insert_with(|| address_refused(&host, setting));
                         false
                     }
                 })
@@ -181,8 +183,9 @@ impl reqwest::dns::Resolve for CheckedResolver {
 #[derive(Clone)]
 pub struct Outbound {
     client: reqwest::Client,
-    /// `Some` for user-given URLs: the address policy applies.
-    allow: Option<Arc<OutboundAllow>>,
+    /// `Some` for user-given URLs: the address policy applies, with the networks the setting
+    /// it names allows.
+    allow: Option<(Arc<OutboundAllow>, &'static str)>,
 }
 
 /// An answer, read whole up to `MAX_ANSWER`.
@@ -237,15 +240,28 @@ impl Outbound {
         }
     }
 
-    /// For URLs users give: the address policy applies.
+    /// For URLs team owners give (channels, Alertmanager): the address policy applies, with
+    /// the networks `KLAXON_OUTBOUND_ALLOW` allows.
     pub fn for_users(allow: OutboundAllow) -> Outbound {
+        Self::under(allow, "KLAXON_OUTBOUND_ALLOW")
+    }
+
+    /// For the URLs of a person's own roads (Web Push subscriptions, personal webhooks), which
+    /// anyone signed in can add: public addresses only, unless `KLAXON_OUTBOUND_ALLOW_PERSONAL`
+    /// allows a network. Kept apart, so allowing an internal network for team channels does
+    /// not let every person probe it.
+    pub fn for_personal_roads(allow: OutboundAllow) -> Outbound {
+        Self::under(allow, "KLAXON_OUTBOUND_ALLOW_PERSONAL")
+    }
+
+    fn under(allow: OutboundAllow, setting: &'static str) -> Outbound {
         let allow = Arc::new(allow);
         Outbound {
             client: Self::builder()
-                .dns_resolver(Arc::new(CheckedResolver(allow.clone())))
+                .dns_resolver(Arc::new(CheckedResolver(allow.clone(), setting)))
                 .build()
                 .expect("a reqwest client with a timeout always builds"),
-            allow: Some(allow),
+            allow: Some((allow, setting)),
         }
     }
 
@@ -256,7 +272,7 @@ impl Outbound {
         if !matches!(parsed.scheme(), "http" | "https") {
             return Err(format!("{url}: only http and https URLs are called"));
         }
-        if let Some(allow) = &self.allow {
+        if let Some((allow, setting)) = &self.allow {
             let literal = match parsed.host() {
                 Some(url::Host::Ipv4(a)) => Some(IpAddr::V4(a)),
                 Some(url::Host::Ipv6(a)) => Some(IpAddr::V6(a)),
@@ -264,8 +280,8 @@ impl Outbound {
                 None => return Err(format!("{url} names no host")),
             };
             if let Some(addr) = literal {
-                if let Some(why) = refusal(addr, allow) {
-                    return Err(address_refused(addr, why).0);
+                if refusal(addr, allow).is_some() {
+                    return Err(address_refused(&addr.to_string(), setting).0);
                 }
             }
         }

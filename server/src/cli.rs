@@ -168,6 +168,11 @@ struct ServeArgs {
     /// addresses are refused; link-local and metadata addresses always are.
     #[arg(long, env = "KLAXON_OUTBOUND_ALLOW", default_value = "")]
     outbound_allow: String,
+    /// Internal networks a person's own roads (Web Push subscriptions, personal webhooks) may
+    /// reach, in the same form. Default none: anyone signed in can add such a URL, so they stay
+    /// on public addresses unless the administrator says otherwise.
+    #[arg(long, env = "KLAXON_OUTBOUND_ALLOW_PERSONAL", default_value = "")]
+    outbound_allow_personal: String,
     /// `true` serves the deprecated key-less webhook `POST /api/alertmanager/webhook`, which
     /// routes to the oldest team (for upgrades only).
     #[arg(long, env = "KLAXON_LEGACY_WEBHOOK", default_value_t = false, action = clap::ArgAction::Set)]
@@ -375,9 +380,12 @@ impl ServeArgs {
             .map_err(|e| format!("KLAXON_TRUSTED_PROXIES: {e}"))?;
         let outbound_allow = OutboundAllow::parse(&self.outbound_allow)
             .map_err(|e| format!("KLAXON_OUTBOUND_ALLOW: {e}"))?;
+        let personal_outbound_allow = OutboundAllow::parse(&self.outbound_allow_personal)
+            .map_err(|e| format!("KLAXON_OUTBOUND_ALLOW_PERSONAL: {e}"))?;
         Ok(Config {
             trusted_proxies,
             outbound_allow,
+            personal_outbound_allow,
             legacy_webhook: self.legacy_webhook,
             deadman_seed: self.deadman_seed()?,
             public_url: public_url.trim_end_matches('/').to_string(),

@@ -66,6 +66,9 @@ impl Loops {
             for pass in self.passes {
                 let _ = pass.await;
             }
+            // Sends a pass left to finish alone (`klaxon_core::lanes`) are bounded in time: their
+            // outcomes are written before the claims go back.
+            self.core.deliveries_settled().await;
         };
         if tokio::time::timeout(within, finished).await.is_err() {
             tracing::warn!("a loop did not finish its pass in time");
@@ -178,7 +181,7 @@ pub fn spawn_notifier(
 
 /// Runs an announcer pass every `TICK` (at once again while passes find work) until `stopped`
 /// changes.
-fn spawn_announcer(core: Core, mut stopped: watch::Receiver<bool>) -> JoinHandle<()> {
+pub(crate) fn spawn_announcer(core: Core, mut stopped: watch::Receiver<bool>) -> JoinHandle<()> {
     tokio::spawn(async move {
         loop {
             let busy = match core.announce_tick(&core.holder).await {

@@ -303,10 +303,73 @@ async fn loopback_is_refused_unless_the_administrator_allows_it() {
     .await
     .expect(200);
     let why = s.refused(&app).await;
-    assert!(why.contains("loopback"), "{why}");
+    assert!(
+        why.contains("localhost is not an address Klaxon calls"),
+        "{why}"
+    );
     assert!(why.contains("KLAXON_OUTBOUND_ALLOW"), "{why}");
     assert!(
         hostile.hits("").is_empty(),
         "a loopback service was reached"
     );
 }
+
+/// Internal networks opened for team channels and Alertmanager only.
+fn channels_allowed_only() -> klaxon_core::Config {
+    klaxon_core::Config {
+        outbound_allow: klaxon_core::outbound::OutboundAllow::parse("127.0.0.0/8").unwrap(),
+        ..klaxon_core::Config::default()
+    }
+}
+
+both_with!(
+    a_network_opened_for_team_channels_stays_closed_to_personal_roads,
+    channels_allowed_only(),
+    |app| {
+        let w = app.paging_world().await;
+        let hostile = Hostile::start().await;
+        let methods = format!("/api/users/{}/contact-methods", w.alice.0);
+        // A personal webhook on the network the administrator opened for channels is refused,
+        // in the one sentence every refused address gets, naming the personal setting.
+        let why = app
+            .post(
+                &methods,
+                &w.alice.1,
+                json!({"name": "probe", "kind": "webhook", "url": format!("{}/x", hostile.url)}),
+            )
+            .await
+            .expect_error(400, "invalid");
+        assert!(
+            why.contains("is not an address Klaxon calls on a user's behalf (an administrator can allow a network with KLAXON_OUTBOUND_ALLOW_PERSONAL)"),
+            "{why}"
+        );
+        // A Web Push subscription is not checked when added (the browser gives it), but its
+        // test push never leaves.
+        let sub = common::webpush::push_service().subscribe().await;
+        let m = app
+            .post(
+                &methods,
+                &w.alice.1,
+                json!({"name": "Pixel", "kind": "webpush", "subscription": sub.json.clone()}),
+            )
+            .await
+            .expect(201);
+        let why = app
+            .post(
+                &format!("{methods}/{}/test", m["id"]),
+                &w.alice.1,
+                json!({}),
+            )
+            .await
+            .expect_error(502, "push_failed");
+        assert!(why.contains("KLAXON_OUTBOUND_ALLOW_PERSONAL"), "{why}");
+        assert!(
+            common::webpush::push_service()
+                .received(&sub)
+                .await
+                .is_empty(),
+            "the push service on the internal network was reached"
+        );
+        assert!(hostile.hits("").is_empty());
+    }
+);

@@ -149,7 +149,7 @@ impl Core {
             }
             Road::Webhook { url } => {
                 let url = webhook_url(url).map_err(Error::Invalid)?;
-                self.outbound
+                self.personal_outbound
                     .check_url(&url)
                     .map_err(|why| Error::Invalid(format!("url: {why}")))?;
                 (url, None)
@@ -317,7 +317,7 @@ impl Core {
                     "kind": "test",
                 });
                 let sent = crate::paging::webpush::send(
-                    &self.outbound,
+                    &self.personal_outbound,
                     &self.vapid,
                     &self.config.public_url,
                     &to,

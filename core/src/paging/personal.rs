@@ -159,7 +159,7 @@ impl Core {
         let body = serde_json::to_vec(&body).unwrap_or_default();
         let secret = road.signing_secret.unwrap_or_default();
         let req = self
-            .outbound
+            .personal_outbound
             .request(Method::POST, road.target)
             .header("content-type", "application/json")
             .header(
@@ -173,6 +173,6 @@ impl Core {
             "the webhook at {}",
             shown_target(ChannelKind::Webhook, road.target)
         );
-        outcome(&who, self.outbound.send(req).await)
+        outcome(&who, self.personal_outbound.send(req).await)
     }
 }

@@ -91,7 +91,7 @@ impl Core {
                 };
                 let payload = push_payload(push, message);
                 webpush::send(
-                    &self.outbound,
+                    &self.personal_outbound,
                     &self.vapid,
                     &self.config.public_url,
                     &to,

@@ -8,6 +8,7 @@ mod intake;
 mod paging;
 mod replicas;
 mod sinks;
+mod tarpits;
 
 pub use chaos::{chaos, ChaosArgs};
 pub use cluster::Cluster;

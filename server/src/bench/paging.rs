@@ -43,6 +43,11 @@ pub struct PagingArgs {
     /// the figure is from ntfy's refusal to that road's delivery.
     #[arg(long)]
     failover: bool,
+    /// A second team pages, all through the run, its on-call person's N Web Push subscriptions
+    /// and its N channels at a destination that never answers (`tarpits`): the figures are
+    /// this team's, beside it.
+    #[arg(long, default_value_t = 0)]
+    tarpits: usize,
 }
 
 /// A road the benchmark pages by.
@@ -230,6 +235,14 @@ pub async fn paging(args: PagingArgs) -> Result<(), String> {
     } else {
         format!("webhook answered → {} received", args.road.name())
     };
+    let measured = if args.tarpits > 0 {
+        format!(
+            "{measured}, beside a team paging {n} Web Push subscriptions and {n} channels that never answer",
+            n = args.tarpits
+        )
+    } else {
+        measured
+    };
     let mut quiet = run_paging(&args, 0, args.incidents, true).await?;
     println!(
         "{name}: quiet: {} incidents, each webhook after the previous page arrived; {measured}: \
@@ -338,6 +351,8 @@ async fn run_paging(
             // The push service of the run listens on loopback.
             outbound_allow: klaxon_core::outbound::OutboundAllow::parse("127.0.0.0/8")
                 .map_err(err)?,
+            personal_outbound_allow: klaxon_core::outbound::OutboundAllow::parse("127.0.0.0/8")
+                .map_err(err)?,
             ..Config::default()
         };
         let core = Core::start(db, Arc::new(SystemClock), config)
@@ -345,14 +360,19 @@ async fn run_paging(
             .map_err(err)?;
         // The real loop: woken by each queued page.
         let (_stop, stopped) = tokio::sync::watch::channel(false);
-        crate::loops::spawn_notifier(core.clone(), "bench".into(), stopped);
+        crate::loops::spawn_notifier(core.clone(), "bench".into(), stopped.clone());
+        crate::loops::spawn_announcer(core.clone(), stopped);
         let app = crate::app(core.clone()).into_make_service_with_connect_info::<SocketAddr>();
         let server = tokio::spawn(async move { axum::serve(listener, app).await });
+        let mut strangers = None;
         let webhook = if paged {
             let team = on_call_setup(&base).await?;
             roads_setup(&base, &team, road, args.failover, push.as_ref(), smtp.as_ref()).await?;
             if args.failover {
                 arrivals.refuse.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+            if args.tarpits > 0 {
+                strangers = Some(super::tarpits::stranger(&base, &team.api_key, args.tarpits).await?);
             }
             team.webhook
         } else {
@@ -403,6 +423,9 @@ async fn run_paging(
         arrivals
             .wait_for(webhooks, Duration::from_secs(300))
             .await?;
+        if let Some(s) = strangers {
+            s.abort();
+        }
         server.abort();
         let seen = arrivals.seen.lock().unwrap().clone();
         let refused = arrivals.refused.lock().unwrap().clone();
@@ -426,7 +449,10 @@ async fn run_paging(
         // The last pages may be published but not yet marked sent: give the notifier a moment.
         let mut pages = 0;
         for _ in 0..100 {
-            (pages,) = sqlx::query_as("SELECT COUNT(*) FROM pages WHERE state = 'sent'")
+            (pages,) = sqlx::query_as(
+                "SELECT COUNT(*) FROM pages p JOIN users u ON u.id = p.user_id \
+                 WHERE p.state = 'sent' AND u.username = 'bench'",
+            )
                 .fetch_one(&core.db.pool)
                 .await
                 .map_err(err)?;

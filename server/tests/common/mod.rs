@@ -65,6 +65,8 @@ macro_rules! both_with {
 pub fn test_config() -> Config {
     Config {
         outbound_allow: klaxon_core::outbound::OutboundAllow::parse("127.0.0.0/8").unwrap(),
+        personal_outbound_allow: klaxon_core::outbound::OutboundAllow::parse("127.0.0.0/8")
+            .unwrap(),
         // A pass's report and the rows after it tell of every send (however busy the machine);
         // the tests of slow destinations set the deployed wait.
         lane_wait: std::time::Duration::from_secs(120),
