@@ -162,10 +162,13 @@ pub fn TeamSchedule(
                         {move || Suspend::new(async move {
                             let list = members.await.unwrap_or_default();
                             let me = me.get_untracked();
+                            // A member covers only themselves; an owner may name anyone.
+                            let owner = is_owner.get_untracked();
                             view! {
                                 <select id="cover-member" name="user_id">
                                     {list
                                         .into_iter()
+                                        .filter(|m| owner || Some(m.user_id) == me)
                                         .map(|m| view! { <option value=m.user_id selected=Some(m.user_id) == me>{m.username}</option> })
                                         .collect_view()}
                                 </select>

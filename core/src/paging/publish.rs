@@ -16,14 +16,17 @@ use tokio::task::JoinSet;
 /// per push would put a round trip before every push of a flooded topic.
 const REREAD_AFTER: std::time::Duration = std::time::Duration::from_millis(50);
 
+/// A failed send that took this long stops its lane (`send_in_order`).
+const SLOW_FAILURE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// What came of one push.
 pub(super) enum Outcome {
     Sent,
     Failed(PushError),
     /// Not tried: the claim may have lapsed.
     Lapsed,
-    /// Not tried: the topic failed earlier in its lane (a 429, or the service did not answer):
-    /// its pages wait behind that failure.
+    /// Not tried: the topic failed earlier in its lane (a 429, or a failure that took
+    /// `SLOW_FAILURE` or more): its pages wait behind that failure.
     BackingOff,
     /// Not tried: an incident of it was owned since it was planned (see `Core::owned_now`), or
     /// its topic's lane was open (or no lane was free) when it was due.
@@ -93,7 +96,7 @@ impl Core {
 
     /// One topic's pushes in order. A push whose claim may have lapsed by the time its turn
     /// comes is not sent (`Lapsed`), nor one whose incident was owned meanwhile (`Replan`);
-    /// after a 429 or a failure of the service, the rest wait behind it (`BackingOff`).
+    /// after a 429 or a slow failure, the rest wait behind it (`BackingOff`).
     async fn send_in_order(
         &self,
         pushes: Vec<(Push, Message)>,
@@ -132,11 +135,15 @@ impl Core {
                 if owned_meanwhile {
                     Outcome::Replan
                 } else {
+                    let started = std::time::Instant::now();
                     match self.send_by_road(push, message, methods).await {
                         Ok(()) => Outcome::Sent,
                         Err(e) => {
-                            // A slow or failing service is not asked again in this lane.
-                            refused = e.rate_limited || e.outage;
+                            // A 429, or a failure that took its time (a service that does not
+                            // answer), is not asked again in this lane: the rest wait behind it.
+                            // A quick failure costs little, and the rest are tried.
+                            refused =
+                                e.rate_limited || (e.outage && started.elapsed() >= SLOW_FAILURE);
                             Outcome::Failed(e)
                         }
                     }

@@ -247,6 +247,9 @@ impl TestApp {
             clock,
             client: reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
+                // The server closes a connection idle for its header timeout (10 s): a client
+                // does not reuse one idle that long, or it races the close.
+                .pool_idle_timeout(std::time::Duration::from_secs(5))
                 // A request the server never answers fails the test instead of stalling the run.
                 .timeout(std::time::Duration::from_secs(120))
                 .build()
