@@ -57,6 +57,7 @@ Object.assign(serverEnv, {
   // The silence test's Alertmanager listens on loopback, which the outbound policy refuses unless
   // allowed, as an administrator would allow an Alertmanager in the same network.
   KLAXON_OUTBOUND_ALLOW: '127.0.0.0/8',
+  KLAXON_OUTBOUND_ALLOW_PERSONAL: '127.0.0.0/8',
 });
 
 export default defineConfig({
