@@ -13,9 +13,15 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use tokio::time::Instant;
 
+/// An idle connection that has served a request is closed after this many header timeouts.
+const AFTER_FIRST: u32 = 6;
+
 /// What one connection is doing.
 pub(super) struct Activity {
     in_flight: AtomicUsize,
+    /// Whether a request has begun: a kept-alive HTTP/1 connection is hyper's to close (its
+    /// header timer), so past the first request only an idle HTTP/2 connection meets this timer.
+    served: std::sync::atomic::AtomicBool,
     /// When the last request ended, or the connection opened.
     quiet_since: Mutex<Instant>,
 }
@@ -27,18 +33,26 @@ impl Activity {
     pub fn new() -> Arc<Activity> {
         Arc::new(Activity {
             in_flight: AtomicUsize::new(0),
+            served: std::sync::atomic::AtomicBool::new(false),
             quiet_since: Mutex::new(Instant::now()),
         })
     }
 
     pub fn begin(self: &Arc<Self>) -> Busy {
+        self.served.store(true, Ordering::Release);
         self.in_flight.fetch_add(1, Ordering::AcqRel);
         Busy(self.clone())
     }
 
-    /// Completes once nothing has been in flight for `limit`.
-    pub async fn idle_for(&self, limit: std::time::Duration) {
+    /// Completes once nothing has been in flight for `limit` before the first request, or for
+    /// `AFTER_FIRST` times `limit` after it.
+    pub async fn idle_for(&self, first: std::time::Duration) {
         loop {
+            let limit = if self.served.load(Ordering::Acquire) {
+                first * AFTER_FIRST
+            } else {
+                first
+            };
             let quiet = *self.quiet_since.lock().unwrap_or_else(|e| e.into_inner());
             if self.in_flight.load(Ordering::Acquire) > 0 {
                 tokio::time::sleep(limit).await;
