@@ -1,7 +1,8 @@
-//! The HTTP listener. Slow or idle clients cannot hold connections: a connection with no request
-//! in flight for `Limits::header_timeout` is closed, whatever it speaks (nothing at all, half a
-//! head, an HTTP/2 preface, a kept-alive connection between requests; `idle`), a request's head
-//! must arrive within the same time (hyper's header-read timer), HTTP/2 connections are pinged
+//! The HTTP listener. Slow or idle clients cannot hold connections: a connection that begins no
+//! request within `Limits::header_timeout` is closed, whatever it speaks (nothing at all, an
+//! HTTP/2 preface; `idle`), a request's head must arrive within the same time and a kept-alive
+//! HTTP/1 connection's next one too (hyper's header-read timer), an HTTP/2 connection with nothing
+//! in flight for six times as long is closed (`idle`), HTTP/2 connections are pinged
 //! and dropped when the pings go unanswered, and at most `Limits::max_connections` are served
 //! at once; while they are, `/healthz` says `degraded`. Past the cap a small overflow lane
 //! still answers `/healthz` (so an orchestrator does not restart a replica that is only busy)
