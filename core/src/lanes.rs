@@ -54,6 +54,28 @@ impl<K: Eq + Hash + Clone> Lanes<K> {
         MAX_LANES.saturating_sub(self.set().len())
     }
 
+    /// Of due rows `(id, destination)`, the ids whose destination has no lane open, of as many
+    /// destinations as lanes are free (the notifier's and the announcer's due reads).
+    pub fn claimable(&self, due: Vec<(i64, K)>) -> Vec<i64> {
+        let mut room = self.room();
+        let mut taken = HashSet::new();
+        let mut ids = Vec::with_capacity(due.len());
+        for (id, key) in due {
+            if self.is_open(&key) {
+                continue;
+            }
+            if !taken.contains(&key) {
+                if room == 0 {
+                    continue;
+                }
+                room -= 1;
+                taken.insert(key);
+            }
+            ids.push(id);
+        }
+        ids
+    }
+
     /// Opens `key`'s lane, unless it is open already.
     pub fn open(self: &Arc<Self>, key: K) -> Option<Lane<K>> {
         self.set().insert(key.clone()).then(|| Lane {

@@ -107,7 +107,7 @@ impl Core {
         if due.is_empty() {
             return Ok(AnnounceReport::default());
         }
-        let ids = self.not_in_channel_lanes(due);
+        let ids = self.channel_lanes.claimable(due);
         if ids.is_empty() {
             return Ok(AnnounceReport::default());
         }
@@ -328,30 +328,6 @@ impl Core {
             }
         }
         outcome
-    }
-}
-
-impl Core {
-    /// Of the due posts `(id, channel)`, the ids whose channel has no lane open on this
-    /// replica, of as many channels as lanes are free.
-    fn not_in_channel_lanes(&self, due: Vec<(i64, i64)>) -> Vec<i64> {
-        let mut room = self.channel_lanes.room();
-        let mut channels = HashSet::new();
-        let mut ids = Vec::with_capacity(due.len());
-        for (id, channel) in due {
-            if self.channel_lanes.is_open(&channel) {
-                continue;
-            }
-            if !channels.contains(&channel) {
-                if room == 0 {
-                    continue;
-                }
-                room -= 1;
-                channels.insert(channel);
-            }
-            ids.push(id);
-        }
-        ids
     }
 }
 

@@ -84,7 +84,7 @@ impl Core {
             .fetch_all(&self.db.pool)
             .await?;
         let full = due.len() as i64 == BATCH;
-        let ids = self.not_in_lanes(due);
+        let ids = self.page_lanes.claimable(due);
         if ids.is_empty() {
             return Ok(Delivered::default());
         }

@@ -37,28 +37,6 @@ pub(super) enum Outcome {
 pub(super) type Finished = (Vec<(Push, Outcome)>, Option<Lane<String>>);
 
 impl Core {
-    /// Of the due pages `(id, topic)`, the ids whose topic has no lane open on this replica, of
-    /// as many topics as lanes are free.
-    pub(super) fn not_in_lanes(&self, due: Vec<(i64, String)>) -> Vec<i64> {
-        let mut room = self.page_lanes.room();
-        let mut topics = HashSet::new();
-        let mut ids = Vec::with_capacity(due.len());
-        for (id, topic) in due {
-            if self.page_lanes.is_open(&topic) {
-                continue;
-            }
-            if !topics.contains(&topic) {
-                if room == 0 {
-                    continue;
-                }
-                room -= 1;
-                topics.insert(topic);
-            }
-            ids.push(id);
-        }
-        ids
-    }
-
     /// Starts a lane per topic, and returns what the lanes that ended within `Config::lane_wait`
     /// did, and the lanes still sending.
     pub(super) async fn publish(
