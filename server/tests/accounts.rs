@@ -1,7 +1,7 @@
 //! Accounts: bootstrap, sign-in and lockout, sessions, the credential rules, API keys and
 //! user administration.
 
-mod common;
+use crate::common;
 use common::*;
 use reqwest::Method;
 use serde_json::json;

@@ -3,7 +3,7 @@
 //! Watchdog that Alertmanager keeps repeating keeps a dead man's switch alive until Alertmanager
 //! stops.
 
-mod common;
+use crate::common;
 use common::alertmanager::{rfc3339_now, Alertmanager};
 use serde_json::json;
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //! topic the push service rate-limits waits for its Retry-After while other topics go on.
 //! A manual clock and a recording ntfy server.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::json;
 use std::collections::BTreeSet;

@@ -3,7 +3,7 @@
 //! event and severity, retried with backoff and `Retry-After`, summarised in a storm, through
 //! the outbound policy, with webhook URLs and secrets never shown back.
 
-mod common;
+use crate::common;
 use common::chat::{shapes, verify_signature, Chat, Post};
 use common::*;
 use klaxon_core::Clock;

@@ -2,7 +2,7 @@
 //! the same file; `diff` after `apply` is empty; a bad file is refused, line and field named,
 //! before anything changes; `--prune`; a run that fails part-way and a re-run that finishes.
 
-mod common;
+use crate::common;
 use common::*;
 use klaxon_core::clock::Clock;
 use klaxon_server::config_file::remote::Remote;

@@ -1,7 +1,7 @@
 //! A person's contact methods over REST: who may see and change them, what each road accepts,
 //! and what a listing shows of a Web Push subscription.
 
-mod common;
+use crate::common;
 use serde_json::json;
 
 // RFC 8291 Appendix A's subscription keys.

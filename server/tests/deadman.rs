@@ -2,7 +2,7 @@
 //! the death rule's edges (the sweeper and the list agree), per-cluster sources, removal, and
 //! seeding from the environment once per install. Time moves on a manual clock.
 
-mod common;
+use crate::common;
 use common::*;
 use klaxon_core::Config;
 use klaxon_domain::alerting::Severity;

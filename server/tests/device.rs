@@ -2,7 +2,7 @@
 //! browser session (never with an API key), and the next poll gets a session once; denial,
 //! expiry, unknown and guessed codes are refused.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::{json, Value};
 

@@ -2,7 +2,7 @@
 //! of the ladder table — next level on timeout, repeat, exhaustion with the fallback topic,
 //! unreachable levels passed, snooze pausing and acknowledgement stopping — with a manual clock.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::{json, Value};
 

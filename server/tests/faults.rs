@@ -2,7 +2,7 @@
 //! middle of a sweep, PostgreSQL restarted under load. Time that matters to Klaxon (retries,
 //! leases, staleness) is the test's clock; real time only bounds waiting for events.
 
-mod common;
+use crate::common;
 
 use common::process::{until, LIMIT};
 use common::world::{world, world_on, World};

@@ -3,7 +3,7 @@
 //! once whoever sweeps, through the page outbox with its retries, never with Acknowledge, never
 //! more than an hour late. A manual clock; the recording ntfy server shows what reached a phone.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::json;
 

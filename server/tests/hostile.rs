@@ -3,7 +3,7 @@
 //! open live streams without end, and point pages and channels at destinations that never
 //! answer. Each bounds what the client can cost, and no one's pages wait on another's.
 
-mod common;
+use crate::common;
 use common::process::{until, Replica, LIMIT};
 use common::*;
 use futures::future::join_all;

@@ -1,6 +1,6 @@
 //! HTTP basics: health, version, OpenAPI, 404s, the UI entry page, body limits and hostile bodies.
 
-mod common;
+use crate::common;
 use common::*;
 use reqwest::Method;
 use serde_json::json;

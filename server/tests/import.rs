@@ -3,7 +3,7 @@
 //! HTTP server that pages, limits the rate once (429 with Retry-After) and checks the token. The
 //! file it writes is checked field by field, then applied to a Klaxon.
 
-mod common;
+use crate::common;
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};

@@ -1,7 +1,7 @@
 //! Incident actions and reads: acknowledge, snooze, assign, notes and resolution notes,
 //! resolve, archive, visibility, similar incidents and MTTA/MTTR.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::json;
 

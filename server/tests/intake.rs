@@ -1,7 +1,7 @@
 //! Alert intake: integrations, the alert transition table, incidents opening exactly on a
 //! transition into firing, correlation, severity, cascade, idempotency and hostile payloads.
 
-mod common;
+use crate::common;
 use common::*;
 use reqwest::Method;
 use serde_json::json;

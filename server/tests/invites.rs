@@ -2,7 +2,7 @@
 //! answer for every unusable link, redemption counted once inside the sign-up transaction,
 //! the sign-up modes, and the sign-up limiter kept apart from the sign-in counters.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::{json, Value};
 

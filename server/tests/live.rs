@@ -1,7 +1,7 @@
 //! Live updates (`GET /api/events`): what a browser tab hears, from which teams, across
 //! replicas, and after a dropped connection.
 
-mod common;
+use crate::common;
 use common::live::about_incident;
 use common::*;
 use serde_json::json;

@@ -2,7 +2,7 @@
 //! on the timeline for the window's end and goes then if the incident is still untouched.
 //! A manual clock; the recording ntfy server shows what reached a phone.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::{json, Value};
 

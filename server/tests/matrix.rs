@@ -4,7 +4,7 @@
 //! holds the channel without losing a message. A person's own Matrix account is verified by a
 //! code the bot sends in a direct room it opens with them, and then paged there.
 
-mod common;
+use crate::common;
 use common::process::until;
 use common::synapse::{enc, limited_matrix_config, matrix_config, synapse};
 use serde_json::json;

@@ -3,7 +3,7 @@
 //! of zone keeps every date with its holder and takes effect from the next hand-off, and a
 //! cover holds the pager from its start to its end, then the day's holder is back.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::{json, Value};
 

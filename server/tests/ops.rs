@@ -1,7 +1,7 @@
 //! What an operator watches: `/metrics` counting what the replica did, and `/healthz` turning
 //! `degraded` when paging is stuck (an overdue page, a stale lease, a stalled notifier).
 
-mod common;
+use crate::common;
 use common::*;
 use klaxon_core::sweeper::LEASE_TTL;
 

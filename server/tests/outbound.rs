@@ -2,7 +2,7 @@
 //! may be sent, what it reads of the answer, what it says about a failure, and that stored
 //! credentials never follow the URL elsewhere. The other side is a hostile stand-in on loopback.
 
-mod common;
+use crate::common;
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};

@@ -2,7 +2,7 @@
 //! backoff and Retry-After, single delivery with two notifiers, the all-clear rule and the
 //! test page — against a recording ntfy server, with a manual clock.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::json;
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //! by Python's hmac, not Klaxon's code), acknowledged by a program through the POST it names,
 //! and retried after the wait a 429 asked for.
 
-mod common;
+use crate::common;
 use common::chat::{verify_signature, Chat};
 use klaxon_core::Clock;
 use serde_json::json;

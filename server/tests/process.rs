@@ -1,7 +1,7 @@
 //! The `klaxon serve` process itself: on SIGTERM it stops accepting, answers the request in
 //! flight, finishes its loops' passes, hands its lease over and exits 0.
 
-mod common;
+use crate::common;
 
 use common::process::{bootstrap, team_with_integration, until, Replica, LIMIT};
 use serde_json::json;

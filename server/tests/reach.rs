@@ -2,7 +2,7 @@
 //! the person's clock, failing over to the next road, email pages through a real SMTP server,
 //! Web Push checked by an independent implementation, and the paging history per person and road.
 
-mod common;
+use crate::common;
 use common::smtp::{mail_config, smtp};
 use common::webpush::push_service;
 use common::*;

@@ -1,7 +1,7 @@
 //! Several `klaxon serve` processes on one PostgreSQL database and one recording ntfy: what
 //! replicas promise, shown with real processes and real HTTP.
 
-mod common;
+use crate::common;
 
 use common::ntfy::Held;
 use common::process::{until, LIMIT};

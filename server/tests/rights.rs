@@ -2,7 +2,7 @@
 //! per-person endpoints for service accounts, the roster, an instance account's lists, and invite
 //! links whose maker lost the right to make them.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::{json, Value};
 

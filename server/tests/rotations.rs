@@ -1,7 +1,7 @@
 //! Rotations fill the schedule in turns; dates change hands by offer and take, an owner's hand
 //! or "take over now"; every change is logged. The clock starts on 2026-11-22.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::{json, Value};
 

@@ -1,6 +1,6 @@
 //! The on-call schedule: all-or-nothing creation, members only, current holders, iCalendar.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::json;
 

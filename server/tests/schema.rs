@@ -2,8 +2,6 @@
 //! flag has a CHECK constraint (a trigger on SQLite), so no write, from Klaxon or by hand, can
 //! leave a row the reads would fail on.
 
-mod common;
-
 both!(columns_of_words_refuse_unknown_words, |app| {
     let world = app.paging_world().await;
     let incident = app.fire(&world.key, "db-down").await;

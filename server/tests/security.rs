@@ -2,7 +2,7 @@
 //! forged forwarding headers, oversized group data, unreadable credentials, cross-site
 //! sign-in, password guessing through a stolen session, and probing intake without a key.
 
-mod common;
+use crate::common;
 use common::*;
 use klaxon_core::client::TrustedProxies;
 use reqwest::Method;

@@ -2,7 +2,7 @@
 //! teams and manage every team's service accounts; team-scoped ones are owners of their team
 //! and see nothing else; no service account touches users or the human-only endpoints.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::json;
 

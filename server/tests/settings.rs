@@ -1,6 +1,6 @@
 //! Settings: seeded once, validated all-or-nothing, unknown keys refused.
 
-mod common;
+use crate::common;
 use common::*;
 use klaxon_core::Config;
 use serde_json::json;

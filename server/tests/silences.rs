@@ -2,7 +2,7 @@
 //! auth: the matchers are the labels the incident's alerts share, nothing is recorded unless
 //! Alertmanager took the silence, and expiring it early expires it in Alertmanager.
 
-mod common;
+use crate::common;
 use common::alertmanager::{Alertmanager, AM_PASSWORD, AM_USER};
 use common::*;
 use serde_json::{json, Value};

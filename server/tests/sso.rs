@@ -1,7 +1,7 @@
 //! Single sign-on against a real OpenID Connect provider: identity, linking, group sync, hand
 //! edits, the session ceiling, and every refusal leaving nothing behind.
 
-mod common;
+use crate::common;
 
 use common::oidc::{Browser, Provider};
 use common::process::free_port;

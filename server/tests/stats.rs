@@ -1,6 +1,6 @@
 //! The team page's charts: incidents and response times per week, alert volume per hour.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::json;
 

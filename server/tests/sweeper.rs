@@ -1,7 +1,7 @@
 //! The sweeper tick with a controlled clock: expiry by ends_at plus grace and by the stale
 //! window, cascading to incidents, archiving, and settings read on every tick.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::json;
 

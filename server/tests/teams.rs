@@ -1,6 +1,5 @@
 //! Teams: creation and names, visibility (404 outside), owner checks, members and the last-owner guard.
 
-mod common;
 use serde_json::json;
 
 both!(create_list_get_rename_delete, |app| {

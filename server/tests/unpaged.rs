@@ -3,7 +3,7 @@
 //! starts reminders from then; a page held by a maintenance window goes to whoever has the
 //! incident when the window ends. A manual clock and a recording ntfy server.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::json;
 

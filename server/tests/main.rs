@@ -1,0 +1,48 @@
+//! Klaxon's integration tests, as one binary: each module is one capability, run against the
+//! real router over loopback HTTP on SQLite and PostgreSQL (`common`). One binary links once,
+//! where forty would link forty times the same dependencies.
+
+#[macro_use]
+mod common;
+
+mod accounts;
+mod alertmanager;
+mod bundling;
+mod channels;
+mod config;
+mod contact_methods;
+mod deadman;
+mod device;
+mod escalation;
+mod faults;
+mod handoff;
+mod hostile;
+mod http;
+mod import;
+mod incidents;
+mod intake;
+mod invites;
+mod live;
+mod maintenance;
+mod matrix;
+mod oncall_day;
+mod ops;
+mod outbound;
+mod paging;
+mod personal_webhook;
+mod process;
+mod reach;
+mod replicas;
+mod rights;
+mod rotations;
+mod schedule;
+mod schema;
+mod security;
+mod service_accounts;
+mod settings;
+mod silences;
+mod sso;
+mod stats;
+mod sweeper;
+mod teams;
+mod unpaged;
