@@ -1,10 +1,14 @@
 //! The install's Matrix bot: one account on one homeserver (`KLAXON_MATRIX_HOMESERVER`, with
 //! `KLAXON_MATRIX_TOKEN` or `KLAXON_MATRIX_USER` and `KLAXON_MATRIX_PASSWORD`), spoken to over
 //! the client-server API with plain HTTP through the outbound policy. It joins a team channel's
-//! room when it first posts there (an invitation is all a room's members need to give), opens a
+//! room to prove it (`proof`: a moderator of the room posts the channel's code there), opens a
 //! direct room with a person who adds their Matrix account, and posts each message with an
 //! outbox row as its transaction id, so a retry after a lost answer is the same event, not a
 //! second one.
+
+mod proof;
+
+pub use proof::{ProofFailure, PROOF_MESSAGES, PROOF_POWER};
 
 use crate::outbound::{outcome, Outbound, Outcome};
 use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
@@ -45,6 +49,8 @@ pub struct Matrix {
     token: Mutex<Option<String>>,
     /// Room ids of aliases and rooms the bot has joined.
     joined: Mutex<HashMap<String, String>>,
+    /// The bot's user id, once asked.
+    user_id: Mutex<Option<String>>,
 }
 
 fn enc(s: &str) -> String {
@@ -84,6 +90,7 @@ impl Matrix {
             outbound,
             token: Mutex::new(token),
             joined: Mutex::default(),
+            user_id: Mutex::default(),
         })
     }
 

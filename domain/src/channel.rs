@@ -124,6 +124,10 @@ pub enum ChannelState {
     Ok,
     /// The last attempt failed; `last_error` says how. Posts are retried.
     Failing,
+    /// A Matrix room nobody has proven yet: it hears nothing until someone with power in the
+    /// room posts `proof_code` there and the channel is checked
+    /// (`POST /api/teams/{team_id}/channels/{channel_id}/verify`).
+    Unproven,
 }
 
 /// A team channel, as listed. The URL of a webhook is a secret (whoever has a Slack or Teams
@@ -149,6 +153,8 @@ pub struct Channel {
     pub last_sent_at: Option<Timestamp>,
     /// Posts waiting to go (or to be retried).
     pub waiting: i64,
+    /// While a Matrix room is `unproven`: the one-time code to post in it.
+    pub proof_code: Option<String>,
     pub created_at: Timestamp,
 }
 

@@ -1,12 +1,13 @@
 //! Team channels in Matrix rooms, against a real Synapse: the bot joins the room it was invited
 //! to and posts HTML with a plain-text body, a second account reads the messages back through
 //! the client-server API, and the homeserver's rate limit (`M_LIMIT_EXCEEDED`, `retry_after_ms`)
-//! holds the channel without losing a message. A person's own Matrix account is verified by a
+//! holds the channel without losing a message. A room is a team's only once a moderator of it
+//! has posted the channel's code there, and one team's at most. A person's own Matrix account is verified by a
 //! code the bot sends in a direct room it opens with them, and then paged there.
 
 use crate::common;
 use common::process::until;
-use common::synapse::{enc, limited_matrix_config, matrix_config, synapse};
+use common::synapse::{enc, limited_matrix_config, matrix_config, prove, synapse};
 use serde_json::json;
 
 both_with!(
@@ -31,6 +32,9 @@ both_with!(
             room.as_str(),
             "a room is not a secret: it is shown"
         );
+        let c = prove(&app, &w.admin, &path, &c, &reader, &room).await;
+        assert_eq!(c["state"], "new", "{c}");
+        assert!(c["proof_code"].is_null(), "the code is spent: {c}");
         app.post(&format!("{path}/{}/test", c["id"]), &w.admin, json!({}))
             .await
             .expect(204);
@@ -92,22 +96,25 @@ both_with!(
             .unwrap()
             .starts_with(&format!("Critical incident acknowledged by alice: {title}")));
 
-        // A room's alias works as well as its id.
-        let alias = format!("#ops-{}:localhost", &room[1..9].to_lowercase());
+        // A room's alias works as well as its id: the room it names is proven, and posted to.
+        let second = s.room(&reader, &[&s.bot_user]).await;
+        let alias = format!("#ops-{}:localhost", &second[1..9].to_lowercase());
         s.call(
             reqwest::Method::PUT,
             &format!("/_matrix/client/v3/directory/room/{}", enc(&alias)),
             &reader.token,
-            Some(json!({"room_id": room})),
+            Some(json!({"room_id": second})),
         )
         .await;
-        app.post(
-            &path,
-            &w.admin,
-            json!({"name": "by alias", "kind": "matrix", "target": alias, "events": ["resolved"]}),
-        )
-        .await
-        .expect(201);
+        let by_alias = app
+            .post(
+                &path,
+                &w.admin,
+                json!({"name": "by alias", "kind": "matrix", "target": alias, "events": ["resolved"]}),
+            )
+            .await
+            .expect(201);
+        prove(&app, &w.admin, &path, &by_alias, &reader, &second).await;
         app.post(
             &format!("/api/incidents/{id}/resolve"),
             &w.alice.1,
@@ -116,17 +123,19 @@ both_with!(
         .await
         .expect(200);
         app.announce().await;
-        let got = s.messages(&reader, &room, &s.bot_user).await;
-        let resolved: Vec<_> = got
-            .iter()
-            .filter(|m| {
-                m["body"]
-                    .as_str()
-                    .unwrap()
-                    .starts_with("Critical incident resolved by alice")
-            })
-            .collect();
-        assert_eq!(resolved.len(), 2, "once for each channel: {got:?}");
+        for r in [&room, &second] {
+            let got = s.messages(&reader, r, &s.bot_user).await;
+            let resolved: Vec<_> = got
+                .iter()
+                .filter(|m| {
+                    m["body"]
+                        .as_str()
+                        .unwrap()
+                        .starts_with("Critical incident resolved by alice")
+                })
+                .collect();
+            assert_eq!(resolved.len(), 1, "once in each room: {got:?}");
+        }
         let listed = app.get(&path, &w.admin).await.expect(200);
         assert!(
             listed
@@ -149,19 +158,21 @@ both_with!(
         let reader = s.person("reader").await;
         let room = s.room(&reader, &[&bot]).await;
         let path = format!("/api/teams/{}/channels", w.team);
-        app.post(
-            &path,
-            &w.admin,
-            json!({"name": "ops room", "kind": "matrix", "target": room, "events": ["opened"]}),
-        )
-        .await
-        .expect(201);
+        let c = app
+            .post(
+                &path,
+                &w.admin,
+                json!({"name": "ops room", "kind": "matrix", "target": room, "events": ["opened"]}),
+            )
+            .await
+            .expect(201);
+        prove(&app, &w.admin, &path, &c, &reader, &room).await;
         let mut ids = Vec::new();
         for n in 0..6 {
             ids.push(app.fire(&w.key, &format!("node-{n}")).await);
         }
         // Four alone and a summary of two are due; the homeserver takes a burst of three events (the
-        // bot's join among them) and refuses the next.
+        // bot's join, as it proved the room, among them) and refuses the next.
         let first = app.announce().await;
         assert!(first.sent >= 1 && first.failed == 1, "{first:?}");
         let c = &app.get(&path, &w.admin).await.expect(200)[0];
@@ -325,5 +336,150 @@ both_with!(
             last.contains(&format!("Open: {public}/incidents/{next}")),
             "{last}"
         );
+    }
+);
+
+both_with!(
+    a_room_hears_a_team_only_once_a_moderator_of_it_proves_it,
+    matrix_config(),
+    |app| {
+        let w = app.paging_world().await;
+        let s = synapse();
+        // The room's creator (power 100) and a plain member (power 0); the bot is invited.
+        let owner = s.person("room-owner").await;
+        let member = s.person("room-member").await;
+        let room = s.room(&owner, &[&s.bot_user]).await;
+        s.bring(&owner, &room, &member).await;
+        let path = format!("/api/teams/{}/channels", w.team);
+        let c = app
+            .post(
+                &path,
+                &w.admin,
+                json!({"name": "ops room", "kind": "matrix", "target": room}),
+            )
+            .await
+            .expect(201);
+        assert_eq!(c["state"], "unproven");
+        let code = c["proof_code"].as_str().unwrap().to_string();
+        let check = format!("{path}/{}/verify", c["id"]);
+        // Unproven, it hears nothing and cannot be tested.
+        let e = app
+            .post(&format!("{path}/{}/test", c["id"]), &w.admin, json!({}))
+            .await
+            .expect_error(409, "conflict");
+        assert!(e.contains("not proven"), "{e}");
+        app.fire(&w.key, "before-proof").await;
+        assert_eq!(app.announce().await.sent, 0);
+        // No code in the room, then the code from someone without power: not proven.
+        let e = app
+            .post(&check, &w.admin, json!({}))
+            .await
+            .expect_error(409, "conflict");
+        assert!(e.contains(&code) && e.contains("moderator"), "{e}");
+        s.say(&member, &room, &code).await;
+        app.post(&check, &w.admin, json!({}))
+            .await
+            .expect_error(409, "conflict");
+        // A team member who is not an owner cannot have it checked.
+        app.post(&check, &w.alice.1, json!({}))
+            .await
+            .expect_error(403, "forbidden");
+        s.say(&owner, &room, &format!("ok: {code}")).await;
+        let proven = app.post(&check, &w.admin, json!({})).await.expect(200);
+        assert_eq!(proven["state"], "new");
+        // Checking again changes nothing.
+        assert_eq!(
+            app.post(&check, &w.admin, json!({})).await.expect(200),
+            proven
+        );
+        let id = app.fire(&w.key, "after-proof").await;
+        app.announce().await;
+        let got = s.messages(&owner, &room, &s.bot_user).await;
+        assert_eq!(
+            got.len(),
+            1,
+            "only what happened once it was proven: {got:?}"
+        );
+        assert!(got[0]["body"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("/incidents/{id}")));
+
+        // Another team names the same room: the bot is in it, but nobody there proves it for
+        // them, so that team's incidents never reach it.
+        let other = app.team(&w.admin, "intruders").await;
+        let other_path = format!("/api/teams/{other}/channels");
+        let theirs = app
+            .post(
+                &other_path,
+                &w.admin,
+                json!({"name": "their room", "kind": "matrix", "target": room}),
+            )
+            .await
+            .expect(201);
+        let their_check = format!("{other_path}/{}/verify", theirs["id"]);
+        app.post(&their_check, &w.admin, json!({}))
+            .await
+            .expect_error(409, "conflict");
+        // Even a moderator of the room cannot give it to a second channel.
+        s.say(&owner, &room, theirs["proof_code"].as_str().unwrap())
+            .await;
+        let e = app
+            .post(&their_check, &w.admin, json!({}))
+            .await
+            .expect_error(409, "conflict");
+        assert!(e.contains("already another channel"), "{e}");
+        assert_eq!(
+            app.get(&other_path, &w.admin).await.expect(200)[0]["state"],
+            "unproven"
+        );
+
+        // A room the bot is not invited to cannot be joined: the answer says what to do.
+        let closed = s.room(&owner, &[]).await;
+        let elsewhere = app
+            .post(
+                &path,
+                &w.admin,
+                json!({"name": "closed", "kind": "matrix", "target": closed}),
+            )
+            .await
+            .expect(201);
+        let e = app
+            .post(
+                &format!("{path}/{}/verify", elsewhere["id"]),
+                &w.admin,
+                json!({}),
+            )
+            .await
+            .expect_error(409, "conflict");
+        assert!(e.contains("invite it"), "{e}");
+        // Pointing a proven channel at another room makes it unproven, with a new code.
+        let moved = app
+            .send(
+                reqwest::Method::PATCH,
+                &format!("{path}/{}", c["id"]),
+                &w.admin,
+                Some(json!({"target": closed})),
+            )
+            .await
+            .expect(200);
+        assert_eq!(moved["state"], "unproven");
+        assert_ne!(moved["proof_code"], json!(code));
+        // Not a Matrix channel: nothing to prove.
+        let hook = app
+            .post(
+                &path,
+                &w.admin,
+                json!({"name": "hook", "kind": "webhook", "target": "https://hooks.example.org/x"}),
+            )
+            .await
+            .expect(201);
+        app.post(
+            &format!("{path}/{}/verify", hook["id"]),
+            &w.admin,
+            json!({}),
+        )
+        .await
+        .expect_error(400, "invalid");
     }
 );

@@ -95,3 +95,13 @@ pub async fn test_channel(team_id: i64, id: i64) -> Result<(), ServerFnError> {
         .await
         .map_err(fail)
 }
+
+/// Checks a Matrix channel's room for its code: the channel, proven.
+#[server(prefix = "/rpc")]
+pub async fn verify_channel(team_id: i64, id: i64) -> Result<Channel, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.prove_channel(&actor, TeamId(team_id), id)
+        .await
+        .map_err(fail)
+}

@@ -1,7 +1,9 @@
 //! A team's channels: where its incidents are announced (a Matrix room, a Slack-format or Teams
 //! webhook, a signed webhook), with each one's state and a test. Owners add and remove them.
 
-use crate::api::channels::{list_channels, CreateChannel, DeleteChannel, TestChannel};
+use crate::api::channels::{
+    list_channels, CreateChannel, DeleteChannel, TestChannel, VerifyChannel,
+};
 use crate::api::load;
 use crate::components::form::{clear_on_success, failed, ActionDone, ActionError, Confirm};
 use crate::components::hydration::use_hydrated;
@@ -17,6 +19,7 @@ pub fn Channels(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoView {
     let create = ServerAction::<CreateChannel>::new();
     let delete = ServerAction::<DeleteChannel>::new();
     let test = ServerAction::<TestChannel>::new();
+    let verify = ServerAction::<VerifyChannel>::new();
     let team_changes = crate::components::live::use_team_changes();
     let list = load(
         move || {
@@ -25,6 +28,7 @@ pub fn Channels(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoView {
                 create.version().get()
                     + delete.version().get()
                     + test.version().get()
+                    + verify.version().get()
                     + team_changes(),
             )
         },
@@ -57,7 +61,7 @@ pub fn Channels(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoView {
                         placeholder="https://hooks.slack.com/services/… or !room:example.org"
                         aria-describedby="channel-target-hint" />
                     <p id="channel-target-hint" class="hint">
-                        "A webhook URL is a secret: it is kept, never shown again. For Matrix, invite Klaxon's bot to the room, then give the room's id or alias."
+                        "A webhook URL is a secret: it is kept, never shown again. For Matrix, give the room's id or alias: a moderator of the room then proves it with the code shown here."
                     </p>
                     <fieldset class="targets">
                         <legend>"Announce"</legend>
@@ -102,7 +106,7 @@ pub fn Channels(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoView {
                             <ul class="list channels">
                                 {items
                                     .into_iter()
-                                    .map(|c| view! { <ChannelRow channel=c is_owner delete test /> })
+                                    .map(|c| view! { <ChannelRow channel=c is_owner delete test verify /> })
                                     .collect_view()}
                             </ul>
                         }
@@ -111,6 +115,8 @@ pub fn Channels(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoView {
                     }
                 })}
             </Transition>
+            <ActionError action=verify />
+            <ActionDone action=verify text="Proven: the room hears this team from now on." />
             <ActionError action=test />
             <ActionDone action=test text="Sent: the test message is in the channel." />
             <ActionError action=delete />
@@ -140,12 +146,15 @@ fn ChannelRow(
     is_owner: Signal<bool>,
     delete: ServerAction<DeleteChannel>,
     test: ServerAction<TestChannel>,
+    verify: ServerAction<VerifyChannel>,
 ) -> impl IntoView {
     let c = channel;
+    let unproven = c.state == ChannelState::Unproven;
     let (chip, chip_text) = match c.state {
         ChannelState::New => ("status-quiet", "not used yet"),
         ChannelState::Ok => ("status-active", "working"),
         ChannelState::Failing => ("status-failing", "failing"),
+        ChannelState::Unproven => ("status-failing", "not proven"),
     };
     let hears = if c.events.len() == ChannelEvent::ALL.len() {
         "every event".to_string()
@@ -188,8 +197,9 @@ fn ChannelRow(
                 <span class=format!("chip {chip}")>{chip_text}</span>
             </div>
             {failing}
+            {c.proof_code.clone().map(|code| view! { <Proof code team_id=c.team_id id=c.id name=c.name.clone() is_owner verify /> })}
             <div class="row-tools" hidden=move || !is_owner.get()>
-                <ActionForm action=test>
+                <ActionForm action=test attr:hidden=unproven>
                     <input type="hidden" name="team_id" value=c.team_id />
                     <input type="hidden" name="id" value=c.id />
                     <button type="submit" class="secondary" disabled=move || test.pending().get()>
@@ -208,4 +218,31 @@ fn ChannelRow(
         </li>
     }
     .into_any()
+}
+
+/// How an unproven Matrix room is proven, and the check.
+#[component]
+fn Proof(
+    code: String,
+    team_id: i64,
+    id: i64,
+    name: String,
+    is_owner: Signal<bool>,
+    verify: ServerAction<VerifyChannel>,
+) -> impl IntoView {
+    view! {
+        <div class="proof">
+            <p class="hint">
+                "Hears nothing yet. A moderator or administrator of the room posts this code in it (invite Klaxon's bot first if the room is private):"
+            </p>
+            <p><code class="proof-code">{code}</code></p>
+            <ActionForm action=verify attr:hidden=move || !is_owner.get()>
+                <input type="hidden" name="team_id" value=team_id />
+                <input type="hidden" name="id" value=id />
+                <button type="submit" class="primary" disabled=move || verify.pending().get()>
+                    {format!("Check the room of {name}")}
+                </button>
+            </ActionForm>
+        </div>
+    }
 }

@@ -14,6 +14,7 @@
 
 mod deliver;
 mod message;
+mod proof;
 pub(crate) mod queue;
 mod record;
 mod send;
@@ -46,16 +47,20 @@ struct Row {
     failing_since: Option<i64>,
     last_error: Option<String>,
     waiting: i64,
+    proof_code: Option<String>,
+    room_id: Option<String>,
 }
 
 const SELECT: &str = "SELECT c.id, c.team_id, c.name, c.kind, c.target, c.events, c.severities, \
-     c.created_at, c.last_sent_at, c.failing_since, c.last_error, \
+     c.created_at, c.last_sent_at, c.failing_since, c.last_error, c.proof_code, c.room_id, \
      (SELECT COUNT(*) FROM channel_posts p WHERE p.channel_id = c.id AND p.state = 'pending') AS waiting \
      FROM channels c";
 
 impl From<Row> for Channel {
     fn from(r: Row) -> Channel {
+        let unproven = r.kind == ChannelKind::Matrix && r.room_id.is_none();
         let state = match (r.failing_since, r.last_sent_at) {
+            _ if unproven => ChannelState::Unproven,
             (Some(_), _) => ChannelState::Failing,
             (None, Some(_)) => ChannelState::Ok,
             (None, None) => ChannelState::New,
@@ -73,6 +78,7 @@ impl From<Row> for Channel {
             failing_since: r.failing_since.map(Timestamp),
             last_sent_at: r.last_sent_at.map(Timestamp),
             waiting: r.waiting,
+            proof_code: r.proof_code.filter(|_| unproven),
             created_at: Timestamp(r.created_at),
         }
     }
@@ -80,7 +86,7 @@ impl From<Row> for Channel {
 
 impl Core {
     /// Adds a channel to a team (team owner). A signed webhook gets its signing secret here,
-    /// shown in this answer only.
+    /// shown in this answer only; a Matrix room starts unproven, with its code.
     pub async fn create_channel(
         &self,
         actor: &Actor,
@@ -93,6 +99,7 @@ impl Core {
         let events = normalize_events(new.events).map_err(Error::Invalid)?;
         let severities = normalize_severities(new.severities).map_err(Error::Invalid)?;
         let secret = (new.kind == ChannelKind::Webhook).then(new_token);
+        let code = (new.kind == ChannelKind::Matrix).then(proof::new_code);
         let mut tx = self.db.begin().await?;
         // Holds the team's row, so two additions at once cannot both find room for one.
         sqlx::query("UPDATE teams SET id = id WHERE id = $1")
@@ -109,8 +116,8 @@ impl Core {
             )));
         }
         let (id,): (i64,) = sqlx::query_as(
-            "INSERT INTO channels (team_id, name, kind, target, signing_secret, events, severities, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
+            "INSERT INTO channels (team_id, name, kind, target, signing_secret, events, severities, created_at, proof_code) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
         )
         .bind(team_id)
         .bind(new.name.as_str())
@@ -120,6 +127,7 @@ impl Core {
         .bind(join_words(&events, ChannelEvent::as_str))
         .bind(join_words(&severities, Severity::as_str))
         .bind(self.now())
+        .bind(code)
         .fetch_one(&mut *tx)
         .await?;
         tx.commit().await?;
@@ -142,7 +150,8 @@ impl Core {
     }
 
     /// Renames, retargets or changes what a channel hears (team owner). Posts already queued
-    /// go to the new target.
+    /// go to the new target, except for another Matrix room: it is unproven, with a new code,
+    /// and what was queued for the old one is dropped.
     pub async fn update_channel(
         &self,
         actor: &Actor,
@@ -167,6 +176,12 @@ impl Core {
             .map(|s| normalize_severities(Some(s)))
             .transpose()
             .map_err(Error::Invalid)?;
+        let other_room = current.kind == ChannelKind::Matrix
+            && target.as_ref().is_some_and(|t| *t != current.target);
+        let mut tx = self.db.begin().await?;
+        if other_room {
+            proof::unprove(&mut tx, id).await?;
+        }
         sqlx::query(
             "UPDATE channels SET name = COALESCE($1, name), target = COALESCE($2, target), \
              events = COALESCE($3, events), severities = COALESCE($4, severities) \
@@ -178,8 +193,9 @@ impl Core {
         .bind(severities.map(|s| join_words(&s, Severity::as_str)))
         .bind(id)
         .bind(team_id)
-        .execute(&self.db.pool)
+        .execute(&mut *tx)
         .await?;
+        tx.commit().await?;
         self.channel_row(team_id, id).await
     }
 
@@ -203,7 +219,9 @@ impl Core {
     pub async fn test_channel(&self, actor: &Actor, team_id: TeamId, id: i64) -> Result<()> {
         let TeamId(team_id) = team_id;
         self.require_team_owner(actor, team_id).await?;
-        self.channel_row(team_id, id).await?;
+        if self.channel_row(team_id, id).await?.state == ChannelState::Unproven {
+            return Err(Error::Conflict(proof::PROVE_FIRST.into()));
+        }
         self.reserve_test(actor.user_id, &format!("channel:{id}"))
             .await?;
         let target = self.channel_target_of(id).await?;

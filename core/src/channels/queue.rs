@@ -1,5 +1,6 @@
 //! Queueing announcements: an incident's event becomes one outbox row for each of its team's
-//! channels that hears that event and that severity, written by one statement in the
+//! channels that hears that event and that severity (a Matrix room once it is proven), written
+//! by one statement in the
 //! transaction of the event, so an announcement is never lost and never made for a change that
 //! rolled back. `timeline::timelines` calls `queue` with every batch of entries it writes, so
 //! no change to an incident can forget it.
@@ -96,7 +97,8 @@ pub(crate) async fn announce(tx: &mut Tx, announcements: &[Announce]) -> Result<
         "INSERT INTO channel_posts (channel_id, incident_id, event, at, actor_id, text, due_at) \
          SELECT c.id, e.incident_id, e.event, e.at, e.actor_id, e.text, e.at FROM {source} \
          JOIN incidents i ON i.id = e.incident_id JOIN channels c ON c.team_id = i.team_id \
-         WHERE (',' || c.events || ',') LIKE ('%,' || e.event || ',%') \
+         WHERE (c.kind <> 'matrix' OR c.room_id IS NOT NULL) \
+         AND (',' || c.events || ',') LIKE ('%,' || e.event || ',%') \
          AND (c.severities = '' OR (',' || c.severities || ',') LIKE ('%,' || i.severity || ',%')) \
          ORDER BY e.ord, c.id"
     );

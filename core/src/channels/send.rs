@@ -36,8 +36,11 @@ impl Target {
 impl Core {
     /// The channel's target as the announcer posts to it.
     pub(super) async fn channel_target_of(&self, id: i64) -> Result<Target> {
+        // A Matrix channel posts to the room it was proven in, never to what an alias names now;
+        // an unproven one to no room at all.
         let row: (i64, String, String, Option<String>, i64, String) = sqlx::query_as(
-            "SELECT c.id, c.kind, c.target, c.signing_secret, c.team_id, t.name FROM channels c \
+            "SELECT c.id, c.kind, CASE WHEN c.kind = 'matrix' THEN COALESCE(c.room_id, '') \
+             ELSE c.target END, c.signing_secret, c.team_id, t.name FROM channels c \
              JOIN teams t ON t.id = c.team_id WHERE c.id = $1",
         )
         .bind(id)
@@ -60,6 +63,10 @@ impl Core {
     pub(super) async fn post_to(&self, to: &Target, message: &Message, delivery: &str) -> Outcome {
         if to.kind == ChannelKind::Matrix {
             return match &self.matrix {
+                Some(_) if to.target.is_empty() => Outcome::Failed {
+                    sentence: "the Matrix room is not proven".into(),
+                    retry_after: None,
+                },
                 Some(bot) => {
                     bot.post(&to.target, &message.plain(), &message.html(), delivery)
                         .await

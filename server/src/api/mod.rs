@@ -220,6 +220,7 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(channels::list, channels::create))
         .routes(routes!(channels::update, channels::delete))
         .routes(routes!(channels::test))
+        .routes(routes!(channels::verify))
         .routes(routes!(integrations::list, integrations::create))
         .routes(routes!(integrations::update, integrations::revoke))
         .routes(routes!(integrations::volume))

@@ -492,6 +492,16 @@ impl Remote {
                 let v = self
                     .in_team(team, Method::POST, "/channels", Some(body))
                     .await?;
+                if let Some(code) = v["proof_code"].as_str() {
+                    // A Matrix room hears nothing until a moderator of it posts this code there.
+                    return Ok(Some(Made {
+                        what: format!(
+                            "channel {team}/{} proof code (a moderator of the room posts it there, then Check the room)",
+                            channel.name
+                        ),
+                        value: code.to_string(),
+                    }));
+                }
                 return Ok(v["signing_secret"].as_str().map(|secret| Made {
                     what: format!("channel {team}/{} signing secret", channel.name),
                     value: secret.to_string(),

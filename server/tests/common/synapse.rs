@@ -62,7 +62,7 @@ fn with_bot(token: String) -> klaxon_core::Config {
     }
 }
 
-/// A person on the homeserver: their id and access token.
+/// A person on the homeserver, not rate-limited: their id and access token.
 pub struct Person {
     pub id: String,
     pub token: String,
@@ -163,6 +163,15 @@ impl Synapse {
             Some(json!({"password": "a long test password"})),
         )
         .await;
+        // People post what tests tell them to (codes, replies) without meeting the low limit
+        // the limited bots are left to.
+        self.call(
+            reqwest::Method::POST,
+            &format!("/_synapse/admin/v1/users/{}/override_ratelimit", enc(&id)),
+            &self.admin,
+            Some(json!({"messages_per_second": 0, "burst_count": 0})),
+        )
+        .await;
         let login = self
             .call(
                 reqwest::Method::POST,
@@ -250,4 +259,58 @@ pub fn enc(s: &str) -> String {
             _ => format!("%{b:02X}"),
         })
         .collect()
+}
+
+impl Synapse {
+    /// `person` posts `text` in `room`, as a client does.
+    pub async fn say(&self, person: &Person, room: &str, text: &str) {
+        static TXN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = TXN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.call(
+            reqwest::Method::PUT,
+            &format!(
+                "/_matrix/client/v3/rooms/{}/send/m.room.message/say-{n}",
+                enc(room)
+            ),
+            &person.token,
+            Some(json!({"msgtype": "m.text", "body": text})),
+        )
+        .await;
+    }
+
+    /// Invites `person` to `room` (as its creator `owner`) and has them join it.
+    pub async fn bring(&self, owner: &Person, room: &str, person: &Person) {
+        self.call(
+            reqwest::Method::POST,
+            &format!("/_matrix/client/v3/rooms/{}/invite", enc(room)),
+            &owner.token,
+            Some(json!({"user_id": person.id})),
+        )
+        .await;
+        self.accept_invites(person).await;
+    }
+}
+
+/// Proves a new Matrix channel the way a team does: `moderator` posts its code in `room`, and
+/// the team's owner has it checked. The channel as it is answered.
+pub async fn prove(
+    app: &super::TestApp,
+    owner: &super::Auth,
+    channels_path: &str,
+    channel: &Value,
+    moderator: &Person,
+    room: &str,
+) -> Value {
+    assert_eq!(channel["state"], "unproven", "{channel}");
+    let code = channel["proof_code"].as_str().expect("a code to post");
+    synapse()
+        .say(moderator, room, &format!("Klaxon may post here: {code}"))
+        .await;
+    app.post(
+        &format!("{channels_path}/{}/verify", channel["id"]),
+        owner,
+        json!({}),
+    )
+    .await
+    .expect(200)
 }
