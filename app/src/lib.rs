@@ -6,6 +6,7 @@ mod app;
 pub mod components;
 pub mod pages;
 pub mod paths;
+pub mod sentences;
 #[cfg(feature = "ssr")]
 pub mod server;
 

@@ -2,8 +2,9 @@
 //! `degraded` with reasons when paging is stuck, so the Alertmanager that feeds Klaxon can
 //! page someone another way. Each reason is logged once when it appears.
 
+use crate::leases::{lease_age, Lease};
 use crate::paging::notifier::STALLED_AFTER;
-use crate::sweeper::{lease_age, Lease, SWEEP_EVERY};
+use crate::sweeper::SWEEP_EVERY;
 use crate::{Core, Result};
 use serde::Serialize;
 use std::collections::BTreeSet;

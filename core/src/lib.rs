@@ -5,6 +5,7 @@
 
 pub mod accounts;
 pub mod actor;
+pub(crate) mod announcements;
 pub mod authz;
 pub mod channels;
 pub mod client;
@@ -20,6 +21,7 @@ pub mod incidents;
 pub mod intake;
 pub mod integrations;
 pub mod lanes;
+pub mod leases;
 pub mod mail;
 pub mod maintenance;
 pub mod matrix;

@@ -313,7 +313,7 @@ impl Core {
         m.channels_failing.set(failing);
         m.oldest_due_age.set(oldest.map_or(0, |t| now - t));
         let leases = self.leases().await?;
-        for lease in crate::sweeper::LEASES {
+        for lease in crate::leases::LEASES {
             let row = leases.iter().find(|l| l.name == lease).cloned();
             let label = LeaseLabel { lease };
             let row = row.unwrap_or_default();
@@ -321,7 +321,7 @@ impl Core {
             m.lease_held.get_or_create(&label).set(i64::from(held));
             m.lease_age
                 .get_or_create(&label)
-                .set(crate::sweeper::lease_age(row.expires_at, now).unwrap_or(0));
+                .set(crate::leases::lease_age(row.expires_at, now).unwrap_or(0));
         }
         m.pool_size.set(i64::from(self.db.pool.size()));
         m.pool_idle.set(self.db.pool.num_idle() as i64);

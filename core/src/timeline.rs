@@ -1,8 +1,8 @@
 //! An incident's timeline: entries written inside the transaction of whatever they record, one
 //! or many in one insert. Every module that changes an incident writes here; this module imports
-//! none of them (only `channels::queue`, which imports nothing that changes an incident).
+//! none of them (only `announcements`, which imports nothing that changes an incident).
 
-use crate::channels::queue::{self, Happened};
+use crate::announcements::{self, Happened};
 use crate::db::{insert_json, insert_rows, Col::*, Tx};
 use crate::Result;
 use klaxon_domain::incident::TimelineKind;
@@ -39,7 +39,7 @@ pub async fn timeline(
 }
 
 /// Writes timeline entries in one insert, in order, and queues the team channels'
-/// announcements they call for (`channels::queue`).
+/// announcements they call for (`announcements`).
 pub async fn timelines(tx: &mut Tx, entries: &[Entry]) -> Result<()> {
     let sql = insert_rows(
         tx.backend,
@@ -63,7 +63,7 @@ pub async fn timelines(tx: &mut Tx, entries: &[Entry]) -> Result<()> {
             text: &e.text,
         })
         .collect();
-    queue::queue(tx, &happened).await
+    announcements::queue(tx, &happened).await
 }
 
 /// A note marked as what fixed the incident: the team channels that hear resolution notes are
@@ -75,5 +75,5 @@ pub async fn resolution_noted(
     author: i64,
     text: &str,
 ) -> Result<()> {
-    queue::resolution_note(tx, incident_id, at, author, text).await
+    announcements::resolution_note(tx, incident_id, at, author, text).await
 }

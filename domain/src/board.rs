@@ -3,6 +3,7 @@
 
 use crate::alerting::{IncidentState, Severity};
 use crate::incident::Incident;
+use crate::Timestamp;
 use serde::{Deserialize, Serialize};
 
 /// Whose incidents the list shows.
@@ -130,6 +131,40 @@ impl BoardFilter {
         words.join(", ")
     }
 }
+
+/// The incident list as the home page shows it, read in one core call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IncidentBoard {
+    /// The server's clock when the list was read: ages are measured from it.
+    pub now: Timestamp,
+    pub me: i64,
+    pub teams: Vec<crate::account::MyTeam>,
+    /// The display name of each team the lists may name (every team when the list shows all).
+    pub team_names: Vec<(i64, String)>,
+    /// What the list was asked to show.
+    pub filter: BoardFilter,
+    /// The caller may choose every team's incidents (an administrator).
+    pub may_see_all: bool,
+    /// Open incidents assigned to the caller, whatever the filter: the tab's title counts them.
+    pub for_me: usize,
+    /// Open incidents in the scope before severity and state narrowed them.
+    pub open_in_scope: usize,
+    /// The open incidents the filter shows: triggered first, then acknowledged; the most
+    /// severe and then the newest first in each.
+    pub open: Vec<Incident>,
+    /// The most recently resolved, newest first.
+    pub resolved: Vec<Incident>,
+    /// The caller's teams in maintenance now, with the window's end.
+    pub maintenance: Vec<(i64, Timestamp)>,
+    /// The incidents of the summary push the list was opened from (`/?bundle={id}`), newest
+    /// first; `None` without one.
+    pub bundle: Option<Vec<Incident>>,
+    /// The caller's teams with a coming date nobody holds.
+    pub gaps: Vec<crate::schedule::CoverageGap>,
+}
+
+/// How many resolved incidents the home page lists under the open ones.
+pub const RECENTLY_RESOLVED: i64 = 10;
 
 #[cfg(test)]
 mod tests {

@@ -2,7 +2,6 @@
 //! `oncall_day`'s): dates are `YYYY-MM-DD` strings and months `YYYY-MM`, as
 //! on the wire. Pure, so the server functions and the month calendar share it.
 
-use crate::incident::{format_date, parse_date};
 use time::{Date, Month};
 
 /// The most dates one call may give out: a year of shifts.
@@ -182,6 +181,29 @@ pub fn weeks(month: &str) -> Vec<[Option<String>; 7]> {
         out.push(week);
     }
     out
+}
+
+/// Parses a `YYYY-MM-DD` date (UTC); `None` for anything else, including impossible dates.
+pub fn parse_date(s: &str) -> Option<time::Date> {
+    let format = time::macros::format_description!("[year]-[month]-[day]");
+    if s.len() != 10 {
+        return None;
+    }
+    time::Date::parse(s, &format).ok()
+}
+
+/// The UTC calendar date of a Unix time, as `YYYY-MM-DD`.
+pub fn utc_date(unix: i64) -> String {
+    format_date(
+        time::OffsetDateTime::from_unix_timestamp(unix)
+            .map(|t| t.date())
+            .unwrap_or(time::Date::MIN),
+    )
+}
+
+/// `YYYY-MM-DD`.
+pub fn format_date(d: time::Date) -> String {
+    format!("{:04}-{:02}-{:02}", d.year(), d.month() as u8, d.day())
 }
 
 #[cfg(test)]

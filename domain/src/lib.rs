@@ -16,6 +16,7 @@ pub mod error;
 pub mod handoff;
 pub mod ids;
 pub mod incident;
+pub mod incident_page;
 pub mod invite;
 pub mod live;
 pub mod maintenance;

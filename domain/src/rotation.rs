@@ -2,7 +2,7 @@
 //! record of who is on call. A rotation is an ordered list of members taking turns of
 //! `shift_days` days from `start_date`; applying it writes ordinary schedule entries.
 
-use crate::incident::parse_date;
+use crate::calendar::parse_date;
 use crate::Timestamp;
 use serde::{Deserialize, Serialize};
 use time::Date;
@@ -305,7 +305,7 @@ pub struct Rota {
     /// Whether the caller may manage the team: rotations, hand-off notices, anyone's dates.
     pub may_manage: bool,
     /// Today's holder, if anyone.
-    pub holder: Option<crate::incident::ScheduleEntry>,
+    pub holder: Option<crate::schedule::ScheduleEntry>,
     /// Dates anyone may take, the caller's own offers included.
     pub open: Vec<OpenDate>,
     pub mine: Vec<MyDate>,

@@ -1,6 +1,5 @@
 //! The schedule page's shapes: today's holder of each of the caller's teams and the coming days.
 
-use crate::incident::ScheduleEntry;
 use serde::{Deserialize, Serialize};
 
 /// Today's holder of one team.
@@ -59,6 +58,16 @@ pub struct ScheduleOverview {
 
 /// How many days, today included, the schedule page looks ahead.
 pub const LOOK_AHEAD_DAYS: usize = 14;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ScheduleEntry {
+    pub team_id: i64,
+    /// UTC calendar date, `YYYY-MM-DD`.
+    pub date: String,
+    pub user_id: i64,
+    pub username: String,
+}
 
 #[cfg(test)]
 mod tests {

@@ -18,8 +18,9 @@
 //! page claims, so another replica takes over at once.
 
 use klaxon_core::db::Backend;
+use klaxon_core::leases::{LEASE_RENEW, LEASE_TTL};
 use klaxon_core::paging::notifier::TICK;
-use klaxon_core::sweeper::{LEASE_RENEW, LEASE_TTL, SWEEP_EVERY};
+use klaxon_core::sweeper::SWEEP_EVERY;
 use klaxon_core::Core;
 use std::time::Duration;
 use tokio::sync::watch;

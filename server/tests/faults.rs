@@ -276,7 +276,7 @@ async fn a_replica_killed_in_the_middle_of_a_sweep_is_replaced_and_finishes_it()
     lock.rollback().await.unwrap();
 
     // Once the lease lapses the survivor takes the sweeper over and finishes the work.
-    w.advance(klaxon_core::sweeper::LEASE_TTL + 1);
+    w.advance(klaxon_core::leases::LEASE_TTL + 1);
     until("every alert expired", || async {
         let left = w
             .count("SELECT COUNT(*) FROM alerts WHERE status = 'firing'")
@@ -418,7 +418,7 @@ async fn postgresql_restarted_under_load_loses_nothing_answered_and_the_loops_re
         (paged.len() as i64 >= incidents).then_some(())
     })
     .await;
-    let renewed = w.now() + klaxon_core::sweeper::LEASE_TTL;
+    let renewed = w.now() + klaxon_core::leases::LEASE_TTL;
     until("the sweeper lease renewed", || async {
         let (expires,): (i64,) =
             sqlx::query_as("SELECT expires_at FROM leases WHERE name = 'sweeper'")

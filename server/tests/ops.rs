@@ -3,7 +3,7 @@
 
 use crate::common;
 use common::*;
-use klaxon_core::sweeper::LEASE_TTL;
+use klaxon_core::leases::LEASE_TTL;
 
 /// The value of one sample line of the exposition, `None` when the series is absent.
 fn sample(text: &str, series: &str) -> Option<f64> {

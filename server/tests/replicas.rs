@@ -8,8 +8,8 @@ use common::process::{until, LIMIT};
 use common::world::world;
 use common::Payload;
 use futures::future::join_all;
+use klaxon_core::leases::LEASE_TTL;
 use klaxon_core::paging::claim::CLAIM_FOR;
-use klaxon_core::sweeper::LEASE_TTL;
 use serde_json::json;
 use std::collections::BTreeSet;
 

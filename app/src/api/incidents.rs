@@ -1,8 +1,10 @@
 //! Incidents: the list, one incident with everything needed to work it, and the actions on it.
 
+use klaxon_domain::board::IncidentBoard;
 #[cfg(feature = "ssr")]
 use klaxon_domain::ids::{IncidentId, NoteId, UserId};
-use klaxon_domain::incident::{Incident, IncidentBoard, IncidentView};
+use klaxon_domain::incident::Incident;
+use klaxon_domain::incident_page::IncidentView;
 use leptos::prelude::*;
 
 /// The home page's list, narrowed by the list's filters (`show`: mine, teams or all;

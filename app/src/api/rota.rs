@@ -3,8 +3,8 @@
 
 #[cfg(feature = "ssr")]
 use klaxon_domain::ids::{RotationId, TeamId};
-use klaxon_domain::incident::ScheduleEntry;
 use klaxon_domain::rotation::{Filling, Rota, Rotation};
+use klaxon_domain::schedule::ScheduleEntry;
 use leptos::prelude::*;
 
 #[server(prefix = "/rpc")]

@@ -2,8 +2,8 @@
 
 #[cfg(feature = "ssr")]
 use klaxon_domain::ids::{TeamId, UserId};
-use klaxon_domain::incident::ScheduleEntry;
 use klaxon_domain::oncall_day::{Cover, OncallDay};
+use klaxon_domain::schedule::ScheduleEntry;
 use klaxon_domain::schedule::ScheduleOverview;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};

@@ -1,7 +1,7 @@
 //! The schedule as a month calendar (its date arithmetic is `klaxon_domain::calendar`).
 
 use klaxon_domain::calendar::{month_title, short_day, weeks};
-use klaxon_domain::incident::ScheduleEntry;
+use klaxon_domain::schedule::ScheduleEntry;
 use leptos::prelude::*;
 use std::collections::BTreeMap;
 

@@ -8,8 +8,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::sync::Arc;
 
-/// What a read of something missing (or outside the caller's teams) says.
-pub const NOT_FOUND: &str = "Not found, or not in one of your teams.";
+pub use crate::sentences::NOT_FOUND;
 
 /// A page whose own subject (`/incidents/999`) is missing answers 404 when rendered on the
 /// server; the signed-in pages render whole before their status is sent (`SsrMode::Async`).

@@ -1,5 +1,6 @@
 //! Small text formatting for values from the API.
 
+pub use crate::sentences::sentence;
 use klaxon_domain::Timestamp;
 
 /// Text made safe to write into HTML by hand (element content or a quoted attribute), for the
@@ -122,28 +123,6 @@ pub fn ago(now: Timestamp, t: Timestamp) -> String {
     } else {
         format!("{} ago", span(s))
     }
-}
-
-/// Core and domain messages are lower-case phrases, sometimes led by the field name
-/// (`current_password: ...`); the page wants a capitalised sentence.
-pub fn sentence(message: &str) -> String {
-    let message = match message.split_once(": ") {
-        Some((field, rest)) if field.chars().all(|c| c.is_ascii_lowercase() || c == '_') => rest,
-        _ => message,
-    };
-    let mut words = message.splitn(2, ' ');
-    let first = words.next().unwrap_or_default().replace('_', " ");
-    let rest = words.next().map(|r| format!(" {r}")).unwrap_or_default();
-    let mut chars = first.chars();
-    let mut out = match chars.next() {
-        Some(c) => c.to_uppercase().chain(chars).collect::<String>(),
-        None => String::new(),
-    };
-    out.push_str(&rest);
-    if !out.ends_with(['.', '!', '?']) {
-        out.push('.');
-    }
-    out
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Core errors become the one sentence shown next to the control that failed, and the HTTP
 //! status the REST API would answer for the same refusal.
 
-use crate::components::text::sentence;
+use crate::sentences::{sentence, NOT_FOUND};
 use axum::http::request::Parts;
 use axum::http::{header, HeaderValue, StatusCode};
 use klaxon_core::Error;
@@ -14,7 +14,7 @@ pub fn fail(e: Error) -> ServerFnError {
     set_status(&e);
     let message = match e {
         Error::Unauthorized => "Your session has ended; sign in again.".to_string(),
-        Error::NotFound => crate::components::loaded::NOT_FOUND.to_string(),
+        Error::NotFound => NOT_FOUND.to_string(),
         other => sentence(&other.to_string()),
     };
     ServerFnError::new(message)

@@ -1,8 +1,9 @@
 //! Team channels: announcements of what happens to a team's incidents, for everyone watching,
 //! in a Matrix room, a Slack-format or Teams webhook, or Klaxon's signed webhook.
 //!
-//! - `queue`: an event becomes one outbox row per channel that hears it, written in the
-//!   transaction of the event (through `timeline`, which every change to an incident writes).
+//! - `crate::announcements` (a room of its own, below `timeline`): an event becomes one outbox
+//!   row per channel that hears it, written in the transaction of the event (through `timeline`,
+//!   which every change to an incident writes).
 //! - `deliver`: every replica's announcer claims due rows, in order per channel, summarises a
 //!   storm, sends, and retries with backoff; it runs beside the notifier, never inside its pass,
 //!   so a slow chat service cannot hold a page back.
@@ -15,7 +16,6 @@
 mod deliver;
 mod message;
 mod proof;
-pub(crate) mod queue;
 mod record;
 mod send;
 

@@ -7,7 +7,7 @@ use crate::authz::lists_every_teams_incidents;
 use crate::{Actor, Core, Result};
 use klaxon_domain::alerting::IncidentState;
 use klaxon_domain::board::{BoardFilter, BoardScope};
-use klaxon_domain::incident::{IncidentBoard, RECENTLY_RESOLVED};
+use klaxon_domain::board::{IncidentBoard, RECENTLY_RESOLVED};
 use klaxon_domain::Timestamp;
 use std::cmp::Reverse;
 

@@ -4,10 +4,8 @@
 use super::reads::{AlertRow, IncidentRow, ALERT_COLUMNS, INCIDENT_COLUMNS};
 use crate::{Actor, Core, Result};
 use klaxon_domain::contact::{ContactKind, Destination};
-use klaxon_domain::incident::{
-    Alert, Incident, IncidentDetail, IncidentRights, IncidentView, Note, SimilarIncident,
-    TimelineEntry, TimelineKind,
-};
+use klaxon_domain::incident::{Alert, Incident, Note, TimelineEntry, TimelineKind};
+use klaxon_domain::incident_page::{IncidentDetail, IncidentRights, IncidentView, SimilarIncident};
 use klaxon_domain::paging::{plan_delivery, Delivery, IncidentNow, Page, PageKind, PageStatus};
 use klaxon_domain::Timestamp;
 use std::collections::HashMap;

@@ -3,7 +3,8 @@
 
 use crate::{Core, Result};
 use klaxon_domain::alerting::IncidentState;
-use klaxon_domain::incident::{Incident, NextStep};
+use klaxon_domain::incident::Incident;
+use klaxon_domain::incident_page::NextStep;
 use klaxon_domain::paging::Target;
 use klaxon_domain::Timestamp;
 

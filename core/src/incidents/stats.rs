@@ -2,10 +2,11 @@
 //! charts and `GET /api/stats/…`. Always the caller's teams.
 
 use crate::{Actor, Core, Error, Result};
+use klaxon_domain::calendar::utc_date;
 use klaxon_domain::ids::{IntegrationId, TeamId};
 use klaxon_domain::incident::{
-    utc_date, week_start, HourVolume, IncidentStats, WeeklyStats, DEFAULT_HOURS, DEFAULT_WEEKS,
-    MAX_HOURS, MAX_WEEKS,
+    week_start, HourVolume, IncidentStats, WeeklyStats, DEFAULT_HOURS, DEFAULT_WEEKS, MAX_HOURS,
+    MAX_WEEKS,
 };
 use klaxon_domain::Timestamp;
 

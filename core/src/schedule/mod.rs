@@ -14,9 +14,10 @@ pub use log::MAX_CHANGES;
 
 use crate::authz;
 use crate::{Actor, Core, Error, Result};
+use klaxon_domain::calendar::parse_date;
 use klaxon_domain::ids::{TeamId, UserId};
-use klaxon_domain::incident::{parse_date, ScheduleEntry};
 use klaxon_domain::rotation::ChangeKind;
+use klaxon_domain::schedule::ScheduleEntry;
 use log::{log_change, Change};
 use serde::Serialize;
 

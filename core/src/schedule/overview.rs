@@ -3,7 +3,7 @@
 
 use crate::{Actor, Core, Result};
 use klaxon_domain::calendar::days_from;
-use klaxon_domain::incident::utc_date;
+use klaxon_domain::calendar::utc_date;
 use klaxon_domain::schedule::{Holder, ScheduleOverview, TeamDays, LOOK_AHEAD_DAYS};
 
 impl Core {

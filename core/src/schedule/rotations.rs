@@ -3,8 +3,8 @@
 use super::log::{log_change, Change};
 use crate::db::Tx;
 use crate::{Actor, Core, Error, Result};
+use klaxon_domain::calendar::{format_date, parse_date};
 use klaxon_domain::ids::{RotationId, TeamId, UserId};
-use klaxon_domain::incident::{format_date, parse_date};
 use klaxon_domain::rotation::{
     apply_range, turn_on, AppliedRotation, ApplyRotation, ChangeKind, Filling, NewRotation,
     Rotation, RotationDate,

@@ -8,9 +8,9 @@ use crate::timeline::{timelines, Entry};
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::calendar::Day;
 use klaxon_domain::ids::{TeamId, UserId};
-use klaxon_domain::incident::ScheduleEntry;
 use klaxon_domain::incident::TimelineKind;
 use klaxon_domain::rotation::{ChangeKind, OpenDate, OpenReason, TakeDate};
+use klaxon_domain::schedule::ScheduleEntry;
 
 #[derive(sqlx::FromRow)]
 struct Held {

@@ -221,7 +221,7 @@ fn check_team(c: &mut Checker, at: &str, team: &TeamSpec, known: &Known) {
             {
                 c.fail(format!("{path}.fillDays"), "1 to 365 dates");
             }
-            if crate::incident::parse_date(&r.start_date).is_none() {
+            if crate::calendar::parse_date(&r.start_date).is_none() {
                 c.fail(format!("{path}.startDate"), "a date, YYYY-MM-DD");
             }
         }

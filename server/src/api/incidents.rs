@@ -7,9 +7,8 @@ use axum::extract::State;
 use axum::Json;
 use klaxon_core::incidents::reads::{AlertFilter, IncidentFilter};
 use klaxon_domain::ids::{IncidentId, NoteId, UserId};
-use klaxon_domain::incident::{
-    Alert, Incident, IncidentDetail, IncidentStats, SimilarIncident, WeeklyStats,
-};
+use klaxon_domain::incident::{Alert, Incident, IncidentStats, WeeklyStats};
+use klaxon_domain::incident_page::{IncidentDetail, SimilarIncident};
 use klaxon_domain::{Duration, ErrorBody};
 use serde::Deserialize;
 

@@ -10,8 +10,8 @@ use axum::Json;
 use klaxon_core::schedule::CurrentHolder;
 use klaxon_domain::calendar::Day;
 use klaxon_domain::ids::{TeamId, UserId};
-use klaxon_domain::incident::ScheduleEntry;
 use klaxon_domain::rotation::{OpenDate, ScheduleChange, TakeDate};
+use klaxon_domain::schedule::ScheduleEntry;
 use klaxon_domain::ErrorBody;
 use serde::Deserialize;
 

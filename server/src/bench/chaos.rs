@@ -320,7 +320,7 @@ async fn setup(base: &str, teams: usize) -> Result<Vec<String>, String> {
     .await?;
     let today = time::OffsetDateTime::now_utc().unix_timestamp();
     let dates: Vec<String> = (0..3)
-        .map(|d| klaxon_domain::incident::utc_date(today + d * 86_400))
+        .map(|d| klaxon_domain::calendar::utc_date(today + d * 86_400))
         .collect();
     let mut webhooks = vec![first.webhook];
     let mut team_ids = vec![first.team_id];

@@ -3,20 +3,16 @@
 //! loop; or, with `--failover`, ntfy refusing each page and the time until the next road has it. `klaxon bench ticks`: the cost of one notifier pass and one sweep with
 //! many open, idle incidents and a fixed amount of due work, at two sizes.
 
+use super::sinks::{one_alert, title, Arrivals};
 use super::{drop_schema, err, fresh_db, post, send_webhook};
 use axum::body::Bytes;
-use axum::extract::State;
-use axum::http::StatusCode;
-use axum::routing::post as route_post;
 use clap::Args;
 use klaxon_core::{Config, Core, Db, SystemClock};
-use serde_json::{json, Value};
-use std::collections::HashMap;
+use serde_json::json;
 use std::net::SocketAddr;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::sync::oneshot;
 
 #[derive(Args)]
 pub struct PagingArgs {
@@ -79,111 +75,6 @@ pub struct TickArgs {
     /// A `postgres://…` URL: measure PostgreSQL in throwaway schemas. Default: SQLite files.
     #[arg(long)]
     database_url: Option<String>,
-}
-
-/// A publish held at the stand-in ntfy: its title, told when it arrives, refused when released.
-type Hold = (String, oneshot::Sender<()>, oneshot::Receiver<()>);
-
-/// A stand-in ntfy that notes when each page arrived, keyed by its title.
-#[derive(Clone, Default)]
-pub(super) struct Arrivals {
-    pub seen: Arc<Mutex<HashMap<String, Instant>>>,
-    /// Every publish, duplicates included.
-    pub total: Arc<std::sync::atomic::AtomicUsize>,
-    arrived: Arc<tokio::sync::Notify>,
-    hold: Arc<Mutex<Option<Hold>>>,
-    /// Refuse every publish with 403, noting when each was refused (`--failover`).
-    refuse: Arc<std::sync::atomic::AtomicBool>,
-    pub refused: Arc<Mutex<HashMap<String, Instant>>>,
-}
-
-impl Arrivals {
-    pub async fn serve(&self) -> Result<String, String> {
-        async fn publish(State(a): State<Arrivals>, body: Bytes) -> (StatusCode, &'static str) {
-            let at = Instant::now();
-            let title = serde_json::from_slice::<Value>(&body)
-                .ok()
-                .and_then(|v| v["title"].as_str().map(str::to_string))
-                .unwrap_or_default();
-            if a.refuse.load(std::sync::atomic::Ordering::SeqCst) {
-                a.refused.lock().unwrap().entry(title).or_insert(at);
-                return (
-                    StatusCode::FORBIDDEN,
-                    r#"{"code":40301,"http":403,"error":"forbidden"}"#,
-                );
-            }
-            let held = {
-                let mut hold = a.hold.lock().unwrap();
-                match hold.take() {
-                    Some((t, arrived, release)) if t == title => Some((arrived, release)),
-                    other => {
-                        *hold = other;
-                        None
-                    }
-                }
-            };
-            if let Some((arrived, release)) = held {
-                let _ = arrived.send(());
-                let _ = release.await;
-                return (StatusCode::SERVICE_UNAVAILABLE, "{}");
-            }
-            a.record_at(title, at);
-            (StatusCode::OK, "{}")
-        }
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .map_err(err)?;
-        let url = format!("http://{}", listener.local_addr().map_err(err)?);
-        let router = axum::Router::new()
-            .route("/", route_post(publish))
-            .with_state(self.clone());
-        tokio::spawn(async move { axum::serve(listener, router).await });
-        Ok(url)
-    }
-
-    /// Holds the next publish titled `title`: the first receiver says it arrived; sending on
-    /// the sender (or dropping it) lets it be refused with a 503, recording nothing.
-    pub fn hold(&self, title: &str) -> (oneshot::Receiver<()>, oneshot::Sender<()>) {
-        let (arrived_tx, arrived_rx) = oneshot::channel();
-        let (release_tx, release_rx) = oneshot::channel();
-        *self.hold.lock().unwrap() = Some((title.to_string(), arrived_tx, release_rx));
-        (arrived_rx, release_tx)
-    }
-
-    /// Notes a page's arrival now.
-    pub fn record(&self, title: String) {
-        self.record_at(title, Instant::now());
-    }
-
-    fn record_at(&self, title: String, at: Instant) {
-        self.seen.lock().unwrap().entry(title).or_insert(at);
-        self.total.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        self.arrived.notify_waiters();
-    }
-
-    pub fn count(&self) -> usize {
-        self.seen.lock().unwrap().len()
-    }
-
-    /// When the page titled `title` first arrived.
-    pub fn arrival(&self, title: &str) -> Option<Instant> {
-        self.seen.lock().unwrap().get(title).copied()
-    }
-
-    pub async fn wait_for(&self, n: usize, limit: Duration) -> Result<(), String> {
-        let wait = async {
-            loop {
-                let notified = self.arrived.notified();
-                if self.count() >= n {
-                    return;
-                }
-                notified.await;
-            }
-        };
-        tokio::time::timeout(limit, wait)
-            .await
-            .map_err(|_| format!("only {} of {n} pages arrived", self.count()))
-    }
 }
 
 /// Runs `f` with a fresh database, dropping its PostgreSQL schema afterwards.
@@ -476,35 +367,6 @@ async fn run_paging(
     .await
 }
 
-pub(super) fn title(i: usize) -> String {
-    format!("[CRITICAL] Bench{i}: page latency")
-}
-
-pub(super) fn one_alert(i: usize) -> Value {
-    let now = time::OffsetDateTime::now_utc()
-        .format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_default();
-    json!({
-        "version": "4",
-        "groupKey": format!("{{}}:{{alertname=\"Bench{i}\"}}"),
-        "status": "firing",
-        "receiver": "klaxon",
-        "groupLabels": {"alertname": format!("Bench{i}")},
-        "commonLabels": {},
-        "commonAnnotations": {},
-        "externalURL": "http://alertmanager:9093",
-        "truncatedAlerts": 0,
-        "alerts": [{
-            "status": "firing",
-            "labels": {"alertname": format!("Bench{i}"), "severity": "critical"},
-            "annotations": {"summary": "page latency"},
-            "startsAt": now,
-            "endsAt": "0001-01-01T00:00:00Z",
-            "fingerprint": format!("{i:016x}"),
-        }],
-    })
-}
-
 /// The bench team, after giving its owner a topic and today's on-call shift.
 pub(super) async fn on_call_setup(base: &str) -> Result<super::BenchTeam, String> {
     let client = reqwest::Client::new();
@@ -516,7 +378,7 @@ pub(super) async fn on_call_setup(base: &str) -> Result<super::BenchTeam, String
         json!({"push_topic": "bench-pager"}),
     )
     .await?;
-    let today = klaxon_domain::incident::utc_date(time::OffsetDateTime::now_utc().unix_timestamp());
+    let today = klaxon_domain::calendar::utc_date(time::OffsetDateTime::now_utc().unix_timestamp());
     post(
         &client,
         &format!("{base}/api/teams/{}/schedule", team.team_id),

@@ -4,7 +4,8 @@
 //! each replica's resident memory — and, with `--failover`, how long a survivor takes over from
 //! a replica killed with SIGKILL.
 
-use super::paging::{check_url, on_call_setup, one_alert, title, Arrivals};
+use super::paging::{check_url, on_call_setup};
+use super::sinks::{one_alert, title, Arrivals};
 use super::{drop_schema, err, fresh_schema, send_webhook};
 use axum::body::Bytes;
 use clap::Args;

@@ -55,7 +55,7 @@ pub(super) async fn stranger(
     let team_id = team["id"].as_i64().unwrap_or_default();
     let members = format!("{base}/api/teams/{team_id}/members");
     post(&client, &members, Some(key), json!({"user_id": user_id})).await?;
-    let today = klaxon_domain::incident::utc_date(time::OffsetDateTime::now_utc().unix_timestamp());
+    let today = klaxon_domain::calendar::utc_date(time::OffsetDateTime::now_utc().unix_timestamp());
     post(
         &client,
         &format!("{base}/api/teams/{team_id}/schedule"),
@@ -95,7 +95,7 @@ pub(super) async fn stranger(
     );
     Ok(tokio::spawn(async move {
         for i in 0.. {
-            let mut alert = super::paging::one_alert(i);
+            let mut alert = super::sinks::one_alert(i);
             alert["groupKey"] = json!(format!("{{}}:{{alertname=\"Tarpit{i}\"}}"));
             alert["groupLabels"] = json!({"alertname": format!("Tarpit{i}")});
             alert["alerts"][0]["labels"]["alertname"] = json!(format!("Tarpit{i}"));

@@ -5,7 +5,7 @@ use super::Actions;
 use crate::api::incidents::{ExpireSilence, SilenceIncident};
 use crate::components::form::{failed, ActionError};
 use klaxon_domain::alerting::AlertStatus;
-use klaxon_domain::incident::{IncidentRights, IncidentView};
+use klaxon_domain::incident_page::{IncidentRights, IncidentView};
 use klaxon_domain::silence::{describe, SilencePreview};
 use klaxon_domain::team::Member;
 use leptos::prelude::*;

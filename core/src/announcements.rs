@@ -1,8 +1,7 @@
 //! Queueing announcements: an incident's event becomes one outbox row for each of its team's
 //! channels that hears that event and that severity (a Matrix room once it is proven), written
-//! by one statement in the
-//! transaction of the event, so an announcement is never lost and never made for a change that
-//! rolled back. `timeline::timelines` calls `queue` with every batch of entries it writes, so
+//! by one statement in the transaction of the event, so an announcement is never lost and never
+//! made for a change that rolled back. `channels` sends them. `timeline::timelines` calls `queue` with every batch of entries it writes, so
 //! no change to an incident can forget it.
 
 use crate::db::{insert_json, json_rows, Col::*, Tx};
