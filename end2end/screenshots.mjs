@@ -1,13 +1,13 @@
-// The README's pictures of the phone app, taken from the real app: the release binary with a few
+// The guide's pictures of the phone app, taken from the real app: the release binary with a few
 // incidents that came in through the webhook, at 390×844 in Debian's Chromium, dark scheme.
 //
-//   node end2end/screenshots.mjs        (writes docs/screenshots/incidents.png, incident.png and push.png)
+//   node end2end/screenshots.mjs        (writes docs/guide/src/screenshots/incidents.png, incident.png and push.png)
 import { chromium } from '@playwright/test';
 import fs from 'node:fs';
 import path from 'node:path';
 import { phone, root, seed, startKlaxon } from './instance.mjs';
 
-const out = path.join(root, 'docs', 'screenshots');
+const out = path.join(root, 'docs', 'guide', 'src', 'screenshots');
 fs.mkdirSync(out, { recursive: true });
 // The push card names the ntfy server; nothing is published in these few seconds but the pages of
 // the seeded incidents, which wait for a server this machine cannot reach.

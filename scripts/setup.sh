@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Installs what building, running and testing Klaxon needs, skipping whatever is already there.
-# Only the package registries are assumed reachable, so every tool comes from one of them:
-# cargo-leptos and wasm-bindgen-cli from crates.io, wasm-opt and Playwright from npm,
-# Chromium and Alertmanager from Debian.
+# Installs what building and running Klaxon needs, skipping whatever is already there; with
+# --tests, also what the test command needs (Chromium, Alertmanager, Schemathesis, aiosmtpd,
+# http_ece, Synapse, mdBook). Only the package registries are assumed reachable, so every tool comes
+# from one of them: cargo-leptos, wasm-bindgen-cli and mdBook from crates.io, wasm-opt and
+# Playwright from npm, Chromium and Alertmanager from Debian, the Python tools from PyPI.
 set -euo pipefail
+tests=false
+[ "${1:-}" = --tests ] && tests=true
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export PATH="$ROOT/end2end/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 # cargo install would otherwise build inside a shared CARGO_TARGET_DIR.
@@ -24,8 +27,10 @@ done
 
 # Debian packages.
 apt_pkgs=()
-[ -x /usr/bin/chromium ] || apt_pkgs+=(chromium)
-command -v prometheus-alertmanager >/dev/null || apt_pkgs+=(prometheus-alertmanager)
+if $tests; then
+  [ -x /usr/bin/chromium ] || apt_pkgs+=(chromium)
+  command -v prometheus-alertmanager >/dev/null || apt_pkgs+=(prometheus-alertmanager)
+fi
 command -v npm >/dev/null || apt_pkgs+=(nodejs npm)
 if [ ${#apt_pkgs[@]} -gt 0 ]; then
   say "installing ${apt_pkgs[*]} (Debian)"
@@ -58,6 +63,16 @@ leptos_version=0.3.10 # 0.3.11 needs a newer rustc
 if [ "$(cargo leptos --version 2>/dev/null | awk '{print $2}')" != "$leptos_version" ]; then
   say "installing cargo-leptos $leptos_version (about 21 minutes)"
   cargo install cargo-leptos --locked --version "$leptos_version" --force
+fi
+if ! $tests; then
+  say "done"
+  exit 0
+fi
+# crates.io: mdBook, which builds the user guide in docs/guide (the test command builds it).
+mdbook_version=0.4.52
+if [ "$(mdbook --version 2>/dev/null | awk '{print $2}')" != "v$mdbook_version" ]; then
+  say "installing mdbook $mdbook_version (about 3 minutes)"
+  cargo install mdbook --version "=$mdbook_version" --locked --no-default-features --force
 fi
 # PyPI: Schemathesis, which checks the server against its own OpenAPI document.
 schemathesis_version=4.32.5

@@ -21,7 +21,7 @@ begin() { step="$1"; step_start=$SECONDS; echo; echo "==> $1"; }
 ok() { done_steps+=("$step ($((SECONDS - step_start))s)"); }
 
 begin setup
-"$ROOT/scripts/setup.sh"
+"$ROOT/scripts/setup.sh" --tests
 # Only the operator's tests need a real Kubernetes API server: built once from Debian's source
 # package into /var/cache/klaxon/kube (about 7 minutes the first time), so running Klaxon never waits for it.
 "$ROOT/scripts/kube-apiserver.sh"; ok
@@ -40,6 +40,10 @@ pg_note="sqlite"
 
 begin fmt
 cargo fmt --all -- --check; ok
+begin guide
+# The README and the docs link only to files that exist; the guide builds (mdBook).
+python3 "$ROOT/scripts/check-guide.py"
+mdbook build "$ROOT/docs/guide" >/dev/null; ok
 begin clippy
 # Default members (ssr) and the wasm entry point (hydrate) are linted apart: one cargo
 # invocation over both would unify the app's ssr and hydrate features.

@@ -60,8 +60,8 @@ fn delivery_histogram() -> Histogram {
     Histogram::new([0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 1020.0])
 }
 
-/// Every metric of one replica. Names get the `klaxon_` prefix; each is documented in the
-/// README's "Operating Klaxon".
+/// Every metric of one replica. Names get the `klaxon_` prefix; each is documented in
+/// the guide's "Operating Klaxon" (`docs/guide/src/operating.md`).
 pub struct Metrics {
     registry: Registry,
     pub webhooks: Family<IntegrationLabel, Counter>,
