@@ -10,6 +10,7 @@
 
 pub mod check;
 pub mod plan;
+pub mod step;
 
 use crate::alerting::Severity;
 use crate::channel::{ChannelEvent, ChannelKind};
