@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks the README and the docs before the guide is built: every relative link and image in
 README.md and docs/**/*.md names a file that exists, every chapter of the guide is in its
-SUMMARY.md (and every SUMMARY entry is a chapter), and the README stays short (200 lines).
+SUMMARY.md (and every SUMMARY entry is a chapter), the README stays short (200 lines) and the
+architecture map's lines within 120 characters.
 Links to other sites are not fetched. Exits 1 with one line per problem."""
 import pathlib
 import re
@@ -47,6 +48,10 @@ for extra in sorted(listed - chapters):
 readme_lines = len((root / "README.md").read_text().splitlines())
 if readme_lines > 200:
     problems.append(f"README.md has {readme_lines} lines; it keeps to 200 (the rest is the guide)")
+
+for n, line in enumerate((root / "docs" / "architecture.md").read_text().splitlines(), 1):
+    if len(line) > 120:
+        problems.append(f"docs/architecture.md:{n}: {len(line)} characters; the map keeps to 120")
 
 for p in problems:
     print(f"check-guide: {p}")
