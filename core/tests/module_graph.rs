@@ -3,7 +3,7 @@
 //! following imports, however long the way. A module may use its own submodules and they may
 //! use it (that is one room); siblings may not lean on each other both ways. Read from the
 //! sources as text: every `crate::…` and `super::…` path, through `{…}` groups at any depth,
-//! outside `#[cfg(test)]` code, taken to the deepest module (file) it names.
+//! outside `#[cfg(test)]` code and `tests.rs` files, taken to the deepest module (file) it names.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -15,7 +15,9 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
         let path = entry.unwrap().path();
         if path.is_dir() {
             sources(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
+        } else if path.extension().is_some_and(|e| e == "rs")
+            && path.file_name().is_some_and(|n| n != "tests.rs")
+        {
             out.push(path);
         }
     }
