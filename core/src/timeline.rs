@@ -65,15 +65,3 @@ pub async fn timelines(tx: &mut Tx, entries: &[Entry]) -> Result<()> {
         .collect();
     announcements::queue(tx, &happened).await
 }
-
-/// A note marked as what fixed the incident: the team channels that hear resolution notes are
-/// told, in the caller's transaction.
-pub async fn resolution_noted(
-    tx: &mut Tx,
-    incident_id: i64,
-    at: i64,
-    author: i64,
-    text: &str,
-) -> Result<()> {
-    announcements::resolution_note(tx, incident_id, at, author, text).await
-}

@@ -286,7 +286,7 @@ impl Core {
         .fetch_one(&mut **tx)
         .await?;
         if resolution {
-            crate::timeline::resolution_noted(tx, id, now, author, text).await?;
+            crate::announcements::resolution_note(tx, id, now, author, text).await?;
         }
         let what = if resolution {
             "resolution note"
@@ -339,7 +339,7 @@ impl Core {
         )
         .await?;
         if already == 0 {
-            crate::timeline::resolution_noted(&mut tx, id, self.now(), actor.user_id, &text)
+            crate::announcements::resolution_note(&mut tx, id, self.now(), actor.user_id, &text)
                 .await?;
         }
         self.finish(tx, id).await
