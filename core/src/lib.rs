@@ -22,13 +22,12 @@ pub mod intake;
 pub mod integrations;
 pub mod lanes;
 pub mod leases;
-pub mod mail;
 pub mod maintenance;
-pub mod matrix;
 pub mod metrics;
 pub(crate) mod oncall;
 pub mod outbound;
 pub mod paging;
+pub mod roads;
 pub mod schedule;
 pub mod secrets;
 pub mod settings;
@@ -83,9 +82,9 @@ pub struct Config {
     /// `POST /api/alertmanager/webhook` without a key is served (`KLAXON_LEGACY_WEBHOOK`).
     pub legacy_webhook: bool,
     /// `KLAXON_SMTP_*`; `None` sends no mail.
-    pub smtp: Option<mail::SmtpConfig>,
+    pub smtp: Option<roads::email::SmtpConfig>,
     /// `KLAXON_MATRIX_*`; `None`: no Matrix rooms.
-    pub matrix: Option<matrix::MatrixConfig>,
+    pub matrix: Option<roads::matrix::MatrixConfig>,
 }
 
 impl Default for Config {
@@ -117,10 +116,8 @@ pub struct Core {
     pub db: Db,
     pub clock: Arc<dyn Clock>,
     pub config: Arc<Config>,
-    /// The push service client; `None` when `KLAXON_NTFY_URL` is not set.
-    pub ntfy: Option<Arc<paging::ntfy::Ntfy>>,
-    /// The mail server's client; `None` when `KLAXON_SMTP_URL` is not set.
-    pub mail: Option<Arc<mail::Mailer>>,
+    /// Every road a message can take, set up once (`roads::Roads`).
+    pub roads: Arc<roads::Roads>,
     /// The identity provider, when single sign-on is configured.
     pub sso: Option<Arc<sso::Sso>>,
     /// Wakes this replica's notifier when a page is queued, so it leaves at once.
@@ -137,10 +134,8 @@ pub struct Core {
     pub(crate) outbound: outbound::Outbound,
     /// Requests to a person's own roads' URLs (the policy with its own allowed networks).
     pub(crate) personal_outbound: outbound::Outbound,
-    /// The install's Matrix bot, when `KLAXON_MATRIX_HOMESERVER` is set.
-    pub(crate) matrix: Option<Arc<matrix::Matrix>>,
     /// The install's VAPID key pair, for Web Push.
-    pub vapid: Arc<paging::webpush::Vapid>,
+    pub vapid: Arc<roads::webpush::Vapid>,
     /// Password hashing, bounded (`secrets::Hasher`).
     pub(crate) hasher: Arc<secrets::Hasher>,
     /// The page topics and team channels with sends in flight on this replica (`lanes`).
@@ -149,22 +144,10 @@ pub struct Core {
 }
 
 impl Core {
-    /// Whether a Matrix bot is configured: Matrix rooms and accounts are offered only then.
-    pub fn has_matrix(&self) -> bool {
-        self.matrix.is_some()
-    }
-
     /// Migrates the database, seeds settings on first start, and returns the service.
     pub async fn start(db: Db, clock: Arc<dyn Clock>, config: Config) -> Result<Core> {
         db.migrate().await?;
-        let ntfy = config
-            .ntfy_url
-            .as_deref()
-            .map(|url| Arc::new(paging::ntfy::Ntfy::new(url, config.ntfy_token.as_deref())));
-        let mail = match &config.smtp {
-            Some(smtp) => Some(Arc::new(mail::Mailer::new(smtp).map_err(Error::Invalid)?)),
-            None => None,
-        };
+        let roads = Arc::new(roads::Roads::new(&config).map_err(Error::Invalid)?);
         let sso = match &config.oidc {
             Some(oidc) => Some(Arc::new(
                 sso::Sso::new(oidc.clone(), &config.public_url).map_err(Error::Invalid)?,
@@ -174,23 +157,14 @@ impl Core {
         let outbound = outbound::Outbound::for_users(config.outbound_allow.clone());
         let personal_outbound =
             outbound::Outbound::for_personal_roads(config.personal_outbound_allow.clone());
-        // The homeserver is the administrator's, as the ntfy server is: no address policy, so
-        // an internal homeserver needs no network opened to everyone's URLs.
-        let matrix = match &config.matrix {
-            Some(m) => Some(Arc::new(
-                matrix::Matrix::new(m, outbound::Outbound::trusted()).map_err(Error::Invalid)?,
-            )),
-            None => None,
-        };
-        let vapid = Arc::new(paging::webpush::Vapid::load_or_make(&db, clock.now()).await?);
+        let vapid = Arc::new(roads::webpush::Vapid::load_or_make(&db, clock.now()).await?);
         let core = Core {
             vapid,
             sso,
             db,
             clock,
             config: Arc::new(config),
-            ntfy,
-            mail,
+            roads,
             wake: Arc::new(tokio::sync::Notify::new()),
             matchers: Arc::default(),
             holder: format!(
@@ -205,7 +179,6 @@ impl Core {
             hasher: Arc::new(secrets::Hasher::for_this_machine()),
             outbound,
             personal_outbound,
-            matrix,
             page_lanes: lanes::Lanes::new(),
             channel_lanes: lanes::Lanes::new(),
         };

@@ -465,57 +465,5 @@ pub fn upstream_status(who: &str, status: reqwest::StatusCode) -> Error {
     ))
 }
 
-/// What came of one delivery (a channel's post, a page by Matrix or webhook).
-pub enum Outcome {
-    Sent,
-    Failed {
-        sentence: String,
-        /// Seconds the service asked to wait (a 429's `Retry-After`, Matrix's `retry_after_ms`).
-        retry_after: Option<i64>,
-    },
-}
-
-/// An HTTP answer (or its failure) as an outcome; any 2xx is sent.
-pub fn outcome(who: &str, answer: std::result::Result<Answer, Failure>) -> Outcome {
-    match answer {
-        Err(f) if f.kind == FailureKind::Policy => Outcome::Failed {
-            sentence: format!("{who} was not called: {}", f.sentence),
-            retry_after: None,
-        },
-        Err(f) => Outcome::Failed {
-            sentence: format!("{who} {}", f.sentence),
-            retry_after: None,
-        },
-        Ok(a) if a.status.is_success() => Outcome::Sent,
-        Ok(a) => Outcome::Failed {
-            sentence: format!(
-                "{who} answered {} {}",
-                a.status.as_u16(),
-                a.status.canonical_reason().unwrap_or("")
-            )
-            .trim_end()
-            .to_string(),
-            retry_after: retry_after(&a),
-        },
-    }
-}
-
-/// The wait an answer asks for: `Retry-After` in seconds, else Matrix's `retry_after_ms`
-/// (rounded up), at most a day.
-pub fn retry_after(a: &Answer) -> Option<i64> {
-    let header = a
-        .headers
-        .get(reqwest::header::RETRY_AFTER)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<i64>().ok());
-    let matrix = a
-        .json::<serde_json::Value>()
-        .and_then(|v| v.get("retry_after_ms").and_then(|ms| ms.as_i64()))
-        .map(|ms| (ms + 999) / 1000);
-    header
-        .or(matrix)
-        .map(|s| s.clamp(1, klaxon_domain::paging::GIVE_UP_AFTER))
-}
-
 #[cfg(test)]
 mod tests;

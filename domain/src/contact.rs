@@ -40,18 +40,6 @@ crate::words!(ContactKind, "contact method kind" {
     Webhook => "webhook",
 });
 
-impl ContactKind {
-    /// Whether a method of this kind waits for a code sent by its own road before it is paged:
-    /// an address, an account or a URL could be anyone's. A topic is the person's choice and a
-    /// subscription is the browser's own.
-    pub fn needs_code(self) -> bool {
-        matches!(
-            self,
-            ContactKind::Email | ContactKind::Matrix | ContactKind::Webhook
-        )
-    }
-}
-
 /// One of a person's contact methods, as listed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -104,17 +92,6 @@ impl Destination {
         } else {
             Destination::Ntfy(stored.to_string())
         }
-    }
-
-    /// Whether every destination of this road goes through one service of the install (the
-    /// ntfy server, the mail server, the Matrix homeserver), so one push getting through shows
-    /// the service answers again for all of them. A Web Push subscription or a webhook is a
-    /// service of its own: another's answer says nothing of it.
-    pub fn shared_service(&self) -> bool {
-        matches!(
-            self,
-            Destination::Ntfy(_) | Destination::Email(_) | Destination::Matrix(_)
-        )
     }
 
     /// The road of one of a person's methods.

@@ -336,6 +336,23 @@ pub fn quiet(text: &str) -> String {
         .replace("](", "]\u{200B}(")
 }
 
+/// Text made safe to write into HTML by hand (element content or a quoted attribute): `<`, `>`,
+/// `&` and quotes escaped. Mails, Matrix messages and the few pages built outside a view use it.
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -391,7 +391,7 @@ both_with!(
 both_with!(
     a_mail_server_that_refuses_klaxons_login_is_the_error,
     klaxon_core::Config {
-        smtp: Some(klaxon_core::mail::SmtpConfig {
+        smtp: Some(klaxon_core::roads::email::SmtpConfig {
             url: format!(
                 "smtp://klaxon:wrong@127.0.0.1:{}",
                 common::smtp::smtp().port

@@ -523,7 +523,7 @@ both!(
         .expect(201);
         // The key browsers subscribe with is the install's, kept in the database for every replica.
         let key = app.get("/api/webpush/key", &w.alice.1).await.expect(200);
-        let again = klaxon_core::paging::webpush::Vapid::load_or_make(&app.core.db, 0)
+        let again = klaxon_core::roads::webpush::Vapid::load_or_make(&app.core.db, 0)
             .await
             .unwrap();
         assert_eq!(key["public_key"], again.public_key.as_str());

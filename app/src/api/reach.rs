@@ -27,6 +27,7 @@ pub async fn get_reach() -> Result<Reach, ServerFnError> {
     use crate::server::{fail, signed_in};
     let (core, actor) = signed_in().await?;
     let me = core.me(&actor).await.map_err(fail)?;
+    let offered = core.roads.offered_to_people();
     Ok(Reach {
         methods: core
             .list_contact_methods(&actor, actor.user_id)
@@ -37,8 +38,8 @@ pub async fn get_reach() -> Result<Reach, ServerFnError> {
             .await
             .map_err(fail)?,
         push_topic: me.user.push_topic,
-        email: core.mail.is_some(),
-        matrix: core.has_matrix(),
+        email: offered.contains(&"email"),
+        matrix: offered.contains(&"matrix"),
         webpush_key: core.vapid.public_key.clone(),
     })
 }

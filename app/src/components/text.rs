@@ -3,22 +3,7 @@
 pub use crate::sentences::sentence;
 use klaxon_domain::Timestamp;
 
-/// Text made safe to write into HTML by hand (element content or a quoted attribute), for the
-/// few places that bypass the view macro's own escaping.
-pub fn escape_html(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use klaxon_domain::text::escape_html;
 
 /// A link taken from stored text (an alert's `runbook_url`) when it is an absolute `http` or
 /// `https` URL; anything else (`javascript:`, `data:`, relative paths) is not a link.

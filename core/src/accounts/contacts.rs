@@ -3,15 +3,14 @@
 //! by that road. The seed's push topic stays on the user row and is paged as before.
 
 use crate::authz::require_self_or_admin;
-use crate::mail::{escape_html, Mail};
-use crate::outbound::Outcome;
-use crate::paging::personal::{Note, PersonalRoad};
+use crate::paging::SendNowError;
+use crate::roads::{Message, Owner, To};
 use crate::secrets::{hash_token, new_token};
 use crate::throttle::Attempt;
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::contact::{
-    mailbox_key, normalize_code, push_origin, webhook_url, ContactKind, ContactMethod,
-    NewContactMethod, Road, CODE_ATTEMPTS, CODE_DIGITS, CODE_RESEND_AFTER, CODE_TTL, MAX_METHODS,
+    normalize_code, ContactKind, ContactMethod, NewContactMethod, Road, CODE_ATTEMPTS, CODE_DIGITS,
+    CODE_RESEND_AFTER, CODE_TTL, MAX_METHODS,
 };
 use klaxon_domain::Timestamp;
 use rand::Rng;
@@ -52,17 +51,13 @@ fn code_hash(method_id: i64, code: &str) -> String {
     hash_token(&format!("{method_id}:{code}"))
 }
 
-impl From<MethodRow> for ContactMethod {
-    fn from(r: MethodRow) -> ContactMethod {
-        // A subscription's endpoint and a webhook's URL are capabilities: only their origin is
-        // shown.
-        let target = match r.kind {
-            ContactKind::Webpush => push_origin(&r.target).unwrap_or_default(),
-            ContactKind::Webhook => klaxon_domain::channel::shown_target(
-                klaxon_domain::channel::ChannelKind::Webhook,
-                &r.target,
-            ),
-            _ => r.target,
+impl Core {
+    /// A method as listed. A subscription's endpoint and a webhook's URL are capabilities: its
+    /// road shows only their origin.
+    fn listed(&self, r: MethodRow) -> ContactMethod {
+        let target = match self.roads.get(r.kind.as_str()) {
+            Some(road) => road.shown(&r.target),
+            None => r.target,
         };
         ContactMethod {
             id: r.id,
@@ -75,9 +70,7 @@ impl From<MethodRow> for ContactMethod {
             signing_secret: None,
         }
     }
-}
 
-impl Core {
     /// The one check of every operation here: the person themselves or an administrator, acting
     /// on a person (never a service account).
     pub(super) async fn acting_for(&self, actor: &Actor, user_id: i64) -> Result<()> {
@@ -98,7 +91,7 @@ impl Core {
         .bind(user_id)
         .fetch_all(&self.db.pool)
         .await?;
-        Ok(rows.into_iter().map(Into::into).collect())
+        Ok(rows.into_iter().map(|r| self.listed(r)).collect())
     }
 
     /// Adds a method. A topic and a subscription are verified as added (the person chose the
@@ -129,34 +122,19 @@ impl Core {
                 );
                 (checked.endpoint, Some(keys))
             }
-            Road::Email { address } => {
-                if self.mail.is_none() {
-                    return Err(Error::Conflict(
-                        "kind: email is not offered: this server has no mail settings (KLAXON_SMTP_URL)"
-                            .into(),
-                    ));
-                }
-                (address.to_string(), None)
-            }
-            Road::Matrix { user } => {
-                if self.matrix.is_none() {
-                    return Err(Error::Conflict(
-                        "kind: matrix is not offered: this server has no Matrix bot (KLAXON_MATRIX_HOMESERVER)"
-                            .into(),
-                    ));
-                }
-                (user.to_string(), None)
-            }
-            Road::Webhook { url } => {
-                let url = webhook_url(url).map_err(Error::Invalid)?;
-                self.personal_outbound
-                    .check_url(&url)
-                    .map_err(|why| Error::Invalid(format!("url: {why}")))?;
-                (url, None)
-            }
+            Road::Email { address } => (address.to_string(), None),
+            Road::Matrix { user } => (user.to_string(), None),
+            Road::Webhook { url } => (url.clone(), None),
         };
-        let needs_code = new.road.kind().needs_code();
-        let secret = (new.road.kind() == ContactKind::Webhook).then(new_token);
+        let kind = new.road.kind();
+        let road = self.roads.usable(kind.as_str()).map_err(|why| {
+            Error::Conflict(format!("kind: {} is not offered: {why}", kind.as_str()))
+        })?;
+        let target = road
+            .check(self, Owner::Person, &target)
+            .map_err(Error::Invalid)?;
+        let needs_code = road.info().needs_code;
+        let secret = road.info().signed.then(new_token);
         let now = self.now();
         let mut tx = self.db.begin().await?;
         // Holds the user's row, so two additions at once cannot both find room for one.
@@ -210,7 +188,7 @@ impl Core {
         }
         Ok(ContactMethod {
             signing_secret: secret,
-            ..row.into()
+            ..self.listed(row)
         })
     }
 
@@ -255,88 +233,22 @@ impl Core {
                 "verify this contact method with the code sent to it first".into(),
             ));
         }
-        let target = match row.kind {
-            ContactKind::Email => mailbox_key(&row.target),
-            _ => row.target.clone(),
-        };
+        let target = self.counted_as(row.kind, &row.target);
         self.reserve_test(actor.user_id, &format!("{}:{target}", row.kind.as_str()))
             .await?;
-        let sent = match row.kind {
-            ContactKind::Ntfy => self.publish_test_page(row.target).await,
-            ContactKind::Email => {
-                let mail = self.mail.as_ref().ok_or_else(|| {
-                    Error::Conflict("this server has no mail settings (KLAXON_SMTP_URL)".into())
-                })?;
-                let profile = format!("{}/me", self.config.public_url);
-                mail.send(Mail {
-                    to: row.target,
-                    subject: "Klaxon test page".into(),
-                    text: format!(
-                        "Pages reach this address. Klaxon sends them from {}.\n\n{profile}\n",
-                        mail.from()
-                    ),
-                    html: format!(
-                        "<p>Pages reach this address. Klaxon sends them from {}.</p><p><a href=\"{link}\">{link}</a></p>",
-                        escape_html(&mail.from()),
-                        link = escape_html(&profile)
-                    ),
-                })
-                .await
-                .map_err(|e| Error::PushFailed(e.reason))
+        let to = self
+            .method_to(method_id, format!("test-{method_id}-{}", self.now()))
+            .await?;
+        match self.send_now(row.kind.as_str(), &to, &Message::Test).await {
+            Err(SendNowError::Gone(why)) => {
+                // A subscription the browser dropped: forgotten as a page finding it gone would.
+                let mut tx = self.db.begin().await?;
+                crate::paging::forget_gone(&mut tx, method_id).await?;
+                tx.commit().await?;
+                return Err(Error::PushFailed(why));
             }
-            ContactKind::Matrix | ContactKind::Webhook => {
-                let note = Note {
-                    event: "test",
-                    kind: None,
-                    title: "Klaxon test page".into(),
-                    message: "Pages reach you here.".into(),
-                    url: Some(format!("{}/me", self.config.public_url)),
-                    ack_page: None,
-                    ack_post: None,
-                    code: None,
-                };
-                let delivery = format!("test-{method_id}-{}", self.now());
-                self.note_now(method_id, &note, &delivery).await
-            }
-            ContactKind::Webpush => {
-                let keys: (Option<String>, Option<String>) =
-                    sqlx::query_as("SELECT p256dh, auth FROM contact_methods WHERE id = $1")
-                        .bind(method_id)
-                        .fetch_one(&self.db.pool)
-                        .await?;
-                let to = crate::paging::webpush::Subscription {
-                    endpoint: &row.target,
-                    p256dh: keys.0.as_deref().unwrap_or_default(),
-                    auth: keys.1.as_deref().unwrap_or_default(),
-                };
-                let payload = serde_json::json!({
-                    "title": "Klaxon test page",
-                    "body": "Pages reach this device. Keep notifications allowed for Klaxon.",
-                    "url": format!("{}/me", self.config.public_url),
-                    "tag": "klaxon-test",
-                    "kind": "test",
-                });
-                let sent = crate::paging::webpush::send(
-                    &self.personal_outbound,
-                    &self.vapid,
-                    &self.config.public_url,
-                    &to,
-                    payload.to_string().as_bytes(),
-                )
-                .await;
-                match sent {
-                    Ok(()) => Ok(()),
-                    Err(e) => {
-                        if e.gone {
-                            self.delete_contact_method(actor, user_id, method_id)
-                                .await?;
-                        }
-                        Err(Error::PushFailed(e.reason))
-                    }
-                }
-            }
-        };
-        sent?;
+            sent => sent?,
+        }
         self.mark_test_page(user_id).await
     }
 
@@ -418,7 +330,7 @@ impl Core {
         .fetch_optional(&self.db.pool)
         .await?;
         if let Some(row) = verified {
-            return Ok(row.into());
+            return Ok(self.listed(row));
         }
         let left = (CODE_ATTEMPTS - attempts).max(0);
         Err(Error::Invalid(if left == 0 {
@@ -440,7 +352,11 @@ impl Core {
         .fetch_optional(&self.db.pool)
         .await?;
         let found = found.ok_or(Error::NotFound)?;
-        if !found.row.kind.needs_code() || found.row.verified_at.is_some() {
+        let needs_code = self
+            .roads
+            .get(found.row.kind.as_str())
+            .is_some_and(|r| r.info().needs_code);
+        if !needs_code || found.row.verified_at.is_some() {
             return Err(Error::Conflict(
                 "this contact method is not waiting for a code".into(),
             ));
@@ -457,19 +373,13 @@ impl Core {
                 .fetch_one(&self.db.pool)
                 .await?;
         let kind = ContactKind::try_from(kind)?;
-        if kind == ContactKind::Email && self.mail.is_none() {
-            return Err(Error::Conflict(
-                "this server has no mail settings (KLAXON_SMTP_URL)".into(),
-            ));
-        }
+        // Refused before a code is counted or stored, when this install cannot send it.
+        self.roads.usable(kind.as_str()).map_err(Error::Conflict)?;
         self.reserve(Attempt::CodeMailForUser, &user_id.to_string())
             .await?;
         // Counted by the target's hash (a webhook's URL can hold a credential), an address by
         // the mailbox it reaches however it is written.
-        let counted = match kind {
-            ContactKind::Email => mailbox_key(&target),
-            _ => target.clone(),
-        };
+        let counted = self.counted_as(kind, &target);
         self.reserve(Attempt::CodeMailToAddress, &hash_token(&counted))
             .await?;
         let code = format!("{:06}", rand::thread_rng().gen_range(0..1_000_000));
@@ -484,81 +394,31 @@ impl Core {
         .bind(method_id)
         .execute(&self.db.pool)
         .await?;
-        let minutes = CODE_TTL / 60;
-        let profile = format!("{}/me", self.config.public_url);
-        let ignore = "If you did not ask for it, ignore this message: nothing more is sent here unless the code is entered.";
-        let Some(mail) = self.mail.as_ref().filter(|_| kind == ContactKind::Email) else {
-            let note = Note {
-                event: "verify",
-                kind: None,
-                title: "Your Klaxon verification code".into(),
-                message: format!(
-                    "Enter {code} in Klaxon within {minutes} minutes to receive pages here.\n\n{ignore}"
-                ),
-                url: Some(profile),
-                ack_page: None,
-                ack_post: None,
-                code: Some(code),
-            };
-            return self
-                .note_now(method_id, &note, &format!("verify-{method_id}-{now}"))
-                .await;
-        };
-        let text = format!(
-            "Your Klaxon verification code is {code}\n\n\
-             Enter it in Klaxon within {minutes} minutes to receive pages at this address:\n\
-             {profile}\n\n{ignore}\n"
-        );
-        let html = format!(
-            "<p>Your Klaxon verification code is</p>\
-             <p style=\"font-size:2em;letter-spacing:0.2em\"><b>{code}</b></p>\
-             <p>Enter it in Klaxon within {minutes} minutes to receive pages at this address: \
-             <a href=\"{link}\">{link}</a></p><p>{ignore}</p>",
-            link = escape_html(&profile),
-        );
-        mail.send(Mail {
-            to: target,
-            subject: "Your Klaxon verification code".into(),
-            text,
-            html,
-        })
-        .await
-        .map_err(|e| Error::PushFailed(e.reason))
+        let to = self
+            .method_to(method_id, format!("verify-{method_id}-{now}"))
+            .await?;
+        self.send_now(kind.as_str(), &to, &Message::Code(&code))
+            .await
+            .map_err(Error::from)
     }
 
-    /// Sends a note to a Matrix or webhook method now, not through the outbox: what failed is
-    /// the error (502), a rate limit's wait included in the sentence.
-    async fn note_now(&self, method_id: i64, note: &Note, delivery: &str) -> Result<()> {
-        let (kind, target, secret, room, username): (
-            String,
-            String,
-            Option<String>,
-            Option<String>,
-            String,
-        ) = sqlx::query_as(
-            "SELECT m.kind, m.target, m.signing_secret, m.room, u.username \
-             FROM contact_methods m JOIN users u ON u.id = m.user_id WHERE m.id = $1",
-        )
+    /// A target as rate limits count it (`Road::counted_as`).
+    fn counted_as(&self, kind: ContactKind, target: &str) -> String {
+        match self.roads.get(kind.as_str()) {
+            Some(road) => road.counted_as(target),
+            None => target.to_string(),
+        }
+    }
+
+    /// Where a message to the method goes, read now.
+    async fn method_to(&self, method_id: i64, delivery: String) -> Result<To> {
+        let method: crate::paging::Method = sqlx::query_as(&format!(
+            "SELECT {} FROM contact_methods m JOIN users u ON u.id = m.user_id WHERE m.id = $1",
+            crate::paging::METHOD_COLUMNS
+        ))
         .bind(method_id)
         .fetch_one(&self.db.pool)
         .await?;
-        let road = PersonalRoad {
-            method_id,
-            username: &username,
-            target: &target,
-            signing_secret: secret.as_deref(),
-            room: room.as_deref(),
-        };
-        let kind = ContactKind::try_from(kind)?;
-        match self.note_by_road(kind, &road, note, delivery).await {
-            Outcome::Sent => Ok(()),
-            Outcome::Failed {
-                sentence,
-                retry_after: Some(wait),
-            } => Err(Error::PushFailed(format!(
-                "{sentence}; it asks to wait {wait} s"
-            ))),
-            Outcome::Failed { sentence, .. } => Err(Error::PushFailed(sentence)),
-        }
+        Ok(method.to(delivery))
     }
 }

@@ -13,13 +13,12 @@
 //! - A storm: a channel gets at most `BUNDLE_AFTER` messages a minute; beyond them, posts go as
 //!   one summary, by the pages' bundling rule (`domain::paging::bundling`).
 
-use super::message::{Body, Item, Message};
 use super::send::Target;
 use crate::db::Arg;
 use crate::incidents::reads::{IncidentRow, INCIDENT_COLUMNS};
 use crate::lanes::{gather, Lane};
-use crate::outbound::Outcome;
 use crate::paging::claim::{Hold, Outbox, CLAIM_FOR};
+use crate::roads::announcement::{Announcement, Body, Item};
 use crate::{Core, Result};
 use klaxon_domain::channel::ChannelEvent;
 use klaxon_domain::incident::Incident;
@@ -71,7 +70,7 @@ const CLAIMED: &str = "id, channel_id, incident_id, event, at, actor_id, text, a
 
 /// One message to send: the posts it stands for, the first carrying it.
 struct Outgoing {
-    message: Message,
+    message: Announcement,
     posts: Vec<i64>,
     attempts: i64,
 }
@@ -233,7 +232,7 @@ impl Core {
                     ))
                 })
                 .collect();
-            let message = |body: Body| Message {
+            let message = |body: Body| Announcement {
                 team_id: target.team_id,
                 team: target.team.clone(),
                 public_url: self.config.public_url.clone(),
@@ -317,12 +316,10 @@ impl Core {
             }
             let delivery = format!("klaxon-{}", o.posts[0]);
             match self.post_to(&target, &o.message, &delivery).await {
-                Outcome::Sent => outcome.sent.push(o.posts),
-                Outcome::Failed {
-                    sentence,
-                    retry_after,
-                } => {
-                    outcome.failed = Some((o.posts, o.attempts, sentence, retry_after));
+                Ok(()) => outcome.sent.push(o.posts),
+                Err(failure) => {
+                    let (sentence, wait) = (failure.reason, failure.retry_after);
+                    outcome.failed = Some((o.posts, o.attempts, sentence, wait));
                     break;
                 }
             }

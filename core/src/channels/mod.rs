@@ -7,18 +7,19 @@
 //! - `deliver`: every replica's announcer claims due rows, in order per channel, summarises a
 //!   storm, sends, and retries with backoff; it runs beside the notifier, never inside its pass,
 //!   so a slow chat service cannot hold a page back.
-//! - `message` renders one announcement for each kind; `send` posts it through the outbound
-//!   policy; Matrix rooms through the install's bot (`crate::matrix`).
+//! - `send` posts an announcement (`roads::announcement`) by the channel's road (`crate::roads`),
+//!   which renders it its own way.
 //!
 //! A webhook's URL is a secret (whoever has it can post to the room): it is stored, used, and
 //! never shown back; listings show its origin.
 
 mod deliver;
-mod message;
 mod proof;
 mod record;
 mod send;
 
+use crate::roads::announcement::test_announcement;
+use crate::roads::Owner;
 use crate::secrets::new_token;
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::alerting::Severity;
@@ -98,7 +99,11 @@ impl Core {
         let target = self.channel_target(new.kind, &new.target)?;
         let events = normalize_events(new.events).map_err(Error::Invalid)?;
         let severities = normalize_severities(new.severities).map_err(Error::Invalid)?;
-        let secret = (new.kind == ChannelKind::Webhook).then(new_token);
+        let signed = self
+            .roads
+            .get(new.kind.as_str())
+            .is_some_and(|r| r.info().signed);
+        let secret = signed.then(new_token);
         let code = (new.kind == ChannelKind::Matrix).then(proof::new_code);
         let mut tx = self.db.begin().await?;
         // Holds the team's row, so two additions at once cannot both find room for one.
@@ -225,13 +230,13 @@ impl Core {
         self.reserve_test(actor.user_id, &format!("channel:{id}"))
             .await?;
         let target = self.channel_target_of(id).await?;
-        let message = message::test_message(target.team_id, &target.team, &self.config.public_url);
+        let message = test_announcement(target.team_id, &target.team, &self.config.public_url);
         // The outcome is the channel's state too: a test that got through shows it working.
         match self
             .post_to(&target, &message, &format!("test-{}", new_token()))
             .await
         {
-            crate::outbound::Outcome::Sent => {
+            Ok(()) => {
                 sqlx::query("UPDATE channels SET last_sent_at = $1, failing_since = NULL, last_error = NULL WHERE id = $2")
                     .bind(self.now())
                     .bind(id)
@@ -239,7 +244,8 @@ impl Core {
                     .await?;
                 Ok(())
             }
-            crate::outbound::Outcome::Failed { sentence, .. } => {
+            Err(failure) => {
+                let sentence = failure.reason;
                 sqlx::query("UPDATE channels SET failing_since = COALESCE(failing_since, $1), last_error = $2 WHERE id = $3")
                     .bind(self.now())
                     .bind(&sentence)
@@ -261,21 +267,15 @@ impl Core {
         Ok(row.into())
     }
 
-    /// A target checked for its kind, and a Matrix room only when a bot is configured. An
-    /// address written in a URL is checked now; a name, each time it is called.
+    /// A target checked for its kind, on a road this install offers. An address written in a
+    /// URL is checked now; a name, each time it is called.
     fn channel_target(&self, kind: ChannelKind, target: &str) -> Result<String> {
         let target = check_target(kind, target).map_err(Error::Invalid)?;
-        match kind {
-            ChannelKind::Matrix if self.matrix.is_none() => Err(Error::Invalid(
-                "kind: no Matrix homeserver is configured (KLAXON_MATRIX_HOMESERVER)".into(),
-            )),
-            ChannelKind::Matrix => Ok(target),
-            _ => {
-                self.outbound
-                    .check_url(&target)
-                    .map_err(|why| Error::Invalid(format!("target: {why}")))?;
-                Ok(target)
-            }
-        }
+        let road = self
+            .roads
+            .usable(kind.as_str())
+            .map_err(|why| Error::Invalid(format!("kind: {why}")))?;
+        road.check(self, Owner::Team, &target)
+            .map_err(Error::Invalid)
     }
 }

@@ -5,7 +5,7 @@
 //! another room), and a room is one channel of one team.
 
 use crate::db::Tx;
-use crate::matrix::ProofFailure;
+use crate::roads::matrix::ProofFailure;
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::channel::{Channel, ChannelKind, ChannelState};
 use klaxon_domain::ids::TeamId;
@@ -60,7 +60,7 @@ impl Core {
         if channel.state != ChannelState::Unproven {
             return Ok(channel);
         }
-        let Some(bot) = &self.matrix else {
+        let Some(bot) = self.roads.matrix_bot() else {
             return Err(Error::Invalid(
                 "kind: no Matrix homeserver is configured (KLAXON_MATRIX_HOMESERVER)".into(),
             ));

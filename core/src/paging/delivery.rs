@@ -5,16 +5,16 @@
 use super::all_clears;
 use super::bundle::Push;
 use super::claim::{Hold, CLAIM_FOR};
-use super::failover::{fail_over, forget_subscription};
+use super::failover::{fail_over, forget_gone};
 use super::message::{compose_summary, Listed};
 use super::notifier::BATCH;
-use super::ntfy::{Message, PushError};
 use super::plan::{Claimed, Plan, Send};
 use super::publish::Outcome;
 use super::tokens::TOKEN_TTL;
 use super::Cleared;
 use crate::db::{insert_json, insert_rows, Col::*, Tx};
 use crate::metrics::{PageLabel, RoadLabel};
+use crate::roads::{Failure, Page};
 use crate::secrets::{hash_token, new_token};
 use crate::timeline::{timeline, timelines, Entry};
 use crate::{Core, Result};
@@ -204,14 +204,18 @@ impl Core {
                         let wait = retry_delay(1, e.retry_after);
                         topic_backoff(&mut tx, push.topic(), now + wait).await?;
                     }
-                    if e.gone {
-                        forget_subscription(&mut tx, push.topic()).await?;
+                    if let Some(id) = Destination::parse(push.topic())
+                        .method_id()
+                        .filter(|_| e.gone)
+                    {
+                        forget_gone(&mut tx, id).await?;
                     }
                     for page in push.pages() {
                         done.failed += 1;
                         let given_up = record_failure(&mut tx, holder, page, e, now).await?;
                         if let Some(given_up) = given_up {
-                            moved_on |= fail_over(&mut tx, page, e, given_up, now).await?;
+                            moved_on |=
+                                fail_over(&mut tx, &self.roads, page, e, given_up, now).await?;
                         }
                         failed.push((label(page), given_up));
                     }
@@ -246,12 +250,14 @@ impl Core {
         // what waited for it goes now, not at its backoff. Only that road's pages: another
         // road's outage, or another subscription's push service, is not over because this
         // one answered.
-        let back: Vec<_> = sent
-            .iter()
-            .map(|p| Destination::parse(&p.topic))
-            .filter(Destination::shared_service)
-            .map(|d| d.kind())
-            .collect();
+        let shared = |topic: &str| {
+            let road = Destination::parse(topic).kind();
+            self.roads
+                .get(road.as_str())
+                .is_some_and(|r| r.info().shared_service)
+                .then_some(road)
+        };
+        let back: Vec<_> = sent.iter().filter_map(|p| shared(&p.topic)).collect();
         let recovered = if back.is_empty() {
             0
         } else {
@@ -305,7 +311,7 @@ impl Core {
         holder: &str,
         pushes: Vec<Push>,
         now: i64,
-    ) -> Result<Vec<(Push, Message)>> {
+    ) -> Result<Vec<(Push, Page)>> {
         let mut tokens: Vec<Token> = Vec::new();
         let mut prepared = Vec::with_capacity(pushes.len());
         for push in pushes {
@@ -372,15 +378,8 @@ impl Core {
                             })
                         })
                         .collect();
-                    let ack_url =
-                        token.map(|t| format!("{}/api/notify/ack/{t}", self.config.public_url));
-                    let message = compose_summary(
-                        &first.topic,
-                        &self.config.public_url,
-                        bundle_id,
-                        &listed,
-                        ack_url,
-                    );
+                    let message =
+                        compose_summary(&self.config.public_url, bundle_id, &listed, token);
                     prepared.push((Push::Summary(sends), message));
                 }
             }
@@ -648,7 +647,7 @@ async fn record_failure(
     tx: &mut Tx,
     holder: &str,
     page: &Claimed,
-    e: &PushError,
+    e: &Failure,
     now: i64,
 ) -> Result<Option<bool>> {
     let attempts = page.attempts + 1;

@@ -4,11 +4,10 @@
 //! reachable for that page: a running ladder moves to its next level at once; without one, the
 //! team's fallback topic is paged, or else its other owners.
 
-use super::ntfy::PushError;
 use super::plan::Claimed;
-use super::send::road_name;
 use super::{enqueue_many, reachable_owners, NewPage};
 use crate::db::Tx;
+use crate::roads::{Failure, Roads};
 use crate::timeline::timeline;
 use crate::Result;
 use klaxon_domain::contact::Destination;
@@ -21,8 +20,9 @@ use klaxon_domain::rules::FAIL_OVER_AFTER;
 /// goes again at once rather than at its next pass.
 pub(super) async fn fail_over(
     tx: &mut Tx,
+    roads: &Roads,
     page: &Claimed,
-    e: &PushError,
+    e: &Failure,
     given_up: bool,
     now: i64,
 ) -> Result<bool> {
@@ -48,12 +48,13 @@ pub(super) async fn fail_over(
     .bind(page.id)
     .fetch_optional(&mut **tx)
     .await?;
-    let failed = road_name(&Destination::parse(&page.topic));
+    let road_of = |topic: &str| roads.label(Destination::parse(topic).kind().as_str());
+    let failed = road_of(&page.topic);
     if let Some((next,)) = next {
         let text = format!(
             "{failed} failed: {}; {} tried next",
             e.reason,
-            road_name(&Destination::parse(&next))
+            road_of(&next)
         );
         timeline(tx, incident_id, now, TimelineKind::PushFailed, None, &text).await?;
         return Ok(true);
@@ -201,14 +202,13 @@ async fn nobody_reachable(
     .await
 }
 
-/// A Web Push subscription the push service says is gone: its method is removed, so nothing
-/// is sent to it again (and the person's listing shows it is gone).
-pub(super) async fn forget_subscription(tx: &mut Tx, topic: &str) -> Result<()> {
-    if let Destination::Webpush(id) = Destination::parse(topic) {
-        sqlx::query("DELETE FROM contact_methods WHERE id = $1 AND kind = 'webpush'")
-            .bind(id)
-            .execute(&mut **tx)
-            .await?;
-    }
+/// Removes the contact method a page went to when its road says the target is gone (a Web Push
+/// subscription the browser dropped): nothing more is sent to it. A test finding it gone does the
+/// same.
+pub(crate) async fn forget_gone(tx: &mut Tx, method_id: i64) -> Result<()> {
+    sqlx::query("DELETE FROM contact_methods WHERE id = $1")
+        .bind(method_id)
+        .execute(&mut **tx)
+        .await?;
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! What a page says: `[SEVERITY] alertname: summary`, the alert's description, what fixed a
 //! similar incident last time, a link to the incident and, where it applies, Acknowledge.
 
-use super::ntfy::{Action, Message};
+use crate::roads::{Ack, Page, Tone};
 use klaxon_domain::alerting::Severity;
 use klaxon_domain::paging::PageKind;
 
@@ -9,6 +9,8 @@ use klaxon_domain::paging::PageKind;
 pub struct About<'a> {
     pub incident_id: i64,
     pub title: &'a str,
+    /// The incident's team, named in a mail's subject.
+    pub team: &'a str,
     pub severity: Severity,
     /// The description (or summary) annotation of the incident's first alert.
     pub description: Option<&'a str>,
@@ -18,30 +20,14 @@ pub struct About<'a> {
     pub detail: &'a str,
 }
 
-fn tags(severity: Severity) -> &'static str {
-    match severity {
-        Severity::Critical => "rotating_light",
-        Severity::Warning => "warning",
-        Severity::Info => "information_source",
-    }
-}
-
-/// Builds the ntfy message. `ack_url` is the token URL when the page carries Acknowledge.
-pub fn compose(
-    kind: PageKind,
-    topic: &str,
-    public_url: &str,
-    about: &About<'_>,
-    ack_url: Option<String>,
-) -> Message {
-    let severity = about.severity.as_str().to_ascii_uppercase();
+/// Builds the page. `ack` is the raw token when the page carries Acknowledge.
+pub fn compose(kind: PageKind, public_url: &str, about: &About<'_>, ack: Option<String>) -> Page {
     let mut lines: Vec<String> = Vec::new();
-    let (title, tag, priority) = match kind {
-        PageKind::AllClear => (format!("[RESOLVED] {}", about.title), "white_check_mark", 3),
+    let (word, tone) = match kind {
+        PageKind::AllClear => ("RESOLVED".to_string(), Tone::Resolved),
         _ => (
-            format!("[{severity}] {}", about.title),
-            tags(about.severity),
-            about.severity.ntfy_priority(),
+            about.severity.as_str().to_ascii_uppercase(),
+            Tone::Alert(about.severity),
         ),
     };
     match kind {
@@ -70,14 +56,15 @@ pub fn compose(
     if lines.is_empty() {
         lines.push(about.title.to_string());
     }
-    Message {
-        topic: topic.to_string(),
-        title,
-        message: lines.join("\n\n"),
-        tags: vec![tag.to_string()],
-        priority,
-        click: Some(format!("{public_url}/incidents/{}", about.incident_id)),
-        actions: ack_url.map(Action::acknowledge).into_iter().collect(),
+    Page {
+        kind: kind.as_str(),
+        title: format!("[{word}] {}", about.title),
+        text: lines.join("\n\n"),
+        tone,
+        subject: format!("[{word}] {}: {}", about.team, about.title),
+        link: Some(format!("{public_url}/incidents/{}", about.incident_id)),
+        ack: ack.map(|token| Ack { token, all: false }),
+        tag: format!("klaxon-incident-{}", about.incident_id),
     }
 }
 
@@ -94,14 +81,13 @@ const LISTED: usize = 10;
 
 /// A summary push for pages bundled because their topic was flooded (`bundle`): how many and
 /// how bad, the first few titles, a link to the list of exactly these incidents and, where it
-/// applies, one Acknowledge-all button for all of them.
+/// applies, one Acknowledge-all token for all of them.
 pub fn compose_summary(
-    topic: &str,
     public_url: &str,
     bundle_id: i64,
     pages: &[Listed<'_>],
-    ack_url: Option<String>,
-) -> Message {
+    ack: Option<String>,
+) -> Page {
     let n = pages.len();
     let mut teams: Vec<&str> = pages.iter().map(|p| p.team).collect();
     teams.sort_unstable();
@@ -149,19 +135,17 @@ pub fn compose_summary(
         .filter(|p| p.kind != PageKind::AllClear)
         .map(|p| p.severity)
         .max();
-    let (title, tag, priority) = match top {
+    let (title, tone) = match top {
         Some(s) if !all_clear => (
             format!(
                 "[{}] {n} incidents in {team}",
                 s.as_str().to_ascii_uppercase()
             ),
-            tags(s),
-            s.ntfy_priority(),
+            Tone::Alert(s),
         ),
         _ => (
             format!("[RESOLVED] {n} incidents in {team}"),
-            "white_check_mark",
-            3,
+            Tone::Resolved,
         ),
     };
     let mut lines = vec![first, String::new()];
@@ -177,27 +161,29 @@ pub fn compose_summary(
     if n > LISTED {
         lines.push(format!("…and {} more.", n - LISTED));
     }
-    Message {
-        topic: topic.to_string(),
+    Page {
+        kind: "summary",
+        subject: title.clone(),
         title,
-        message: lines.join("\n"),
-        tags: vec![tag.to_string()],
-        priority,
-        click: Some(format!("{public_url}/?bundle={bundle_id}")),
-        actions: ack_url.map(Action::acknowledge_all).into_iter().collect(),
+        text: lines.join("\n"),
+        tone,
+        link: Some(format!("{public_url}/?bundle={bundle_id}")),
+        ack: ack.map(|token| Ack { token, all: true }),
+        tag: format!("klaxon-summary-{bundle_id}"),
     }
 }
 
 /// A hand-off notice: the sentence, a link to the team's rota, never an action.
-pub fn compose_notice(topic: &str, public_url: &str, team_id: Option<i64>, text: &str) -> Message {
-    Message {
-        topic: topic.to_string(),
+pub fn compose_notice(public_url: &str, team_id: Option<i64>, text: &str) -> Page {
+    Page {
+        kind: PageKind::Handoff.as_str(),
         title: "On-call hand-off".to_string(),
-        message: text.to_string(),
-        tags: vec!["calendar".to_string()],
-        priority: 3,
-        click: team_id.map(|t| format!("{public_url}/teams/{t}/rota")),
-        actions: Vec::new(),
+        subject: "On-call hand-off".to_string(),
+        text: text.to_string(),
+        tone: Tone::Notice,
+        link: team_id.map(|t| format!("{public_url}/teams/{t}/rota")),
+        ack: None,
+        tag: "klaxon-notice".to_string(),
     }
 }
 
@@ -221,6 +207,7 @@ mod tests {
         About {
             incident_id: 7,
             title: "DiskFull: /var is 95% full",
+            team: "storage",
             severity: Severity::Critical,
             description: Some("Disk on db-1 fills within 2h"),
             last_fix: Some((3, "rotated the WAL archive")),
@@ -232,23 +219,23 @@ mod tests {
     fn opening_page_shape() {
         let m = compose(
             PageKind::Opening,
-            "alice",
             "https://klaxon.example",
             &about(),
-            Some("https://klaxon.example/api/notify/ack/T".into()),
+            Some("T".into()),
         );
         assert_eq!(m.title, "[CRITICAL] DiskFull: /var is 95% full");
-        assert_eq!(m.priority, 5);
+        assert_eq!(m.tone, Tone::Alert(Severity::Critical));
+        assert_eq!(m.subject, "[CRITICAL] storage: DiskFull: /var is 95% full");
         assert_eq!(
-            m.click.as_deref(),
+            m.link.as_deref(),
             Some("https://klaxon.example/incidents/7")
         );
-        assert!(m.message.contains("Disk on db-1 fills within 2h"));
-        assert!(m
-            .message
-            .contains("Last time (#3): rotated the WAL archive"));
-        assert_eq!(m.actions.len(), 1);
-        assert_eq!(m.actions[0].url, "https://klaxon.example/api/notify/ack/T");
+        assert!(m.text.contains("Disk on db-1 fills within 2h"));
+        assert!(m.text.contains("Last time (#3): rotated the WAL archive"));
+        assert_eq!(
+            m.ack_post("https://klaxon.example").as_deref(),
+            Some("https://klaxon.example/api/notify/ack/T")
+        );
     }
 
     #[test]
@@ -268,26 +255,19 @@ mod tests {
                 team: "payments",
             })
             .collect();
-        let m = compose_summary(
-            "alice",
-            "https://k",
-            7,
-            &pages,
-            Some("https://k/api/notify/ack/T".into()),
-        );
+        let m = compose_summary("https://k", 7, &pages, Some("T".into()));
         assert_eq!(m.title, "[CRITICAL] 12 incidents in payments");
         assert!(
-            m.message
+            m.text
                 .starts_with("12 new incidents in payments: 9 critical, 3 warning.\n"),
             "{}",
-            m.message
+            m.text
         );
-        assert!(m.message.contains("• [CRITICAL] Alert 0"));
-        assert!(m.message.ends_with("…and 2 more."), "{}", m.message);
-        assert_eq!(m.click.as_deref(), Some("https://k/?bundle=7"));
-        assert_eq!(m.actions.len(), 1);
-        assert_eq!(m.actions[0].label, "Acknowledge all");
-        assert_eq!(m.priority, 5);
+        assert!(m.text.contains("• [CRITICAL] Alert 0"));
+        assert!(m.text.ends_with("…and 2 more."), "{}", m.text);
+        assert_eq!(m.link.as_deref(), Some("https://k/?bundle=7"));
+        assert!(m.ack.as_ref().is_some_and(|a| a.all && a.token == "T"));
+        assert_eq!(m.tone, Tone::Alert(Severity::Critical));
 
         let mixed = [
             Listed {
@@ -303,26 +283,26 @@ mod tests {
                 team: "search",
             },
         ];
-        let m = compose_summary("alice", "https://k", 8, &mixed, None);
+        let m = compose_summary("https://k", 8, &mixed, None);
         assert_eq!(m.title, "[WARNING] 2 incidents in 2 teams");
         assert!(
-            m.message.starts_with(
+            m.text.starts_with(
                 "2 incidents in 2 teams: 1 still unacknowledged, 1 resolved; 1 warning."
             ),
             "{}",
-            m.message
+            m.text
         );
-        assert!(m.actions.is_empty());
+        assert!(m.ack.is_none());
     }
 
     #[test]
     fn all_clear_and_fallback_have_no_acknowledge() {
-        let m = compose(PageKind::AllClear, "alice", "http://k", &about(), None);
+        let m = compose(PageKind::AllClear, "http://k", &about(), None);
         assert!(m.title.starts_with("[RESOLVED]"));
-        assert_eq!(m.priority, 3);
-        assert!(m.actions.is_empty());
-        let f = compose(PageKind::Fallback, "ops", "http://k", &about(), None);
-        assert!(f.actions.is_empty());
-        assert!(f.message.contains("every escalation level"));
+        assert_eq!(m.tone, Tone::Resolved);
+        assert!(m.ack.is_none());
+        let f = compose(PageKind::Fallback, "http://k", &about(), None);
+        assert!(f.ack.is_none());
+        assert!(f.text.contains("every escalation level"));
     }
 }

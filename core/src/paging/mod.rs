@@ -22,9 +22,7 @@ mod handover;
 mod membership;
 pub mod message;
 pub mod notifier;
-pub mod ntfy;
 mod opening;
-pub(crate) mod personal;
 mod plan;
 mod publish;
 mod reach;
@@ -34,9 +32,11 @@ mod send;
 mod snooze;
 mod test_page;
 pub mod tokens;
-pub mod webpush;
 
+pub(crate) use failover::forget_gone;
 pub(crate) use handover::handed_over;
+pub(crate) use send::{Method, METHOD_COLUMNS};
+pub(crate) use test_page::SendNowError;
 
 pub(crate) use all_clear::{all_clears, Cleared};
 pub(crate) use enqueue::{enqueue_many, NewPage};

@@ -3,7 +3,7 @@
 //! (the incidents with their first alert, the last fixes) in a few queries, whatever its size.
 
 use super::message::{compose, compose_notice, About};
-use super::ntfy::Message;
+use crate::roads::Page;
 use crate::secrets::new_token;
 use crate::{Core, Result};
 use klaxon_domain::alerting::{IncidentState, Severity};
@@ -49,7 +49,7 @@ pub(super) enum Plan {
 /// A page to send: its own message, and the raw acknowledge token it carries.
 pub(super) struct Send {
     pub page: Claimed,
-    pub message: Message,
+    pub message: Page,
     pub token: Option<String>,
     /// What a summary push says of its incident; `None` for a hand-off notice.
     pub gist: Option<Gist>,
@@ -186,12 +186,7 @@ impl Core {
         for page in pages {
             let Some(incident_id) = page.incident_id else {
                 // A hand-off notice: its words were written when it was queued.
-                let message = compose_notice(
-                    &page.topic,
-                    &self.config.public_url,
-                    page.team_id,
-                    &page.detail,
-                );
+                let message = compose_notice(&self.config.public_url, page.team_id, &page.detail);
                 plans.push(Plan::Send(Box::new(Send {
                     page,
                     message,
@@ -231,21 +226,13 @@ impl Core {
             let about = About {
                 incident_id,
                 title: &subject.title,
+                team: &subject.team,
                 severity: subject.severity,
                 description: description.as_deref(),
                 last_fix: last_fix.map(|(id, t)| (*id, t.as_str())),
                 detail: &page.detail,
             };
-            let ack_url = token
-                .as_ref()
-                .map(|t| format!("{}/api/notify/ack/{t}", self.config.public_url));
-            let message = compose(
-                page.kind,
-                &page.topic,
-                &self.config.public_url,
-                &about,
-                ack_url,
-            );
+            let message = compose(page.kind, &self.config.public_url, &about, token.clone());
             let gist = Gist {
                 severity: subject.severity,
                 title: subject.title.clone(),

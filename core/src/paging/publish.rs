@@ -4,9 +4,9 @@
 
 use super::bundle::Push;
 use super::claim::Hold;
-use super::ntfy::{Message, PushError};
 use super::send::Methods;
 use crate::lanes::{gather, Lane};
+use crate::roads::{Failure, Page};
 use crate::Core;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
@@ -22,7 +22,7 @@ const SLOW_FAILURE: std::time::Duration = std::time::Duration::from_secs(2);
 /// What came of one push.
 pub(super) enum Outcome {
     Sent,
-    Failed(PushError),
+    Failed(Failure),
     /// Not tried: the claim may have lapsed.
     Lapsed,
     /// Not tried: the topic failed earlier in its lane (a 429, or a failure that took
@@ -41,11 +41,11 @@ impl Core {
     /// did, and the lanes still sending.
     pub(super) async fn publish(
         &self,
-        pushes: Vec<(Push, Message)>,
+        pushes: Vec<(Push, Page)>,
         methods: Methods,
         hold: &Arc<Hold>,
     ) -> (Vec<Finished>, JoinSet<Finished>) {
-        let mut by_topic: BTreeMap<String, Vec<(Push, Message)>> = BTreeMap::new();
+        let mut by_topic: BTreeMap<String, Vec<(Push, Page)>> = BTreeMap::new();
         for (push, message) in pushes {
             by_topic
                 .entry(push.topic().to_string())
@@ -77,7 +77,7 @@ impl Core {
     /// after a 429 or a slow failure, the rest wait behind it (`BackingOff`).
     async fn send_in_order(
         &self,
-        pushes: Vec<(Push, Message)>,
+        pushes: Vec<(Push, Page)>,
         methods: &Methods,
         hold: &Hold,
     ) -> Vec<(Push, Outcome)> {

@@ -1,8 +1,8 @@
-//! `POST /api/me/notify/test`: a page straight to the caller's topic, not through the outbox,
-//! so what the push service says reaches the caller.
+//! `POST /api/me/notify/test` and every other message that is sent now rather than through the
+//! outbox (a contact method's test and code): what the road's service answers reaches the caller.
 
-use super::ntfy::Message;
 use crate::authz::require_human;
+use crate::roads::{Message, Owner, To};
 use crate::{Actor, Core, Error, Result};
 
 impl Core {
@@ -18,7 +18,17 @@ impl Core {
         })?;
         self.reserve_test(actor.user_id, &format!("ntfy:{topic}"))
             .await?;
-        self.publish_test_page(topic).await?;
+        let to = To {
+            target: topic,
+            secret: None,
+            keys: None,
+            room: None,
+            method_id: None,
+            owner: Owner::Person,
+            name: actor.username.clone(),
+            delivery: format!("test-{}", self.now()),
+        };
+        self.send_now("ntfy", &to, &Message::Test).await?;
         self.mark_test_page(actor.user_id).await
     }
 
@@ -32,23 +42,40 @@ impl Core {
         Ok(())
     }
 
-    /// Publishes the test page to `topic`; ntfy's refusal is the error.
-    pub(crate) async fn publish_test_page(&self, topic: String) -> Result<()> {
-        let ntfy = self.ntfy.as_ref().ok_or_else(|| {
-            Error::Conflict("no push service is configured (KLAXON_NTFY_URL)".into())
-        })?;
-        let message = Message {
-            topic,
-            title: "Klaxon test page".into(),
-            message: "Pages reach this phone. Keep the ntfy app allowed to make sound at night."
-                .into(),
-            tags: vec!["bell".into()],
-            priority: 4,
-            click: Some(format!("{}/me", self.config.public_url)),
-            actions: Vec::new(),
-        };
-        ntfy.publish(&message)
-            .await
-            .map_err(|e| Error::PushFailed(e.reason))
+    /// Sends `message` by the road named `road` now: a road this install does not offer is 409,
+    /// a failure 502 with its sentence (a target found gone says so: `Failure::gone`).
+    pub(crate) async fn send_now(
+        &self,
+        road: &str,
+        to: &To,
+        message: &Message<'_>,
+    ) -> std::result::Result<(), SendNowError> {
+        let road = self
+            .roads
+            .usable(road)
+            .map_err(|why| SendNowError::Refused(Error::Conflict(why)))?;
+        road.send(self, to, message).await.map_err(|f| {
+            if f.gone {
+                SendNowError::Gone(f.sentence())
+            } else {
+                SendNowError::Refused(Error::PushFailed(f.sentence()))
+            }
+        })
+    }
+}
+
+/// Why `send_now` did not send.
+pub(crate) enum SendNowError {
+    Refused(Error),
+    /// The target is gone (a dropped subscription): the caller forgets it, then answers 502.
+    Gone(String),
+}
+
+impl From<SendNowError> for Error {
+    fn from(e: SendNowError) -> Error {
+        match e {
+            SendNowError::Refused(e) => e,
+            SendNowError::Gone(why) => Error::PushFailed(why),
+        }
     }
 }

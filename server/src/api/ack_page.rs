@@ -8,8 +8,8 @@ use crate::AppState;
 use axum::extract::State;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
-use klaxon_core::mail::escape_html;
 use klaxon_core::Error;
+use klaxon_domain::text::escape_html;
 
 /// Only the site's stylesheet, and the form may post back here.
 const CSP: &str =

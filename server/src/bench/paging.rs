@@ -234,7 +234,7 @@ async fn run_paging(
             public_url: base.clone(),
             ntfy_url: Some(ntfy),
             page_bundle_after: 0,
-            smtp: smtp.as_ref().map(|s| klaxon_core::mail::SmtpConfig {
+            smtp: smtp.as_ref().map(|s| klaxon_core::roads::email::SmtpConfig {
                 url: format!("smtp://127.0.0.1:{}", s.port),
                 from: "Klaxon <klaxon@bench.example>".into(),
                 ca_pem: Some(s.ca_pem.clone()),

@@ -8,7 +8,7 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::post as route_post;
-use klaxon_core::paging::webpush::Receiver;
+use klaxon_core::roads::webpush::Receiver;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -4,9 +4,9 @@
 use super::DbArgs;
 use clap::Args;
 use klaxon_core::client::TrustedProxies;
-use klaxon_core::mail::SmtpConfig;
-use klaxon_core::matrix::{MatrixAuth, MatrixConfig};
 use klaxon_core::outbound::OutboundAllow;
+use klaxon_core::roads::email::SmtpConfig;
+use klaxon_core::roads::matrix::{MatrixAuth, MatrixConfig};
 use klaxon_core::sso::OidcConfig;
 use klaxon_core::Config;
 use klaxon_domain::alerting::Severity;
@@ -239,7 +239,7 @@ impl ServeArgs {
             None => None,
         };
         let config = SmtpConfig { url, from, ca_pem };
-        klaxon_core::mail::Mailer::new(&config)?;
+        klaxon_core::roads::email::Mailer::new(&config)?;
         Ok(Some(config))
     }
 

@@ -2,7 +2,7 @@
 //! certificate of its own made with `openssl`, and every accepted message kept to be read back.
 //! One server serves a whole test binary; tests tell their messages apart by recipient.
 
-use klaxon_core::mail::SmtpConfig;
+use klaxon_core::roads::email::SmtpConfig;
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};

@@ -52,7 +52,7 @@ pub fn limited_matrix_config() -> klaxon_core::Config {
 }
 
 fn with_bot(token: String) -> klaxon_core::Config {
-    use klaxon_core::matrix::{MatrixAuth, MatrixConfig};
+    use klaxon_core::roads::matrix::{MatrixAuth, MatrixConfig};
     klaxon_core::Config {
         matrix: Some(MatrixConfig {
             homeserver: synapse().url.clone(),
@@ -135,7 +135,7 @@ impl Synapse {
 
     /// The user id of the bot a test app's configuration posts as.
     pub fn bot_of(&self, config: &klaxon_core::Config) -> String {
-        use klaxon_core::matrix::MatrixAuth;
+        use klaxon_core::roads::matrix::MatrixAuth;
         let Some(MatrixAuth::Token(token)) = config.matrix.as_ref().map(|m| m.auth.clone()) else {
             panic!("a Matrix bot with a token")
         };

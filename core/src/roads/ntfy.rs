@@ -1,14 +1,100 @@
-//! The ntfy client: JSON publish to the server's root URL with a bearer token.
+//! ntfy: the install's push server (`KLAXON_NTFY_URL`, `KLAXON_NTFY_TOKEN`), a topic per person
+//! or team. JSON publish to the server's root URL with a bearer token; a page's Acknowledge is an
+//! `http` action button that POSTs the token.
 
+use super::message::{Message, Page, Tone, TEST_TITLE};
+use super::{Failure, Info, Road, Sent, To};
 use crate::outbound::Outbound;
+use crate::Core;
+use klaxon_domain::alerting::Severity;
 use serde::Serialize;
+
+static INFO: Info = Info {
+    name: "ntfy",
+    label: "ntfy",
+    personal: true,
+    channel: false,
+    needs_code: false,
+    shared_service: true,
+    signed: false,
+};
+
+/// The road; `None` without `KLAXON_NTFY_URL`.
+pub struct NtfyRoad(pub Option<Ntfy>);
+
+#[async_trait::async_trait]
+impl Road for NtfyRoad {
+    fn info(&self) -> &'static Info {
+        &INFO
+    }
+
+    fn unconfigured(&self) -> Option<String> {
+        self.0
+            .is_none()
+            .then(|| "no push service is configured (KLAXON_NTFY_URL)".into())
+    }
+
+    async fn send(&self, core: &Core, to: &To, message: &Message<'_>) -> Sent {
+        let Some(ntfy) = &self.0 else {
+            return Err(Failure {
+                reason: self.unconfigured().unwrap_or_default(),
+                ..Failure::default()
+            });
+        };
+        let publish = match message {
+            Message::Page(page) => Publish::page(&to.target, page, &core.config.public_url),
+            Message::Test => Publish {
+                topic: to.target.clone(),
+                title: TEST_TITLE.into(),
+                message:
+                    "Pages reach this phone. Keep the ntfy app allowed to make sound at night."
+                        .into(),
+                tags: vec!["bell".into()],
+                priority: 4,
+                click: Some(format!("{}/me", core.config.public_url)),
+                actions: Vec::new(),
+            },
+            Message::Code(_) | Message::Announcement(_) => {
+                return Err(Failure::not_carried("ntfy"))
+            }
+        };
+        ntfy.publish(&publish).await
+    }
+}
+
+impl Publish {
+    /// A page as ntfy shows it: its tag and priority by its tone; Acknowledge as a button.
+    fn page(topic: &str, page: &Page, public_url: &str) -> Publish {
+        let (tag, priority) = match page.tone {
+            Tone::Alert(Severity::Critical) => ("rotating_light", 5),
+            Tone::Alert(Severity::Warning) => ("warning", 4),
+            Tone::Alert(Severity::Info) => ("information_source", 3),
+            Tone::Resolved => ("white_check_mark", 3),
+            Tone::Notice => ("calendar", 3),
+        };
+        let actions = match (&page.ack, page.ack_post(public_url)) {
+            (Some(ack), Some(url)) if ack.all => vec![Action::acknowledge_all(url)],
+            (Some(_), Some(url)) => vec![Action::acknowledge(url)],
+            _ => Vec::new(),
+        };
+        Publish {
+            topic: topic.to_string(),
+            title: page.title.clone(),
+            message: page.text.clone(),
+            tags: vec![tag.to_string()],
+            priority,
+            click: page.link.clone(),
+            actions,
+        }
+    }
+}
 
 /// ntfy refuses messages over 4096 bytes; the whole JSON body stays under it.
 pub const MAX_MESSAGE_BYTES: usize = 4096;
 
 /// One ntfy JSON publish.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Message {
+pub struct Publish {
     pub topic: String,
     pub title: String,
     pub message: String,
@@ -50,7 +136,7 @@ impl Action {
     }
 }
 
-impl Message {
+impl Publish {
     /// The JSON body, with the message text (then the title) cut at a character boundary so
     /// the whole body fits ntfy's limit.
     pub fn to_body(&self) -> Vec<u8> {
@@ -78,55 +164,6 @@ impl Message {
     }
 }
 
-/// Why a publish failed, in words for the timeline and the test page's 502.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PushError {
-    pub reason: String,
-    /// Seconds the push service asked us to wait (`Retry-After` on a 429).
-    pub retry_after: Option<i64>,
-    /// The push service failed (unreachable, 5xx) or refused the topic for now (429), not
-    /// this message: the page is retried as soon as another publish succeeds, and later pages
-    /// to its topic wait behind it.
-    pub outage: bool,
-    /// The push service refused the topic for now (429): its pages wait for `retry_after`,
-    /// other topics go on.
-    pub rate_limited: bool,
-    /// The road refused this page for good (a 4xx other than 429, an address the mail server
-    /// refuses): it is not retried, and its person's next step goes at once.
-    pub permanent: bool,
-    /// The road no longer exists (a Web Push subscription answered 404 or 410): its contact
-    /// method is removed.
-    pub gone: bool,
-}
-
-impl PushError {
-    pub fn unconfigured() -> PushError {
-        PushError {
-            reason: "no push service is configured (KLAXON_NTFY_URL)".into(),
-            ..PushError::default()
-        }
-    }
-
-    /// A failure for good: no retry, the next road goes.
-    pub fn permanent(reason: String) -> PushError {
-        PushError {
-            reason,
-            permanent: true,
-            ..PushError::default()
-        }
-    }
-
-    /// The service could not be reached or failed (a 5xx): retried, and later pages to the
-    /// destination wait behind it.
-    pub fn outage(reason: String) -> PushError {
-        PushError {
-            reason,
-            outage: true,
-            ..PushError::default()
-        }
-    }
-}
-
 pub struct Ntfy {
     client: Outbound,
     url: String,
@@ -143,7 +180,7 @@ impl Ntfy {
         }
     }
 
-    pub async fn publish(&self, message: &Message) -> Result<(), PushError> {
+    pub async fn publish(&self, message: &Publish) -> Sent {
         let mut req = self
             .client
             .request(reqwest::Method::POST, &format!("{}/", self.url))
@@ -153,7 +190,7 @@ impl Ntfy {
             req = req.bearer_auth(token);
         }
         let res = self.client.send(req).await.map_err(|f| {
-            PushError::outage(format!(
+            Failure::outage(format!(
                 "cannot reach ntfy at {}: it {}",
                 self.url, f.sentence
             ))
@@ -182,7 +219,7 @@ impl Ntfy {
         // ntfy limits a visitor, or with subscriber-based limits a topic, after a burst; a
         // 429 is about that topic, not the whole service.
         let rate_limited = status == reqwest::StatusCode::TOO_MANY_REQUESTS;
-        Err(PushError {
+        Err(Failure {
             reason: format!("ntfy answered {}{detail}", status.as_u16()),
             retry_after: if rate_limited { retry_after } else { None },
             outage: rate_limited || status.is_server_error(),
@@ -197,8 +234,8 @@ impl Ntfy {
 mod tests {
     use super::*;
 
-    fn message(text: String) -> Message {
-        Message {
+    fn message(text: String) -> Publish {
+        Publish {
             topic: "alice".into(),
             title: "[CRITICAL] DiskFull: disk is full".into(),
             message: text,

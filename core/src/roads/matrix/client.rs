@@ -6,11 +6,8 @@
 //! outbox row as its transaction id, so a retry after a lost answer is the same event, not a
 //! second one.
 
-mod proof;
-
-pub use proof::{ProofFailure, PROOF_MESSAGES, PROOF_POWER};
-
-use crate::outbound::{outcome, Outbound, Outcome};
+use crate::outbound::Outbound;
+use crate::roads::{answered, Failure, Sent};
 use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 use reqwest::Method;
 use serde_json::json;
@@ -42,24 +39,24 @@ impl std::fmt::Debug for MatrixAuth {
 }
 
 pub struct Matrix {
-    homeserver: String,
-    auth: MatrixAuth,
-    outbound: Outbound,
+    pub(super) homeserver: String,
+    pub(super) auth: MatrixAuth,
+    pub(super) outbound: Outbound,
     /// The access token in use: the configured one, or the last login's.
-    token: Mutex<Option<String>>,
+    pub(super) token: Mutex<Option<String>>,
     /// Room ids of aliases and rooms the bot has joined.
-    joined: Mutex<HashMap<String, String>>,
+    pub(super) joined: Mutex<HashMap<String, String>>,
     /// The bot's user id, once asked.
-    user_id: Mutex<Option<String>>,
+    pub(super) user_id: Mutex<Option<String>>,
 }
 
-fn enc(s: &str) -> String {
+pub(super) fn enc(s: &str) -> String {
     utf8_percent_encode(s, NON_ALPHANUMERIC).to_string()
 }
 
 /// Matrix's `errcode` from an answer, when it is one (`M_FORBIDDEN`): a code, not prose, so it
 /// may be said.
-fn errcode(body: &[u8]) -> Option<String> {
+pub(super) fn errcode(body: &[u8]) -> Option<String> {
     let v: serde_json::Value = serde_json::from_slice(body).ok()?;
     let code = v.get("errcode")?.as_str()?;
     (code.len() <= 64 && code.bytes().all(|b| b.is_ascii_uppercase() || b == b'_'))
@@ -67,7 +64,7 @@ fn errcode(body: &[u8]) -> Option<String> {
 }
 
 enum Attempt {
-    Done(Outcome),
+    Done(Sent),
     /// The bot is not in the room (403): join, then send again.
     NotJoined,
     /// The token was refused (401): sign in again, then send again.
@@ -94,12 +91,12 @@ impl Matrix {
         })
     }
 
-    fn who(&self, room: &str) -> String {
+    pub(super) fn who(&self, room: &str) -> String {
         format!("the Matrix room {room} on {}", self.homeserver)
     }
 
     /// The access token, signing in first when there is none.
-    async fn token(&self) -> Result<String, Outcome> {
+    pub(super) async fn token(&self) -> Result<String, Failure> {
         let mut token = self.token.lock().await;
         if let Some(t) = &*token {
             return Ok(t.clone());
@@ -125,7 +122,7 @@ impl Matrix {
             Ok(a) if a.status.is_success() => a
                 .json::<serde_json::Value>()
                 .and_then(|v| v.get("access_token")?.as_str().map(str::to_string)),
-            other => return Err(outcome(&who, other)),
+            other => return Err(answered(&who, other).err().unwrap_or_default()),
         };
         let t =
             got.ok_or_else(|| failed(format!("{who} answered without an access token"), None))?;
@@ -144,7 +141,7 @@ impl Matrix {
     }
 
     /// Joins a room (by id or alias) and returns its id.
-    async fn join(&self, room: &str, token: &str) -> Result<String, Outcome> {
+    async fn join(&self, room: &str, token: &str) -> Result<String, Failure> {
         if let Some(id) = self.joined.lock().await.get(room) {
             return Ok(id.clone());
         }
@@ -165,7 +162,7 @@ impl Matrix {
             _ => None,
         };
         let Some(id) = id else {
-            return Err(matrix_outcome(&who, answer));
+            return Err(without_id(&who, answer));
         };
         self.joined
             .lock()
@@ -176,7 +173,7 @@ impl Matrix {
 
     /// Posts a message (its plain body and its HTML) to a room (an id or alias), joining it
     /// when needed.
-    pub async fn post(&self, room: &str, plain: &str, html: &str, txn: &str) -> Outcome {
+    pub async fn post(&self, room: &str, plain: &str, html: &str, txn: &str) -> Sent {
         // Intentional mentions (Matrix spec 1.7): an empty `m.mentions` mentions nobody, so an
         // `@room` in alert text pings no one.
         let content = json!({
@@ -190,15 +187,9 @@ impl Matrix {
         let mut joined_now = false;
         let mut signed_in_again = false;
         loop {
-            let token = match self.token().await {
-                Ok(t) => t,
-                Err(o) => return o,
-            };
+            let token = self.token().await?;
             let room_id = if room.starts_with('#') || joined_now {
-                match self.join(room, &token).await {
-                    Ok(id) => id,
-                    Err(o) => return o,
-                }
+                self.join(room, &token).await?
             } else {
                 self.joined
                     .lock()
@@ -217,7 +208,7 @@ impl Matrix {
                     signed_in_again = true;
                 }
                 Attempt::NotJoined | Attempt::SignedOut => {
-                    return failed(format!("{} refused the bot", self.who(room)), None);
+                    return Err(failed(format!("{} refused the bot", self.who(room)), None));
                 }
             }
         }
@@ -250,7 +241,7 @@ impl Matrix {
             Ok(a) if a.status == reqwest::StatusCode::UNAUTHORIZED => return Attempt::SignedOut,
             _ => {}
         }
-        Attempt::Done(matrix_outcome(&self.who(room), answer))
+        Attempt::Done(matrix_answered(&self.who(room), answer))
     }
 }
 
@@ -307,7 +298,7 @@ impl Matrix {
 
     /// Opens a direct room with `user` and invites them: a private chat whose history they read
     /// once they accept. Its id is kept by the caller and reused for every later message.
-    pub async fn direct_room(&self, user: &str) -> Result<String, Outcome> {
+    pub async fn direct_room(&self, user: &str) -> Result<String, Failure> {
         let mut signed_in_again = false;
         loop {
             let token = self.token().await?;
@@ -342,37 +333,45 @@ impl Matrix {
                     .and_then(|v| v.get("room_id")?.as_str().map(str::to_string)),
                 _ => None,
             };
-            return id.ok_or_else(|| matrix_outcome(&who, answer));
+            return id.ok_or_else(|| without_id(&who, answer));
         }
     }
 }
 
-fn failed(sentence: String, retry_after: Option<i64>) -> Outcome {
-    Outcome::Failed {
-        sentence,
+fn failed(reason: String, retry_after: Option<i64>) -> Failure {
+    Failure {
+        reason,
         retry_after,
+        outage: true,
+        rate_limited: retry_after.is_some(),
+        ..Failure::default()
     }
 }
 
-/// `outcome`, with Matrix's error code added to the sentence.
-fn matrix_outcome(
+/// `answered`, with Matrix's error code added to a failure's sentence.
+fn matrix_answered(
     who: &str,
     answer: std::result::Result<crate::outbound::Answer, crate::outbound::Failure>,
-) -> Outcome {
+) -> Sent {
     let code = answer.as_ref().ok().and_then(|a| errcode(&a.body));
-    match outcome(who, answer) {
-        Outcome::Failed {
-            sentence,
-            retry_after,
-        } => failed(
-            match code {
-                Some(code) => format!("{sentence} ({code})"),
-                None => sentence,
-            },
-            retry_after,
-        ),
-        sent => sent,
-    }
+    answered(who, answer).map_err(|f| Failure {
+        reason: match code {
+            Some(code) => format!("{} ({code})", f.reason),
+            None => f.reason.clone(),
+        },
+        ..f
+    })
+}
+
+/// The failure of a call whose answer should have named a room: its own failure, or a 2xx
+/// without the room's id.
+fn without_id(
+    who: &str,
+    answer: std::result::Result<crate::outbound::Answer, crate::outbound::Failure>,
+) -> Failure {
+    matrix_answered(who, answer)
+        .err()
+        .unwrap_or_else(|| failed(format!("{who} answered without a room id"), None))
 }
 
 #[cfg(test)]

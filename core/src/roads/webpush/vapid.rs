@@ -1,12 +1,12 @@
-//! Web Push to a browser or installed app: the message encrypted for the subscription (RFC 8291,
+//! Web Push's protocol: the message encrypted for the subscription (RFC 8291,
 //! `aes128gcm` of RFC 8188), signed for by the install's VAPID key (RFC 8292), and posted to
 //! the subscription's push service (RFC 8030) through the address policy for user-given URLs.
 //! The key pair is made once per install and kept in the database, so every replica signs
 //! with the same key the browsers subscribed with.
 
-use super::ntfy::PushError;
 use crate::db::Db;
 use crate::outbound::Outbound;
+use crate::roads::{Failure, Sent};
 use crate::Result;
 use aes_gcm::aead::{Aead, KeyInit};
 use aes_gcm::{Aes128Gcm, Nonce};
@@ -162,21 +162,19 @@ pub async fn send(
     subject: &str,
     to: &Subscription<'_>,
     payload: &[u8],
-) -> std::result::Result<(), PushError> {
+) -> Sent {
     let decode = |what: &str, v: &str| {
         URL_SAFE_NO_PAD
             .decode(v.trim_end_matches('='))
-            .map_err(|_| {
-                PushError::permanent(format!("the subscription's {what} is not base64url"))
-            })
+            .map_err(|_| Failure::permanent(format!("the subscription's {what} is not base64url")))
     };
     let body = encrypt(
         payload,
         &decode("p256dh", to.p256dh)?,
         &decode("auth", to.auth)?,
     )
-    .map_err(PushError::permanent)?;
-    let origin = klaxon_domain::contact::push_origin(to.endpoint).map_err(PushError::permanent)?;
+    .map_err(Failure::permanent)?;
+    let origin = klaxon_domain::contact::push_origin(to.endpoint).map_err(Failure::permanent)?;
     let unix_now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);
@@ -192,7 +190,7 @@ pub async fn send(
         )
         .body(body);
     let res = client.send(req).await.map_err(|f| {
-        PushError::outage(format!(
+        Failure::outage(format!(
             "cannot reach the push service {origin}: it {}",
             f.sentence
         ))
@@ -204,11 +202,11 @@ pub async fn send(
     let code = status.as_u16();
     let reason = format!("the push service {origin} answered {code}");
     Err(match code {
-        404 | 410 => PushError {
+        404 | 410 => Failure {
             gone: true,
-            ..PushError::permanent(format!("{reason}: the subscription is gone"))
+            ..Failure::permanent(format!("{reason}: the subscription is gone"))
         },
-        429 => PushError {
+        429 => Failure {
             reason,
             retry_after: res
                 .headers
@@ -218,10 +216,10 @@ pub async fn send(
                 .filter(|s| *s >= 0),
             outage: true,
             rate_limited: true,
-            ..PushError::default()
+            ..Failure::default()
         },
-        400..=499 => PushError::permanent(reason),
-        _ => PushError::outage(reason),
+        400..=499 => Failure::permanent(reason),
+        _ => Failure::outage(reason),
     })
 }
 

@@ -1,4 +1,7 @@
 use super::*;
+use crate::roads::{matrix, slack, teams, webhook};
+use klaxon_domain::Timestamp;
+use serde_json::Value;
 
 fn incident(state: IncidentState) -> Incident {
     Incident {
@@ -21,8 +24,8 @@ fn incident(state: IncidentState) -> Incident {
     }
 }
 
-fn one(event: ChannelEvent, state: IncidentState) -> Message {
-    Message {
+fn one(event: ChannelEvent, state: IncidentState) -> Announcement {
+    Announcement {
         team_id: 1,
         team: "payments".into(),
         public_url: "https://klaxon.example".into(),
@@ -45,10 +48,9 @@ fn an_opening_says_what_who_and_where_and_offers_acknowledge() {
         "Critical incident opened: Disk <full> & db-1\nTeam payments · with alice, not acknowledged yet\n\
          Acknowledge: https://klaxon.example/incidents/7#acknowledge\nOpen: https://klaxon.example/incidents/7"
     );
-    assert!(m
-        .html()
+    assert!(matrix::render(&m)
         .contains("<strong>Critical incident opened: Disk &lt;full&gt; &amp; db-1</strong>"));
-    let slack = m.slack();
+    let slack = slack::render(&m);
     assert!(slack["blocks"][0]["text"]["text"]
         .as_str()
         .unwrap()
@@ -57,12 +59,12 @@ fn an_opening_says_what_who_and_where_and_offers_acknowledge() {
         slack["blocks"][1]["elements"][0]["url"],
         "https://klaxon.example/incidents/7#acknowledge"
     );
-    let teams = m.teams();
+    let teams = teams::render(&m);
     assert_eq!(
         teams["attachments"][0]["content"]["actions"][0]["title"],
         "Acknowledge"
     );
-    let hook = m.webhook();
+    let hook = webhook::render(&m);
     assert_eq!(hook["event"], "opened");
     assert_eq!(hook["incident"]["id"], 7);
     assert_eq!(
@@ -80,8 +82,13 @@ fn alert_text_mentions_nobody_and_links_nowhere_on_any_chat_road() {
             "<https://evil.example|Acknowledge now> [Ack](https://evil.example) www.evil.example"
                 .into();
     }
-    let slack = m.slack().to_string();
-    let rendered = [m.plain(), m.html(), slack.clone(), m.teams().to_string()];
+    let slack = slack::render(&m).to_string();
+    let rendered = [
+        m.plain(),
+        matrix::render(&m),
+        slack.clone(),
+        teams::render(&m).to_string(),
+    ];
     for text in &rendered {
         for live in [
             "@channel",
@@ -113,7 +120,7 @@ fn an_alert_title_cannot_make_a_link_in_teams() {
     if let Body::One(item) = &mut m.body {
         item.incident.title = "[Acknowledge](https://evil.example) now".into();
     }
-    let teams = m.teams().to_string();
+    let teams = teams::render(&m).to_string();
     assert!(!teams.contains("](https://evil.example)"), "{teams}");
     assert!(
         teams.contains("[Acknowledge]\u{200B}(https:\u{200B}//evil.example) now"),
@@ -126,9 +133,12 @@ fn a_resolve_says_who_and_offers_no_acknowledge() {
     let m = one(ChannelEvent::Resolved, IncidentState::Resolved);
     assert!(m.plain().starts_with("Critical incident resolved by bob: "));
     assert!(!m.plain().contains("Acknowledge"));
-    assert_eq!(m.webhook()["acknowledge_url"], Value::Null);
+    assert_eq!(webhook::render(&m)["acknowledge_url"], Value::Null);
     assert_eq!(
-        m.slack()["blocks"][1]["elements"].as_array().unwrap().len(),
+        slack::render(&m)["blocks"][1]["elements"]
+            .as_array()
+            .unwrap()
+            .len(),
         1
     );
 }
@@ -148,7 +158,7 @@ fn a_summary_names_ten_and_counts_the_rest() {
             text: String::new(),
         })
         .collect();
-    let m = Message {
+    let m = Announcement {
         team_id: 1,
         team: "payments".into(),
         public_url: "https://k".into(),
@@ -158,5 +168,5 @@ fn a_summary_names_ten_and_counts_the_rest() {
     assert!(plain.starts_with("12 incident events for team payments"));
     assert_eq!(plain.matches("\n- ").count(), 10);
     assert!(plain.contains("…and 2 more"));
-    assert_eq!(m.webhook()["also"].as_array().unwrap().len(), 11);
+    assert_eq!(webhook::render(&m)["also"].as_array().unwrap().len(), 11);
 }

@@ -2,8 +2,8 @@
 //! messages for a channel's one-time code, posted by someone with power in the room. A team can
 //! name any room; only the room's moderators can make it the team's channel.
 
-use super::{enc, errcode, Matrix};
-use crate::outbound::outcome;
+use super::client::{enc, errcode, Matrix};
+use crate::roads::{answered, Sent};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
@@ -92,7 +92,7 @@ impl Matrix {
     /// carries the code and was posted by a moderator or administrator of the room.
     pub async fn prove_room(&self, room: &str, code: &str) -> Result<String, ProofFailure> {
         let bot = self.user_id().await?;
-        let token = self.token().await.map_err(|o| self.sentence_of(o))?;
+        let token = self.token().await.map_err(|f| self.sentence_of(Err(f)))?;
         let joined = self
             .outbound
             .request(
@@ -120,7 +120,7 @@ impl Matrix {
             _ => None,
         };
         let Some(room_id) = room_id else {
-            return Err(self.sentence_of(outcome(&self.who(room), answer)));
+            return Err(self.sentence_of(answered(&self.who(room), answer)));
         };
         self.joined
             .lock()
@@ -195,7 +195,7 @@ impl Matrix {
 
     /// GET on the homeserver, signed in: the answer's JSON, none on a 404.
     async fn get_optional(&self, path: &str) -> Result<Option<Value>, ProofFailure> {
-        let token = self.token().await.map_err(|o| self.sentence_of(o))?;
+        let token = self.token().await.map_err(|f| self.sentence_of(Err(f)))?;
         let req = self
             .outbound
             .request(Method::GET, &format!("{}{path}", self.homeserver))
@@ -204,7 +204,7 @@ impl Matrix {
         match &answer {
             Ok(a) if a.status.is_success() => Ok(Some(a.json().unwrap_or(Value::Null))),
             Ok(a) if a.status == StatusCode::NOT_FOUND => Ok(None),
-            _ => Err(self.sentence_of(outcome(
+            _ => Err(self.sentence_of(answered(
                 &format!("the Matrix homeserver {}", self.homeserver),
                 answer,
             ))),
@@ -215,12 +215,10 @@ impl Matrix {
         ProofFailure::Unreachable(format!("the Matrix homeserver {} {what}", self.homeserver))
     }
 
-    fn sentence_of(&self, o: crate::outbound::Outcome) -> ProofFailure {
-        match o {
-            crate::outbound::Outcome::Failed { sentence, .. } => {
-                ProofFailure::Unreachable(sentence)
-            }
-            crate::outbound::Outcome::Sent => self.unreachable("gave no answer to read"),
+    fn sentence_of(&self, answered: Sent) -> ProofFailure {
+        match answered {
+            Err(f) => ProofFailure::Unreachable(f.reason),
+            Ok(()) => self.unreachable("gave no answer to read"),
         }
     }
 }

@@ -1,0 +1,166 @@
+//! Matrix: a team's channel is a room the bot was proven in (`proof`); a person's Matrix account
+//! gets its pages, codes and tests in the direct room the bot opened with it (opened the first
+//! time and kept on the method's row; the person is invited again if they left it, so no page
+//! lands in a room nobody reads). Messages carry plain text and HTML; alert text mentions nobody
+//! and links nowhere (`text::quiet`).
+
+pub mod client;
+pub mod proof;
+
+pub use client::{Matrix, MatrixAuth, MatrixConfig};
+pub use proof::{ProofFailure, PROOF_MESSAGES, PROOF_POWER};
+
+use super::announcement::{Announcement, Body, SUMMARY_LISTS};
+use super::message::{Message, Words};
+use super::{Failure, Info, Owner, Road, Sent, To};
+use crate::Core;
+use klaxon_domain::text::{escape_html, quiet};
+use std::sync::Arc;
+
+static INFO: Info = Info {
+    name: "matrix",
+    label: "Matrix",
+    personal: true,
+    channel: true,
+    needs_code: true,
+    shared_service: true,
+    signed: false,
+};
+
+/// The road; `None` without `KLAXON_MATRIX_HOMESERVER`.
+pub struct MatrixRoad(pub Option<Arc<Matrix>>);
+
+#[async_trait::async_trait]
+impl Road for MatrixRoad {
+    fn info(&self) -> &'static Info {
+        &INFO
+    }
+
+    fn unconfigured(&self) -> Option<String> {
+        self.0
+            .is_none()
+            .then(|| "no Matrix homeserver is configured (KLAXON_MATRIX_HOMESERVER)".into())
+    }
+
+    async fn send(&self, core: &Core, to: &To, message: &Message<'_>) -> Sent {
+        let Some(bot) = &self.0 else {
+            return Err(Failure::outage(self.unconfigured().unwrap_or_default()));
+        };
+        if let Message::Announcement(a) = message {
+            // A channel posts to the room it was proven in, never to what an alias names now.
+            if to.target.is_empty() {
+                return Err(Failure::outage("the Matrix room is not proven"));
+            }
+            return bot
+                .post(&to.target, &a.plain(), &render(a), &to.delivery)
+                .await;
+        }
+        let public_url = &core.config.public_url;
+        let Some(words) = Words::of(message, public_url, "Pages reach you here.") else {
+            return Err(Failure::not_carried("Matrix"));
+        };
+        let room = direct_room(core, bot, to).await?;
+        let txn = format!("klaxon-{}", to.delivery);
+        bot.post(&room, &plain(&words), &html(&words), &txn).await
+    }
+}
+
+/// The person's direct room: the kept one while they can read it, else a new one, kept.
+async fn direct_room(core: &Core, bot: &Matrix, to: &To) -> Result<String, Failure> {
+    debug_assert_eq!(to.owner, Owner::Person);
+    if let Some(room) = &to.room {
+        if bot.keeps_reader(room, &to.target).await {
+            return Ok(room.clone());
+        }
+    }
+    let room = bot.direct_room(&to.target).await?;
+    if let Some(method_id) = to.method_id {
+        sqlx::query("UPDATE contact_methods SET room = $1 WHERE id = $2")
+            .bind(&room)
+            .bind(method_id)
+            .execute(&core.db.pool)
+            .await
+            .map_err(|e| Failure::outage(format!("the direct room could not be kept: {e}")))?;
+    }
+    Ok(room)
+}
+
+/// A person's message as plain text, its links written out.
+fn plain(w: &Words) -> String {
+    let mut text = format!("{}\n\n{}", quiet(&w.title), quiet(&w.text));
+    if let Some(code) = &w.code {
+        text.push_str(&format!("\n\nCode: {code}"));
+    }
+    if let Some(ack) = &w.ack_page {
+        text.push_str(&format!("\n\nAcknowledge: {ack}"));
+    }
+    if let Some(url) = &w.link {
+        text.push_str(&format!("\nOpen: {url}"));
+    }
+    text
+}
+
+fn html(w: &Words) -> String {
+    let esc = escape_html;
+    let mut html = format!("<p><strong>{}</strong></p>", esc(&quiet(&w.title)));
+    for para in quiet(&w.text).split("\n\n") {
+        html.push_str(&format!("<p>{}</p>", esc(para).replace('\n', "<br>")));
+    }
+    if let Some(code) = &w.code {
+        html.push_str(&format!("<p>Code: <code>{}</code></p>", esc(code)));
+    }
+    let mut links = Vec::new();
+    if let Some(ack) = &w.ack_page {
+        links.push(format!("<a href=\"{}\">Acknowledge</a>", esc(ack)));
+    }
+    if let Some(url) = &w.link {
+        links.push(format!("<a href=\"{}\">Open in Klaxon</a>", esc(url)));
+    }
+    if !links.is_empty() {
+        html.push_str(&format!("<p>{}</p>", links.join(" · ")));
+    }
+    html
+}
+
+/// Matrix's `formatted_body` (`org.matrix.custom.html`).
+pub(super) fn render(a: &Announcement) -> String {
+    let link = |url: &str, label: &str| {
+        format!(
+            "<a href=\"{}\">{}</a>",
+            escape_html(url),
+            escape_html(label)
+        )
+    };
+    match &a.body {
+        Body::One(item) => {
+            let mut links = Vec::new();
+            if let Some(ack) = item.acknowledge_url(&a.public_url) {
+                links.push(link(&ack, "Acknowledge"));
+            }
+            links.push(link(&item.url(&a.public_url), "Open incident"));
+            format!(
+                "<p><strong>{}</strong><br>{}</p><p>{}</p>",
+                escape_html(&item.headline()),
+                escape_html(&item.detail(&a.team)),
+                links.join(" · ")
+            )
+        }
+        Body::Summary(items) => {
+            let mut html = format!("<p><strong>{}</strong></p><ul>", escape_html(&a.summary_headline(items)));
+            for item in items.iter().take(SUMMARY_LISTS) {
+                html.push_str(&format!("<li>{}</li>", link(&item.url(&a.public_url), &item.headline())));
+            }
+            html.push_str("</ul>");
+            if items.len() > SUMMARY_LISTS {
+                html.push_str(&format!("<p>…and {} more</p>", items.len() - SUMMARY_LISTS));
+            }
+            html.push_str(&format!("<p>{}</p>", link(&a.board(), "All open incidents")));
+            html
+        }
+        Body::Test => format!(
+            "<p><strong>Test from Klaxon</strong>: team {}'s incidents will be announced here.</p><p>{}</p>",
+            escape_html(&a.team),
+            link(&a.board(), "Open Klaxon")
+        ),
+    }
+}

@@ -1,0 +1,115 @@
+//! Slack-format incoming webhooks (Slack, and the services that take its shape: Mattermost,
+//! Rocket.Chat, Discord's `/slack` endpoint): a team's announcements as Block Kit.
+
+use super::announcement::{Announcement, Body, SUMMARY_LISTS};
+use super::http::post_json;
+use super::message::Message;
+use super::{Failure, Info, Owner, Road, Sent, To};
+use crate::Core;
+use klaxon_domain::channel::{shown_target, ChannelKind};
+use serde_json::{json, Value};
+
+static INFO: Info = Info {
+    name: "slack",
+    label: "Slack",
+    personal: false,
+    channel: true,
+    needs_code: false,
+    shared_service: false,
+    signed: false,
+};
+
+pub struct SlackRoad;
+
+#[async_trait::async_trait]
+impl Road for SlackRoad {
+    fn info(&self) -> &'static Info {
+        &INFO
+    }
+
+    fn unconfigured(&self) -> Option<String> {
+        None
+    }
+
+    fn check(&self, core: &Core, _: Owner, target: &str) -> Result<String, String> {
+        core.outbound
+            .check_url(target)
+            .map(|_| target.to_string())
+            .map_err(|why| format!("target: {why}"))
+    }
+
+    fn shown(&self, target: &str) -> String {
+        shown_target(ChannelKind::Slack, target)
+    }
+
+    async fn send(&self, core: &Core, to: &To, message: &Message<'_>) -> Sent {
+        let Message::Announcement(a) = message else {
+            return Err(Failure::not_carried("Slack"));
+        };
+        let who = format!("the Slack-format webhook at {}", self.shown(&to.target));
+        post_json(&core.outbound, &to.target, &who, &render(a)).await
+    }
+}
+
+/// A Slack incoming webhook's body: Block Kit, with `text` as the fallback that
+/// notifications and Slack-compatible services (Mattermost, Rocket.Chat, Discord) show.
+/// Shapes: <https://api.slack.com/messaging/webhooks>, <https://api.slack.com/reference/block-kit/blocks>.
+pub(super) fn render(a: &Announcement) -> Value {
+    let section =
+        |text: String| json!({"type": "section", "text": {"type": "mrkdwn", "text": text}});
+    let button = |label: &str, url: String, primary: bool| {
+        let mut b =
+            json!({"type": "button", "text": {"type": "plain_text", "text": label}, "url": url});
+        if primary {
+            b["style"] = json!("danger");
+        }
+        b
+    };
+    let blocks = match &a.body {
+        Body::One(item) => {
+            let mut buttons = Vec::new();
+            if let Some(ack) = item.acknowledge_url(&a.public_url) {
+                buttons.push(button("Acknowledge", ack, true));
+            }
+            buttons.push(button("Open incident", item.url(&a.public_url), false));
+            vec![
+                section(format!(
+                    "*{}*\n{}",
+                    escape_mrkdwn(&item.headline()),
+                    escape_mrkdwn(&item.detail(&a.team))
+                )),
+                json!({"type": "actions", "elements": buttons}),
+            ]
+        }
+        Body::Summary(items) => {
+            let mut lines = vec![format!("*{}*", escape_mrkdwn(&a.summary_headline(items)))];
+            for item in items.iter().take(SUMMARY_LISTS) {
+                lines.push(format!(
+                    "• <{}|{}>",
+                    item.url(&a.public_url),
+                    escape_mrkdwn(&item.headline()).replace('|', "¦")
+                ));
+            }
+            if items.len() > SUMMARY_LISTS {
+                lines.push(format!("…and {} more", items.len() - SUMMARY_LISTS));
+            }
+            vec![
+                section(lines.join("\n")),
+                json!({"type": "actions", "elements": [button("All open incidents", a.board(), false)]}),
+            ]
+        }
+        Body::Test => vec![section(format!(
+            "*Test from Klaxon*: team {}'s incidents will be announced here.",
+            escape_mrkdwn(&a.team)
+        ))],
+    };
+    // `text` is mrkdwn too, and what Mattermost, Rocket.Chat and Discord render.
+    json!({"text": escape_mrkdwn(&a.plain()), "blocks": blocks})
+}
+
+/// Slack's mrkdwn escapes only these three.
+fn escape_mrkdwn(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
