@@ -1,15 +1,15 @@
-//! Alert intake: one Alertmanager payload is one transaction. Alerts are upserted by (team,
-//! fingerprint); a transition into firing opens or joins an incident; incidents whose alerts
-//! have all stopped firing resolve. Idempotent, because HA Alertmanager delivers at least once.
+//! Alert intake: one request's alerts, read by its integration's source (`crate::sources`), are
+//! one transaction. Alerts are upserted by (team, fingerprint); a transition into firing opens or
+//! joins an incident; incidents whose alerts have all stopped firing resolve. Idempotent, because
+//! HA Alertmanager delivers at least once.
 
 use crate::db::{insert_rows, Col::*, Tx};
 use crate::deadman;
 use crate::incidents::lifecycle::{self, Group};
+use crate::sources::{source, Alerts, Source};
 use crate::timeline::{self, Entry};
 use crate::{Core, Error, Result};
-use klaxon_domain::alerting::{
-    ingest, AlertStatus, IncomingAlert, Ingest, PayloadGroup, Severity, StoredAlert, WebhookPayload,
-};
+use klaxon_domain::alerting::{ingest, AlertStatus, IncomingAlert, Ingest, Severity, StoredAlert};
 use klaxon_domain::incident::TimelineKind;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -30,17 +30,16 @@ pub struct IntakeOutcome {
     pub ignored: usize,
 }
 
-/// Most alerts one payload may carry; Alertmanager's own default cap is far lower.
-pub const MAX_ALERTS: usize = 10_000;
-
 /// Where a payload goes, decided from its route before its body is read.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct Destination {
     integration_id: Option<i64>,
     team_id: i64,
     /// Whether the team has dead man's switches, read with the key: a payload's transaction
     /// reads them only then (a switch added while a payload is in flight counts from the next).
     switches: bool,
+    /// The format the integration's sender speaks.
+    source: &'static dyn Source,
 }
 
 impl Core {
@@ -50,11 +49,13 @@ impl Core {
     pub async fn intake_destination(&self, route: Route<'_>) -> Result<Destination> {
         match route {
             Route::Key(key) => {
-                let (integration_id, team_id, switches) = self.integration_by_key(key).await?;
+                let (integration_id, team_id, switches, kind) =
+                    self.integration_by_key(key).await?;
                 Ok(Destination {
                     integration_id: Some(integration_id),
                     team_id,
                     switches: switches > 0,
+                    source: source(&kind),
                 })
             }
             Route::Legacy if !self.config.legacy_webhook => Err(Error::NotFound),
@@ -70,39 +71,29 @@ impl Core {
                     integration_id: None,
                     team_id,
                     switches: true,
+                    source: source("alertmanager"),
                 })
             }
         }
     }
 
-    pub async fn intake(&self, to: Destination, payload: WebhookPayload) -> Result<IntakeOutcome> {
+    /// A request's body, read by the destination's source, then taken in (`intake`).
+    pub async fn receive(&self, to: Destination, body: &[u8]) -> Result<IntakeOutcome> {
+        let alerts = to.source.read(body).map_err(Error::Invalid)?;
+        self.intake(to, alerts).await
+    }
+
+    /// Takes in one request's alerts, whatever source they came from.
+    pub async fn intake(&self, to: Destination, alerts: Alerts) -> Result<IntakeOutcome> {
         let integration_id = to.integration_id;
-        if payload.alerts.len() > MAX_ALERTS {
-            return Err(Error::Invalid(format!(
-                "a payload may carry at most {MAX_ALERTS} alerts"
-            )));
-        }
-        let PayloadGroup {
-            key: group_key,
-            labels: group_labels,
-        } = payload.group().map_err(Error::Invalid)?;
-        // Unusable alerts are counted and skipped; the rest of the payload still counts.
-        let mut usable: BTreeMap<String, IncomingAlert> = BTreeMap::new();
-        let mut ignored = 0;
-        for a in &payload.alerts {
-            match a.validate() {
-                // A fingerprint twice in one payload: the later copy wins.
-                Ok(a) => {
-                    if usable.insert(a.fingerprint.clone(), a).is_some() {
-                        ignored += 1;
-                    }
-                }
-                Err(_) => ignored += 1,
-            }
-        }
+        let Alerts {
+            group,
+            alerts: usable,
+            ignored,
+        } = alerts;
         let group = Group {
-            key: &group_key,
-            labels: &group_labels,
+            key: &group.key,
+            labels: &group.labels,
         };
         // Alerts are applied in fingerprint order, so concurrent payloads lock rows in one order;
         // a deadlock or busy database that still happens is retried whole.
@@ -137,6 +128,7 @@ impl Core {
             integration_id,
             team_id,
             switches,
+            ..
         } = to;
         let now = self.now();
         let mut tx = self.db.begin().await?;

@@ -195,15 +195,15 @@ impl Core {
         Ok(())
     }
 
-    /// (integration id, team id, the team's dead man's switches) of a raw key; 401 for an
-    /// unknown or revoked key.
-    pub(crate) async fn integration_by_key(&self, key: &str) -> Result<(i64, i64, i64)> {
+    /// The integration a raw key names: its id, team, the team's count of dead man's switches,
+    /// and its kind (the format its sender speaks); 401 for an unknown or revoked key.
+    pub(crate) async fn integration_by_key(&self, key: &str) -> Result<(i64, i64, i64, String)> {
         if !looks_like_token(key) {
             return Err(Error::Unauthorized);
         }
         sqlx::query_as(
-            "SELECT i.id, i.team_id, (SELECT COUNT(*) FROM deadman_switches d WHERE d.team_id = i.team_id) \
-             FROM integrations i WHERE i.key_hash = $1",
+            "SELECT i.id, i.team_id, (SELECT COUNT(*) FROM deadman_switches d WHERE d.team_id = i.team_id), \
+             i.kind FROM integrations i WHERE i.key_hash = $1",
         )
             .bind(hash_token(key))
             .fetch_optional(&self.db.pool)

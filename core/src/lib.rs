@@ -32,6 +32,7 @@ pub mod schedule;
 pub mod secrets;
 pub mod settings;
 pub mod silences;
+pub mod sources;
 pub mod sso;
 pub mod sweeper;
 pub mod teams;

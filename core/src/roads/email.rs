@@ -117,7 +117,8 @@ impl Letter {
         let mut letter = Letter {
             subject: subject.to_string(),
             text: String::new(),
-            html: "<!doctype html><html><body style=\"font-family:sans-serif\">".into(),
+            // A line of its own, so the body's lines are where quoted-printable wraps them.
+            html: "<!doctype html><html><body style=\"font-family:sans-serif\">\n".into(),
         };
         if !heading.is_empty() {
             letter.text.push_str(&format!("{heading}\n\n"));

@@ -1,56 +1,40 @@
-//! Alertmanager webhook intake.
+//! Webhook intake: an integration's key names the team and the source its sender speaks.
 
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Path;
 use crate::AppState;
 use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
 use axum::extract::{FromRequest, Request, State};
 use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use klaxon_core::intake::{IntakeOutcome, Route};
 use klaxon_core::Error;
-use klaxon_domain::alerting::WebhookPayload;
 use klaxon_domain::ErrorBody;
 
 /// Webhook bodies may be large (a group of many alerts); everything else keeps the small limit.
 pub const WEBHOOK_BODY_LIMIT: usize = 5 * 1024 * 1024;
 
 /// The body, read only once the route is known to be good (an unknown key is refused without
-/// reading it), within the intake router's body limit.
-async fn read(request: Request) -> Result<WebhookPayload, ApiError> {
-    parse(Bytes::from_request(request, &()).await)
-}
-
-/// Parsed by hand from the bytes so a bad body gets the API's error shape whatever its
-/// content type: Alertmanager sends `application/json`, curl users often do not.
-fn parse(body: Result<Bytes, BytesRejection>) -> Result<WebhookPayload, ApiError> {
-    let body = body.map_err(|r| {
+/// reading it), within the intake router's body limit. Its format is the integration's source's
+/// (`klaxon_core::sources`), read whatever its content type: Alertmanager sends
+/// `application/json`, curl users often do not.
+async fn read(request: Request) -> Result<Bytes, ApiError> {
+    Bytes::from_request(request, &()).await.map_err(|r| {
         ApiError(if r.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
             Error::PayloadTooLarge
         } else {
             Error::Invalid(r.body_text())
         })
-    })?;
-    // serde would read the payload struct from an array too (`[]` as "no alerts").
-    if body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
-        return Err(ApiError(Error::Invalid(
-            "not an Alertmanager webhook payload: expected a JSON object".into(),
-        )));
-    }
-    serde_json::from_slice(&body).map_err(|e| {
-        ApiError(Error::Invalid(format!(
-            "not an Alertmanager webhook payload: {e}"
-        )))
     })
 }
 
-/// Receives an Alertmanager webhook for the integration whose key ends the path. Idempotent.
+/// Receives a webhook for the integration whose key ends the path, in the format of the
+/// integration's kind (its source). Idempotent.
 #[utoipa::path(post, path = "/api/alertmanager/webhook/{key}", security(()), tag = "intake",
-    request_body(content = Object, description = "Alertmanager webhook payload (version 4)"),
+    request_body(content = Object, description = "the integration's source's payload: Alertmanager's webhook (version 4) for `alertmanager`, Grafana's webhook contact point for `grafana`"),
     responses((status = 200, body = IntakeOutcome), (status = 401, body = ErrorBody, description = "unknown or revoked key"),
-              (status = 400, body = ErrorBody, description = "not a webhook payload, or its group fields are over their bounds"),
+              (status = 400, body = ErrorBody, description = "not a payload of the integration's source, more than 10000 alerts, or its group fields are over their bounds"),
               (status = 413, body = ErrorBody), (status = 503, body = ErrorBody, description = "the database is not answering; Alertmanager retries")))]
 pub async fn webhook(
     State(s): State<AppState>,
@@ -58,7 +42,7 @@ pub async fn webhook(
     request: Request,
 ) -> ApiResult<Json<IntakeOutcome>> {
     let to = s.core.intake_destination(Route::Key(&key)).await?;
-    Ok(Json(s.core.intake(to, read(request).await?).await?))
+    Ok(Json(s.core.receive(to, &read(request).await?).await?))
 }
 
 /// Deprecated key-less intake, kept for one release for upgrades: routes to the oldest team.
@@ -73,7 +57,7 @@ pub async fn webhook(
 pub async fn legacy_webhook(State(s): State<AppState>, request: Request) -> Response {
     let result: ApiResult<IntakeOutcome> = async {
         let to = s.core.intake_destination(Route::Legacy).await?;
-        Ok(s.core.intake(to, read(request).await?).await?)
+        Ok(s.core.receive(to, &read(request).await?).await?)
     }
     .await;
     let mut res = match result {

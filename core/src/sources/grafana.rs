@@ -1,0 +1,39 @@
+//! Grafana's webhook contact point (unified alerting): Alertmanager's webhook shape with Grafana's
+//! own fields beside it (`orgId`, `title`, `state`, `message`, each alert's `valueString`,
+//! `dashboardURL`, `panelURL`, `silenceURL`), which Klaxon does not need.
+//! <https://grafana.com/docs/grafana/latest/alerting/configure-notifications/manage-contact-points/integrations/webhook-notifier/>
+
+use super::alertmanager::read_webhook;
+use super::{Alerts, Source};
+
+pub struct Grafana;
+
+impl Source for Grafana {
+    fn kind(&self) -> &'static str {
+        "grafana"
+    }
+
+    fn label(&self) -> &'static str {
+        "Grafana"
+    }
+
+    fn read(&self, body: &[u8]) -> Result<Alerts, String> {
+        read_webhook(body, self.label())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grafanas_webhook_is_read_and_its_sentences_say_grafana() {
+        let body = include_bytes!("../../../domain/tests/fixtures/grafana-webhook.json");
+        let alerts = Grafana.read(body).unwrap();
+        assert!(!alerts.alerts.is_empty());
+        assert_eq!(
+            Grafana.read(b"[1]").unwrap_err(),
+            "not a Grafana webhook payload: expected a JSON object"
+        );
+    }
+}
