@@ -62,8 +62,10 @@ pub struct ContactMethod {
     pub signing_secret: Option<String>,
 }
 
-/// Where one page goes, as the outbox's `topic` column holds it: an ntfy topic as itself (the
-/// push topic, a team's fallback topic or an ntfy method's), another road as `kind:method_id`.
+/// Where one page goes. Its key is what the outbox's `topic` column holds (which orders a
+/// destination's pages and holds its backoff): an ntfy topic as itself (the push topic, a team's
+/// fallback topic or an ntfy method's), another road as `kind:method_id`; the row's `road` and
+/// `method_id` columns name it typed.
 /// ntfy topics have no `:`, so the two never meet.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Destination {

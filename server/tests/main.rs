@@ -46,3 +46,4 @@ mod stats;
 mod sweeper;
 mod teams;
 mod unpaged;
+mod upgrade;

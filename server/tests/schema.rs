@@ -20,6 +20,7 @@ both!(columns_of_words_refuse_unknown_words, |app| {
         "UPDATE alerts SET resolution_source = 'magic'",
         "UPDATE pages SET kind = 'nag'",
         "UPDATE pages SET state = 'lost'",
+        "UPDATE pages SET road = 'pigeon'",
         "UPDATE schedule SET offered = 2",
         "INSERT INTO schedule_log (team_id, date, kind, text, at) SELECT team_id, date, 'stolen', 'x', 0 FROM schedule",
         "UPDATE timeline SET kind = 'exploded'",

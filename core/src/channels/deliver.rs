@@ -17,7 +17,7 @@ use super::send::Target;
 use crate::db::Arg;
 use crate::incidents::reads::{IncidentRow, INCIDENT_COLUMNS};
 use crate::lanes::{gather, Lane};
-use crate::paging::claim::{Hold, Outbox, CLAIM_FOR};
+use crate::paging::claim::{Hold, Outbox};
 use crate::roads::announcement::{Announcement, Body, Item};
 use crate::{Core, Result};
 use klaxon_domain::channel::ChannelEvent;
@@ -111,15 +111,7 @@ impl Core {
             return Ok(AnnounceReport::default());
         }
         let mut posts: Vec<Claimed> = self
-            .db
-            .write_in(
-                &format!(
-                    "UPDATE channel_posts SET claimed_by = $1, claimed_until = $2 WHERE state = 'pending' AND due_at <= $3 \
-                     AND (claimed_until IS NULL OR claimed_until < $3) AND id IN ({{ids}}) RETURNING {CLAIMED}"
-                ),
-                &[holder.into(), (now + CLAIM_FOR).into(), now.into()],
-                &ids,
-            )
+            .claim_rows(Outbox::ChannelPosts, holder, &ids, now, CLAIMED)
             .await?;
         if posts.is_empty() {
             return Ok(AnnounceReport::default());

@@ -39,6 +39,9 @@ struct PageRow {
     push_topic: Option<String>,
     topic: String,
     #[sqlx(try_from = "String")]
+    road: ContactKind,
+    method_id: Option<i64>,
+    #[sqlx(try_from = "String")]
     state: PageStatus,
     attempts: i64,
     last_error: Option<String>,
@@ -51,7 +54,6 @@ impl PageRow {
     /// The page as the incident's history shows it: `method` is the name of the person's contact
     /// method its destination is, and `now` the incident's state, which cancels a waiting page.
     fn into_page(self, method: Option<&String>, now: Option<(&IncidentNow, i64)>) -> Page {
-        let destination = Destination::parse(&self.topic);
         // A page to a person names them and their road; a shared topic is named instead.
         let shared = self.recipient.is_none();
         let via = match (shared, method) {
@@ -60,7 +62,7 @@ impl PageRow {
                 Some("push topic".into())
             }
             (false, Some(name)) => Some(name.clone()),
-            (false, None) if destination.method_id().is_some() => Some("a removed method".into()),
+            (false, None) if self.method_id.is_some() => Some("a removed method".into()),
             (false, None) => Some("ntfy".into()),
         };
         let (status, last_error) = match (self.state, now) {
@@ -77,7 +79,7 @@ impl PageRow {
             kind: self.kind,
             recipient: self.recipient,
             topic: shared.then_some(self.topic),
-            road: destination.kind(),
+            road: self.road,
             via,
             status,
             attempts: self.attempts,
@@ -175,7 +177,7 @@ impl Core {
     /// The paging history of an incident, oldest first, per person and road.
     async fn pages(&self, incident: &Incident) -> Result<Vec<Page>> {
         let rows: Vec<PageRow> = sqlx::query_as(
-            "SELECT p.id, p.kind, p.user_id, u.username AS recipient, u.push_topic, p.topic, p.state, \
+            "SELECT p.id, p.kind, p.user_id, u.username AS recipient, u.push_topic, p.topic, p.road, p.method_id, p.state, \
              p.attempts, p.last_error, p.due_at, p.created_at, p.sent_at FROM pages p \
              LEFT JOIN users u ON u.id = p.user_id WHERE p.incident_id = $1 ORDER BY p.id",
         )

@@ -31,6 +31,11 @@ impl Push {
         pages.iter().map(|s| &s.page)
     }
 
+    /// Its first page: every page of a push goes to one destination.
+    pub fn first(&self) -> &Claimed {
+        self.pages().next().expect("a push carries a page")
+    }
+
     pub fn topic(&self) -> &str {
         match self {
             Push::One(s) => &s.page.topic,

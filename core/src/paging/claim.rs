@@ -37,6 +37,15 @@ pub(crate) enum Outbox {
     ChannelPosts,
 }
 
+impl Outbox {
+    fn table(self) -> &'static str {
+        match self {
+            Outbox::Pages => "pages",
+            Outbox::ChannelPosts => "channel_posts",
+        }
+    }
+}
+
 /// This replica's hold on a claimed batch: the clock second of its last renewal.
 pub(crate) struct Hold {
     renewed_at: AtomicI64,
@@ -86,11 +95,36 @@ impl Core {
         }
     }
 
+    /// Claims the rows `ids` of `outbox` that are still pending, due and unclaimed (or whose
+    /// claim lapsed), returning `columns` of each claimed one. Each claim stands alone: a row is
+    /// claimed or not, whatever becomes of the others. The due rows are read first, outside any
+    /// transaction (an idle pass never takes the writer), by each outbox's own order rules.
+    pub(crate) async fn claim_rows<T>(
+        &self,
+        outbox: Outbox,
+        holder: &str,
+        ids: &[i64],
+        now: i64,
+        columns: &str,
+    ) -> Result<Vec<T>>
+    where
+        T: for<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> + Send + Unpin,
+    {
+        let table = outbox.table();
+        self.db
+            .write_in(
+                &format!(
+                    "UPDATE {table} SET claimed_by = $1, claimed_until = $2 WHERE state = 'pending' AND due_at <= $3 \
+                     AND (claimed_until IS NULL OR claimed_until < $3) AND id IN ({{ids}}) RETURNING {columns}"
+                ),
+                &[holder.into(), (now + CLAIM_FOR).into(), now.into()],
+                ids,
+            )
+            .await
+    }
+
     async fn renew(&self, outbox: Outbox, holder: &str, ids: &[i64], now: i64) -> Result<()> {
-        let table = match outbox {
-            Outbox::Pages => "pages",
-            Outbox::ChannelPosts => "channel_posts",
-        };
+        let table = outbox.table();
         let _renewed: Vec<(i64,)> = self
             .db
             .write_in(

@@ -2,28 +2,24 @@
 //! and cancellations, publish, and record the outcomes — a few statements per batch, not per
 //! page, because SQLite has one writer and every PostgreSQL statement is a round trip.
 
-use super::all_clears;
 use super::bundle::Push;
-use super::claim::{Hold, CLAIM_FOR};
+use super::claim::{Hold, Outbox};
 use super::failover::{fail_over, forget_gone};
 use super::message::{compose_summary, Listed};
 use super::notifier::BATCH;
-use super::plan::{Claimed, Plan, Send};
+use super::plan::{Claimed, Plan};
 use super::publish::Outcome;
+use super::record::{
+    record_cancelled, record_failure, record_held, record_recovered, record_sent, record_summaries,
+    record_waiting, topic_backoff,
+};
 use super::tokens::TOKEN_TTL;
-use super::Cleared;
 use crate::db::{insert_json, insert_rows, Col::*, Tx};
 use crate::metrics::{PageLabel, RoadLabel};
-use crate::roads::{Failure, Page};
+use crate::roads::{Page, Roads};
 use crate::secrets::{hash_token, new_token};
-use crate::timeline::{timeline, timelines, Entry};
 use crate::{Core, Result};
-use klaxon_domain::alerting::IncidentState;
-use klaxon_domain::contact::Destination;
-use klaxon_domain::incident::TimelineKind;
-use klaxon_domain::paging::{retry_delay, PageKind, GIVE_UP_AFTER};
-use klaxon_domain::rules::FAIL_OVER_AFTER;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use klaxon_domain::paging::retry_delay;
 
 /// What one delivery batch did.
 #[derive(Default)]
@@ -48,15 +44,6 @@ struct Token {
     expires_at: i64,
     /// Set for a summary's Acknowledge all.
     bundle_id: Option<i64>,
-}
-
-/// An incident whose opening page was just confirmed, with its state.
-#[derive(sqlx::FromRow)]
-struct Opened {
-    #[sqlx(flatten)]
-    cleared: Cleared,
-    #[sqlx(try_from = "String")]
-    state: IncidentState,
 }
 
 impl Core {
@@ -88,18 +75,8 @@ impl Core {
         if ids.is_empty() {
             return Ok(Delivered::default());
         }
-        // Each claim stands alone: a row is claimed or not, whatever becomes of the others.
         let mut pages: Vec<Claimed> = self
-            .db
-            .write_in(
-                &format!(
-                    "UPDATE pages SET claimed_by = $1, claimed_until = $2 WHERE state = 'pending' AND due_at <= $3 \
-                     AND (claimed_until IS NULL OR claimed_until < $3) AND id IN ({{ids}}) RETURNING {}",
-                    Claimed::COLUMNS
-                ),
-                &[holder.into(), (now + CLAIM_FOR).into(), now.into()],
-                &ids,
-            )
+            .claim_rows(Outbox::Pages, holder, &ids, now, Claimed::COLUMNS)
             .await?;
         let more = full;
         if pages.is_empty() {
@@ -158,7 +135,7 @@ impl Core {
         tx.commit().await?;
 
         let methods = self
-            .methods_of(pushes.iter().map(|(p, _)| p.topic()))
+            .methods_of(pushes.iter().map(|(p, _)| p.first()))
             .await?;
         let started = std::time::Instant::now();
         let (finished, running) = self.publish(pushes, methods, hold).await;
@@ -204,10 +181,7 @@ impl Core {
                         let wait = retry_delay(1, e.retry_after);
                         topic_backoff(&mut tx, push.topic(), now + wait).await?;
                     }
-                    if let Some(id) = Destination::parse(push.topic())
-                        .method_id()
-                        .filter(|_| e.gone)
-                    {
+                    if let Some(id) = push.first().method_id.filter(|_| e.gone) {
                         forget_gone(&mut tx, id).await?;
                     }
                     for page in push.pages() {
@@ -217,7 +191,7 @@ impl Core {
                             moved_on |=
                                 fail_over(&mut tx, &self.roads, page, e, given_up, now).await?;
                         }
-                        failed.push((label(page), given_up));
+                        failed.push((label(&self.roads, page), given_up));
                     }
                 }
                 Outcome::BackingOff => backing_off.extend(push.pages().map(|p| p.id)),
@@ -250,26 +224,28 @@ impl Core {
         // what waited for it goes now, not at its backoff. Only that road's pages: another
         // road's outage, or another subscription's push service, is not over because this
         // one answered.
-        let shared = |topic: &str| {
-            let road = Destination::parse(topic).kind();
+        let shared = |road: &str| {
             self.roads
-                .get(road.as_str())
+                .get(road)
                 .is_some_and(|r| r.info().shared_service)
-                .then_some(road)
         };
-        let back: Vec<_> = sent.iter().filter_map(|p| shared(&p.topic)).collect();
+        let back: Vec<&str> = sent
+            .iter()
+            .map(|p| p.road.as_str())
+            .filter(|r| shared(r))
+            .collect();
         let recovered = if back.is_empty() {
             0
         } else {
             let waiting: Vec<(i64, String)> = sqlx::query_as(
-                "SELECT id, topic FROM pages WHERE state = 'pending' AND outage = 1 AND due_at > $1",
+                "SELECT id, road FROM pages WHERE state = 'pending' AND outage = 1 AND due_at > $1",
             )
             .bind(now)
             .fetch_all(&mut *tx)
             .await?;
             let ids: Vec<i64> = waiting
                 .into_iter()
-                .filter(|(_, topic)| back.contains(&Destination::parse(topic).kind()))
+                .filter(|(_, road)| back.contains(&road.as_str()))
                 .map(|(id, _)| id)
                 .collect();
             tx.execute_in(
@@ -282,9 +258,9 @@ impl Core {
         tx.commit().await?;
         let m = &self.metrics;
         for page in &sent {
-            m.pages_sent.get_or_create(&label(page)).inc();
+            m.pages_sent.get_or_create(&label(&self.roads, page)).inc();
             m.page_latency
-                .get_or_create(&road_label(page))
+                .get_or_create(&road_label(&self.roads, page))
                 .observe((now - page.first_due_at).max(0) as f64);
         }
         m.page_summaries.inc_by(summaries.len() as u64);
@@ -400,317 +376,16 @@ impl Core {
     }
 }
 
-/// A topic refused with 429 waits until `retry_at`; the due query skips its pages until then.
-async fn topic_backoff(tx: &mut Tx, topic: &str, retry_at: i64) -> Result<()> {
-    sqlx::query(
-        "INSERT INTO topic_backoff (topic, retry_at) VALUES ($1, $2) \
-         ON CONFLICT (topic) DO UPDATE SET retry_at = excluded.retry_at",
-    )
-    .bind(topic)
-    .bind(retry_at)
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
-}
-
-/// Pages whose topic had its pushes for the minute wait for the topic's next summary; the
-/// first time, their timelines say so.
-async fn record_waiting(
-    tx: &mut Tx,
-    holder: &str,
-    waiting: &[(Claimed, i64)],
-    now: i64,
-    after: i64,
-) -> Result<()> {
-    let mut by_until: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
-    for (page, until) in waiting {
-        by_until.entry(*until).or_default().push(page.id);
-    }
-    for (until, ids) in &by_until {
-        tx.execute_in(
-            "UPDATE pages SET bundled = 1, due_at = $1, claimed_by = NULL, claimed_until = NULL WHERE claimed_by = $2 AND id IN ({ids})",
-            &[(*until).into(), holder.into()],
-            ids,
-        )
-        .await?;
-    }
-    // Once per page, when it starts waiting; the recipient is read once per topic.
-    let mut who: HashMap<&str, String> = HashMap::new();
-    let mut entries = Vec::new();
-    for (page, _) in waiting.iter().filter(|(p, _)| p.bundled == 0) {
-        let Some(incident_id) = page.incident_id else {
-            continue;
-        };
-        if !who.contains_key(page.topic.as_str()) {
-            who.insert(&page.topic, recipient(tx, page).await?);
-        }
-        let text = format!(
-            "page to {} waits for a summary push: {after} pushes reached them in the last minute",
-            who[page.topic.as_str()]
-        );
-        entries.push(paged_entry(incident_id, now, text));
-    }
-    timelines(tx, &entries).await
-}
-
-/// A `paged` timeline entry written by the notifier.
-fn paged_entry(incident_id: i64, at: i64, text: String) -> Entry {
-    Entry {
-        incident_id,
-        at,
-        kind: TimelineKind::Paged,
-        actor_id: None,
-        text,
-    }
-}
-
-/// Says on each incident of a sent summary that it was paged in it.
-async fn record_summaries(tx: &mut Tx, summaries: &[&Vec<Send>], now: i64) -> Result<()> {
-    let mut entries = Vec::new();
-    for pages in summaries {
-        let who = recipient(tx, &pages[0].page).await?;
-        let n = pages.len();
-        for send in pages.iter() {
-            let Some(incident_id) = send.page.incident_id else {
-                continue;
-            };
-            let text = format!(
-                "{} page to {who} went in one summary push with {} other incidents",
-                send.page.kind.as_str().replace('_', "-"),
-                n - 1
-            );
-            entries.push(paged_entry(incident_id, now, text));
-        }
-    }
-    timelines(tx, &entries).await
-}
-
-/// Marks the pages planned for cancellation cancelled, each with its reason; returns how many.
-async fn record_cancelled(tx: &mut Tx, holder: &str, plans: &[Plan]) -> Result<u64> {
-    let mut cancels: BTreeMap<&'static str, Vec<i64>> = BTreeMap::new();
-    for plan in plans {
-        if let Plan::Cancel(page, why) = plan {
-            cancels.entry(*why).or_default().push(page.id);
-        }
-    }
-    let mut cancelled = 0;
-    for (why, ids) in &cancels {
-        cancelled += tx
-            .execute_in(
-                "UPDATE pages SET state = 'cancelled', last_error = $1, claimed_by = NULL WHERE claimed_by = $2 AND id IN ({ids})",
-                &[(*why).into(), holder.into()],
-                ids,
-            )
-            .await?;
-    }
-    Ok(cancelled)
-}
-
-/// Holds pages of teams in maintenance until the window's end, each with a timeline entry, and
-/// pushes their incidents' reminders and ladder timeout past the window, so the end brings
-/// what was held and not, at once, what fell due meanwhile. Returns how many.
-async fn record_held(tx: &mut Tx, holder: &str, plans: &[Plan], now: i64) -> Result<u64> {
-    let mut by_end: BTreeMap<i64, Vec<&Claimed>> = BTreeMap::new();
-    for plan in plans {
-        if let Plan::Hold(page, until) = plan {
-            by_end.entry(*until).or_default().push(page);
-        }
-    }
-    let mut held = 0;
-    for (until, pages) in &by_end {
-        let ids: Vec<i64> = pages.iter().map(|p| p.id).collect();
-        held += tx
-            .execute_in(
-                "UPDATE pages SET due_at = $1, first_due_at = NULL, claimed_by = NULL, claimed_until = NULL WHERE claimed_by = $2 AND id IN ({ids})",
-                &[(*until).into(), holder.into()],
-                &ids,
-            )
-            .await?;
-        let mut incidents: Vec<i64> = pages.iter().filter_map(|p| p.incident_id).collect();
-        incidents.sort_unstable();
-        incidents.dedup();
-        tx.execute_in(
-            "UPDATE incidents SET reminded_at = $1 WHERE reminded_at < $1 AND id IN ({ids})",
-            &[(*until).into()],
-            &incidents,
-        )
-        .await?;
-        // A level entered meanwhile waits its whole timeout after the window.
-        tx.execute_in(
-            "UPDATE incidents SET esc_due_at = esc_due_at + $1 WHERE esc_due_at > $2 AND esc_due_at <= $3 AND id IN ({ids})",
-            &[(until - now).into(), now.into(), (*until).into()],
-            &incidents,
-        )
-        .await?;
-        let end = klaxon_domain::Timestamp(*until).to_rfc3339();
-        for page in pages {
-            let Some(incident_id) = page.incident_id else {
-                continue;
-            };
-            let who = recipient(tx, page).await?;
-            let text = format!(
-                "{} page to {who} held: the team is in maintenance until {end}",
-                page.kind.as_str().replace('_', "-")
-            );
-            timeline(tx, incident_id, now, TimelineKind::Held, None, &text).await?;
-        }
-    }
-    Ok(held)
-}
-
-/// Marks pages sent. Opening pages mark their incidents' openings as sent; an incident that
-/// resolved while its opening page was in flight gets its all-clear now. Returns how many
-/// all-clears it queued.
-async fn record_sent(tx: &mut Tx, holder: &str, pages: &[&Claimed], now: i64) -> Result<usize> {
-    let ids: Vec<i64> = pages.iter().map(|p| p.id).collect();
-    let confirmed: HashSet<i64> = tx
-        .fetch_in::<(i64,)>(
-            "UPDATE pages SET state = 'sent', sent_at = $1, attempts = attempts + 1, last_error = NULL, claimed_by = NULL \
-             WHERE claimed_by = $2 AND id IN ({ids}) RETURNING id",
-            &[now.into(), holder.into()],
-            &ids,
-        )
-        .await?
-        .into_iter()
-        .map(|r| r.0)
-        .collect();
-    let mut opened: Vec<i64> = pages
-        .iter()
-        .filter(|p| p.kind == PageKind::Opening && confirmed.contains(&p.id))
-        .filter_map(|p| p.incident_id)
-        .collect();
-    opened.sort_unstable();
-    opened.dedup();
-    // An incident that resolved while its opening page was in flight gets its all-clear now
-    // (see `all_clears`); a re-sent opening page finds opening_sent already set.
-    let resolved: Vec<Cleared> = tx
-        .fetch_in::<Opened>(
-            &format!(
-                "UPDATE incidents SET opening_sent = 1 WHERE opening_sent = 0 AND id IN ({{ids}}) RETURNING {}, state",
-                Cleared::COLUMNS
-            ),
-            &[],
-            &opened,
-        )
-        .await?
-        .into_iter()
-        .filter(|r| r.state == IncidentState::Resolved)
-        .map(|r| r.cleared)
-        .collect();
-    Ok(all_clears(tx, &resolved, now).await?.len())
-}
-
-/// Writes on the timeline when a page that had failed got through at last, so an incident
-/// says what happened during an outage of the push service from start to end.
-async fn record_recovered(tx: &mut Tx, pages: &[&Claimed], now: i64) -> Result<()> {
-    for page in pages.iter().filter(|p| p.attempts > 0) {
-        let Some(incident_id) = page.incident_id else {
-            continue;
-        };
-        let who = recipient(tx, page).await?;
-        let late = now - page.created_at;
-        let text = format!(
-            "page to {who} delivered after {} attempts, {late} s after it was queued",
-            page.attempts + 1
-        );
-        timeline(
-            tx,
-            incident_id,
-            now,
-            TimelineKind::PushDelivered,
-            None,
-            &text,
-        )
-        .await?;
-    }
-    Ok(())
-}
-
 /// The metrics labels of a page: its kind and road.
-fn label(page: &Claimed) -> PageLabel {
+fn label(roads: &Roads, page: &Claimed) -> PageLabel {
     PageLabel {
         kind: page.kind.as_str(),
-        road: road_label(page).road,
+        road: road_label(roads, page).road,
     }
 }
 
-fn road_label(page: &Claimed) -> RoadLabel {
+fn road_label(roads: &Roads, page: &Claimed) -> RoadLabel {
     RoadLabel {
-        road: Destination::parse(&page.topic).kind().as_str(),
+        road: roads.get(&page.road).map_or("other", |r| r.info().name),
     }
-}
-
-/// Schedules the retry of a failed page, or gives it up after a day; the first failure and
-/// the giving up are written on the incident's timeline. `Some(true)` when given up,
-/// `Some(false)` when it will be retried, `None` when another replica's claim took it.
-async fn record_failure(
-    tx: &mut Tx,
-    holder: &str,
-    page: &Claimed,
-    e: &Failure,
-    now: i64,
-) -> Result<Option<bool>> {
-    let attempts = page.attempts + 1;
-    let give_up = e.permanent || now - page.created_at >= GIVE_UP_AFTER;
-    // A page that may yet hand its person to their next road is tried again by the time it
-    // would (`FAIL_OVER_AFTER` after it was first due), however far its backoff has grown.
-    let mut retry_at = now + retry_delay(attempts, e.retry_after);
-    let hand_over_at = page.first_due_at + FAIL_OVER_AFTER;
-    if page.failed_over == 0
-        && page.kind.wants_owner()
-        && page.user_id.is_some()
-        && hand_over_at > now
-    {
-        retry_at = retry_at.min(hand_over_at);
-    }
-    // A rate-limited page keeps its place: its topic's backoff holds it, and it goes before
-    // the topic's later pages when the backoff ends.
-    let done = sqlx::query(
-        "UPDATE pages SET state = $1, attempts = $2, last_error = $3, first_due_at = COALESCE(first_due_at, due_at), \
-         due_at = CASE WHEN $8 = 1 THEN due_at ELSE $4 END, outage = $5, claimed_by = NULL, claimed_until = NULL \
-         WHERE id = $6 AND claimed_by = $7",
-    )
-    .bind(if give_up { "failed" } else { "pending" })
-    .bind(attempts)
-    .bind(&e.reason)
-    .bind(retry_at)
-    .bind(i64::from(e.outage))
-    .bind(page.id)
-    .bind(holder)
-    .bind(i64::from(e.rate_limited))
-    .execute(&mut **tx)
-    .await?;
-    if let (1, true, Some(incident_id)) = (
-        done.rows_affected(),
-        give_up || attempts == 1,
-        page.incident_id,
-    ) {
-        let who = recipient(tx, page).await?;
-        let text = if e.permanent {
-            format!("page to {who} failed for good: {}", e.reason)
-        } else if give_up {
-            format!(
-                "gave up paging {who} after {attempts} attempts: {}",
-                e.reason
-            )
-        } else {
-            format!("page to {who} failed, retrying: {}", e.reason)
-        };
-        timeline(tx, incident_id, now, TimelineKind::PushFailed, None, &text).await?;
-    }
-    Ok((done.rows_affected() == 1).then_some(give_up))
-}
-
-/// Who a page is for, in words: a username, or the shared topic.
-async fn recipient(tx: &mut Tx, page: &Claimed) -> Result<String> {
-    if let Some(user) = page.user_id {
-        let row: Option<(String,)> = sqlx::query_as("SELECT username FROM users WHERE id = $1")
-            .bind(user)
-            .fetch_optional(&mut **tx)
-            .await?;
-        if let Some((name,)) = row {
-            return Ok(name);
-        }
-    }
-    Ok(format!("topic {}", page.topic))
 }

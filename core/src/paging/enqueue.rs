@@ -5,6 +5,7 @@ use super::roads;
 use crate::db::{insert_json, insert_rows, Col::*, Tx};
 use crate::timeline::timelines;
 use crate::Result;
+use klaxon_domain::contact::Destination;
 use klaxon_domain::paging::PageKind;
 use std::collections::HashSet;
 
@@ -63,6 +64,8 @@ pub(super) async fn enqueue_after(
         incident_id: i64,
         kind: &'a str,
         topic: String,
+        road: &'static str,
+        method_id: Option<i64>,
         user_id: Option<i64>,
         detail: &'a str,
         due_at: i64,
@@ -75,14 +78,14 @@ pub(super) async fn enqueue_after(
             expanded.pop().unwrap_or_default()
         } else {
             vec![roads::Row {
-                topic: page.topic.clone(),
+                to: Destination::parse(&page.topic),
                 due_at: now,
             }]
         };
         let wants_owner = page.kind.wants_owner();
         let mut any = false;
         for road in roads {
-            let key = (page.incident_id, road.topic);
+            let key = (page.incident_id, road.to.to_string());
             if wants_owner && !waiting.insert(key.clone()) {
                 continue;
             }
@@ -91,6 +94,8 @@ pub(super) async fn enqueue_after(
                 incident_id: page.incident_id,
                 kind: page.kind.as_str(),
                 topic: key.1,
+                road: road.to.kind().as_str(),
+                method_id: road.to.method_id(),
                 user_id: page.user_id,
                 detail: &page.detail,
                 due_at: road.due_at,
@@ -106,6 +111,8 @@ pub(super) async fn enqueue_after(
             Int("incident_id"),
             Text("kind"),
             Text("topic"),
+            Text("road"),
+            Int("method_id"),
             Int("user_id"),
             Text("detail"),
             Int("due_at"),

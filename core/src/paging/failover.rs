@@ -10,7 +10,6 @@ use crate::db::Tx;
 use crate::roads::{Failure, Roads};
 use crate::timeline::timeline;
 use crate::Result;
-use klaxon_domain::contact::Destination;
 use klaxon_domain::incident::TimelineKind;
 use klaxon_domain::paging::{EscalationPolicy, PageKind};
 use klaxon_domain::rules::FAIL_OVER_AFTER;
@@ -40,7 +39,7 @@ pub(super) async fn fail_over(
     let next: Option<(String,)> = sqlx::query_as(
         "UPDATE pages SET due_at = $1 WHERE id = (SELECT id FROM pages WHERE incident_id = $2 AND user_id = $3 \
          AND state = 'pending' AND id <> $4 AND due_at > $1 AND kind IN ('opening', 'reminder', 'escalation') \
-         ORDER BY due_at, id LIMIT 1) RETURNING topic",
+         ORDER BY due_at, id LIMIT 1) RETURNING road",
     )
     .bind(now)
     .bind(incident_id)
@@ -48,13 +47,12 @@ pub(super) async fn fail_over(
     .bind(page.id)
     .fetch_optional(&mut **tx)
     .await?;
-    let road_of = |topic: &str| roads.label(Destination::parse(topic).kind().as_str());
-    let failed = road_of(&page.topic);
+    let failed = roads.label(&page.road);
     if let Some((next,)) = next {
         let text = format!(
             "{failed} failed: {}; {} tried next",
             e.reason,
-            road_of(&next)
+            roads.label(&next)
         );
         timeline(tx, incident_id, now, TimelineKind::PushFailed, None, &text).await?;
         return Ok(true);

@@ -26,6 +26,7 @@ mod opening;
 mod plan;
 mod publish;
 mod reach;
+mod record;
 mod reminders;
 pub(crate) mod roads;
 mod send;

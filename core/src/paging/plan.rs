@@ -19,7 +19,11 @@ pub(super) struct Claimed {
     pub team_id: Option<i64>,
     #[sqlx(try_from = "String")]
     pub kind: PageKind,
+    /// The destination's key: the ntfy topic, or `road:method_id` (orders its pages).
     pub topic: String,
+    /// The road it takes (`roads::Roads::get`), and a person's contact method on it.
+    pub road: String,
+    pub method_id: Option<i64>,
     pub user_id: Option<i64>,
     pub detail: String,
     pub attempts: i64,
@@ -35,7 +39,7 @@ pub(super) struct Claimed {
 impl Claimed {
     /// What a statement returns to be read as a `Claimed`.
     pub const COLUMNS: &str =
-        "id, incident_id, team_id, kind, topic, user_id, detail, attempts, created_at, bundled, \
+        "id, incident_id, team_id, kind, topic, road, method_id, user_id, detail, attempts, created_at, bundled, \
          COALESCE(first_due_at, due_at) AS first_due_at, failed_over";
 }
 

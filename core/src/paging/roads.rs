@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 /// One outbox row to write.
 pub(super) struct Row {
-    pub topic: String,
+    pub to: Destination,
     pub due_at: i64,
 }
 
@@ -155,8 +155,8 @@ pub(super) async fn expand(
             person
                 .roads(urgency)
                 .into_iter()
-                .map(|(d, after)| Row {
-                    topic: d.to_string(),
+                .map(|(to, after)| Row {
+                    to,
                     due_at: start + after,
                 })
                 .collect(),

@@ -2,9 +2,9 @@
 //! an ntfy topic, or to one of a person's verified contact methods, read once per batch.
 
 use super::bundle::Push;
+use super::plan::Claimed;
 use crate::roads::{Failure, Message, Owner, Page, Sent, To};
 use crate::{Core, Result};
-use klaxon_domain::contact::Destination;
 use std::collections::HashMap;
 
 /// A contact method as sending needs it.
@@ -42,11 +42,9 @@ impl Core {
     /// Reads the contact methods the pushes go to, in one query.
     pub(super) async fn methods_of<'a>(
         &self,
-        topics: impl Iterator<Item = &'a str>,
+        pages: impl Iterator<Item = &'a Claimed>,
     ) -> Result<Methods> {
-        let mut ids: Vec<i64> = topics
-            .filter_map(|t| Destination::parse(t).method_id())
-            .collect();
+        let mut ids: Vec<i64> = pages.filter_map(|p| p.method_id).collect();
         ids.sort_unstable();
         ids.dedup();
         let rows: Vec<Method> = self
@@ -63,36 +61,30 @@ impl Core {
         Ok(rows.into_iter().map(|m| (m.id, m)).collect())
     }
 
-    /// Sends one push by the road its destination names.
+    /// Sends one push by the road its pages name: to their contact method, or to the topic.
     pub(super) async fn send_by_road(&self, push: &Push, page: &Page, methods: &Methods) -> Sent {
-        let first = push.pages().next().map_or(0, |p| p.id);
-        let delivery = format!("page-{first}");
-        let (road, to) = match Destination::parse(push.topic()) {
-            Destination::Ntfy(topic) => (
-                "ntfy",
-                To {
-                    target: topic,
-                    secret: None,
-                    keys: None,
-                    room: None,
-                    method_id: None,
-                    owner: Owner::Person,
-                    name: String::new(),
-                    delivery,
-                },
-            ),
-            d => {
-                let id = d.method_id().unwrap_or_default();
-                let method = methods
-                    .get(&id)
-                    .ok_or_else(|| Failure::permanent("the contact method was removed"))?;
-                (d.kind().as_str(), method.to(delivery))
-            }
+        let first = push.first();
+        let delivery = format!("page-{}", first.id);
+        let to = match first.method_id {
+            Some(id) => methods
+                .get(&id)
+                .ok_or_else(|| Failure::permanent("the contact method was removed"))?
+                .to(delivery),
+            None => To {
+                target: first.topic.clone(),
+                secret: None,
+                keys: None,
+                room: None,
+                method_id: None,
+                owner: Owner::Person,
+                name: String::new(),
+                delivery,
+            },
         };
         let road = self
             .roads
-            .get(road)
-            .ok_or_else(|| Failure::permanent("no such road"))?;
+            .get(&first.road)
+            .ok_or_else(|| Failure::permanent(format!("{} is not a road", first.road)))?;
         road.send(self, &to, &Message::Page(page)).await
     }
 }

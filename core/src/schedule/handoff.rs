@@ -8,6 +8,7 @@ use crate::db::Tx;
 use crate::oncall::{holder_at, RuleRow, RULE_COLUMNS};
 use crate::paging::reach_user;
 use crate::{Actor, Core, Error, Result};
+use klaxon_domain::contact::Destination;
 use klaxon_domain::handoff::{HandoffSettings, LATE_NOTICE_SECONDS};
 use klaxon_domain::oncall_day::TeamDays;
 
@@ -282,15 +283,18 @@ async fn queue_notice(
 ) -> Result<u64> {
     match reach_user(tx, team_id, user_id).await? {
         Ok(reached) => {
+            let to = Destination::parse(&reached.topic);
             sqlx::query(
-                "INSERT INTO pages (incident_id, team_id, kind, topic, user_id, detail, due_at, created_at) \
-                 VALUES (NULL, $1, 'handoff', $2, $3, $4, $5, $5)",
+                "INSERT INTO pages (incident_id, team_id, kind, topic, road, method_id, user_id, detail, due_at, created_at) \
+                 VALUES (NULL, $1, 'handoff', $2, $6, $7, $3, $4, $5, $5)",
             )
             .bind(team_id)
             .bind(&reached.topic)
             .bind(reached.user_id)
             .bind(text)
             .bind(now)
+            .bind(to.kind().as_str())
+            .bind(to.method_id())
             .execute(&mut **tx)
             .await?;
             Ok(1)

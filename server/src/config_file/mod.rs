@@ -5,6 +5,7 @@
 //! run finishes the job.
 
 pub mod remote;
+mod steps;
 pub mod yaml;
 
 use clap::Args;

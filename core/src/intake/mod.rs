@@ -3,16 +3,19 @@
 //! joins an incident; incidents whose alerts have all stopped firing resolve. Idempotent, because
 //! HA Alertmanager delivers at least once.
 
-use crate::db::{insert_rows, Col::*, Tx};
+mod store;
+
+use crate::db::Tx;
 use crate::deadman;
 use crate::incidents::lifecycle::{self, Group};
 use crate::sources::{source, Alerts, Source};
 use crate::timeline::{self, Entry};
 use crate::{Core, Error, Result};
-use klaxon_domain::alerting::{ingest, AlertStatus, IncomingAlert, Ingest, Severity, StoredAlert};
+use klaxon_domain::alerting::{IncomingAlert, Ingest, Severity};
 use klaxon_domain::incident::TimelineKind;
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use store::{apply_alert, insert_new, load_stored};
 
 /// How a payload arrived.
 pub enum Route<'a> {
@@ -212,29 +215,33 @@ struct Committed {
 
 /// What one payload's transaction has done so far, summarised on the timeline once at the end.
 #[derive(Default)]
-struct Applied<'a> {
-    team_id: i64,
-    integration_id: Option<i64>,
-    group: Option<&'a Group<'a>>,
-    now: i64,
+pub(super) struct Applied<'a> {
+    pub(super) team_id: i64,
+    pub(super) integration_id: Option<i64>,
+    pub(super) group: Option<&'a Group<'a>>,
+    pub(super) now: i64,
     /// The group's open incident, looked up or opened once per payload.
-    incident: Option<i64>,
-    fired: Vec<String>,
-    severity: Option<Severity>,
-    resolved: BTreeMap<i64, Vec<String>>,
+    pub(super) incident: Option<i64>,
+    pub(super) fired: Vec<String>,
+    pub(super) severity: Option<Severity>,
+    pub(super) resolved: BTreeMap<i64, Vec<String>>,
     /// Incidents that may have nothing firing any more.
-    touched: BTreeSet<i64>,
+    pub(super) touched: BTreeSet<i64>,
     /// The severity of the incident this payload opened, if it opened one.
-    opened_severity: Option<Severity>,
+    pub(super) opened_severity: Option<Severity>,
     /// Whether a page may have been queued (an incident opened or resolved).
-    paged: bool,
+    pub(super) paged: bool,
     /// Timeline entries of an incident this payload opened, written with its summaries.
-    entries: Vec<Entry>,
-    opened: u64,
+    pub(super) entries: Vec<Entry>,
+    pub(super) opened: u64,
 }
 
 impl Applied<'_> {
-    async fn group_incident(&mut self, tx: &mut Tx, alert: &IncomingAlert) -> Result<i64> {
+    pub(super) async fn group_incident(
+        &mut self,
+        tx: &mut Tx,
+        alert: &IncomingAlert,
+    ) -> Result<i64> {
         if let Some(id) = self.incident {
             return Ok(id);
         }
@@ -254,7 +261,7 @@ impl Applied<'_> {
     }
 
     /// Notes a written alert for the payload's timeline summaries and cascades.
-    fn record(
+    pub(super) fn record(
         &mut self,
         a: &IncomingAlert,
         decision: Ingest,
@@ -343,229 +350,4 @@ fn summary(what: &str, names: &[String]) -> String {
             format!("{} alerts {what}: {}{tail}", many.len(), shown.join(", "))
         }
     }
-}
-
-/// An alert as stored, as much as applying a new instance of it needs.
-#[derive(sqlx::FromRow)]
-struct StoredRow {
-    fingerprint: String,
-    id: i64,
-    #[sqlx(try_from = "String")]
-    status: AlertStatus,
-    starts_at: i64,
-    incident_id: Option<i64>,
-}
-
-const STORED_COLUMNS: &str = "fingerprint, id, status, starts_at, incident_id";
-
-/// The stored state of a payload's alerts, read in a few queries instead of one per alert.
-async fn load_stored<'a>(
-    tx: &mut Tx,
-    team_id: i64,
-    fingerprints: impl Iterator<Item = &'a String>,
-) -> Result<HashMap<String, StoredRow>> {
-    let fingerprints: Vec<&String> = fingerprints.collect();
-    let rows: Vec<StoredRow> = tx
-        .fetch_in(
-            &format!(
-                "SELECT {STORED_COLUMNS} FROM alerts WHERE team_id = $1 AND fingerprint IN ({{ids}})"
-            ),
-            &[team_id.into()],
-            &fingerprints,
-        )
-        .await?;
-    Ok(rows
-        .into_iter()
-        .map(|r| (r.fingerprint.clone(), r))
-        .collect())
-}
-
-/// An alert row as intake writes it, inserted from JSON (`insert_rows`) or bound to an update.
-#[derive(Serialize)]
-struct AlertRow<'a> {
-    team_id: i64,
-    fingerprint: &'a str,
-    status: &'static str,
-    labels: String,
-    annotations: String,
-    starts_at: i64,
-    ends_at: Option<i64>,
-    received_at: i64,
-    resolution_source: Option<&'static str>,
-    integration_id: Option<i64>,
-    alertname: String,
-    incident_id: Option<i64>,
-    generator_url: Option<&'a str>,
-}
-
-impl<'a> AlertRow<'a> {
-    fn of(p: &Applied<'_>, a: &'a IncomingAlert, incident_id: Option<i64>) -> Self {
-        let (status, ends_at, resolution_source) = match a.status {
-            AlertStatus::Firing => ("firing", a.ends_at, None),
-            AlertStatus::Resolved => (
-                "resolved",
-                Some(a.ends_at.unwrap_or(p.now)),
-                Some("alertmanager"),
-            ),
-        };
-        AlertRow {
-            team_id: p.team_id,
-            fingerprint: &a.fingerprint,
-            status,
-            labels: serde_json::to_string(&a.labels).unwrap_or_default(),
-            annotations: serde_json::to_string(&a.annotations).unwrap_or_default(),
-            starts_at: a.starts_at,
-            ends_at,
-            received_at: p.now,
-            resolution_source,
-            integration_id: p.integration_id,
-            alertname: a.labels.get("alertname").cloned().unwrap_or_default(),
-            incident_id,
-            generator_url: a.generator_url.as_deref(),
-        }
-    }
-}
-
-/// Inserts `rows` in one statement, skipping any a concurrent delivery stored first; returns the
-/// fingerprints inserted.
-async fn insert_alerts(tx: &mut Tx, rows: &[&AlertRow<'_>]) -> Result<HashSet<String>> {
-    if rows.is_empty() {
-        return Ok(HashSet::new());
-    }
-    // `WHERE true`: SQLite reads the `ON` of an upsert after a bare `SELECT … FROM` as a join's.
-    let sql = format!(
-        "{} WHERE true ON CONFLICT DO NOTHING RETURNING fingerprint",
-        insert_rows(
-            tx.backend,
-            "alerts",
-            &[
-                Int("team_id"),
-                Text("fingerprint"),
-                Text("status"),
-                Text("labels"),
-                Text("annotations"),
-                Int("starts_at"),
-                Int("ends_at"),
-                Int("received_at"),
-                Text("resolution_source"),
-                Int("integration_id"),
-                Text("alertname"),
-                Int("incident_id"),
-                Text("generator_url"),
-            ],
-        )
-    );
-    let json = serde_json::to_string(rows)
-        .map_err(|e| Error::Internal(format!("cannot encode alerts: {e}")))?;
-    let inserted: Vec<(String,)> = sqlx::query_as(&sql).bind(json).fetch_all(&mut **tx).await?;
-    Ok(inserted.into_iter().map(|r| r.0).collect())
-}
-
-/// Applies alerts with no stored row: opens or joins the group's incident for those that fire,
-/// inserts them all at once, and returns the decisions applied and the alerts a concurrent
-/// delivery stored first (to apply as known).
-async fn insert_new<'a>(
-    tx: &mut Tx,
-    p: &mut Applied<'_>,
-    alerts: &[&'a IncomingAlert],
-    beats: &HashMap<String, Vec<(i64, String)>>,
-) -> Result<(Vec<(&'a IncomingAlert, Ingest)>, Vec<&'a IncomingAlert>)> {
-    let mut rows = Vec::with_capacity(alerts.len());
-    for a in alerts {
-        let heartbeat = beats.contains_key(&a.fingerprint);
-        let decision = ingest(None, a.status, a.starts_at);
-        let incident = match decision {
-            Ingest::Fire if !heartbeat => Some(p.group_incident(tx, a).await?),
-            _ => None,
-        };
-        rows.push((decision, heartbeat, AlertRow::of(p, a, incident)));
-    }
-    let rows_only: Vec<&AlertRow> = rows.iter().map(|r| &r.2).collect();
-    let inserted = insert_alerts(tx, &rows_only).await?;
-    let mut applied = Vec::with_capacity(alerts.len());
-    let mut raced = Vec::new();
-    for (a, (decision, heartbeat, row)) in alerts.iter().zip(&rows) {
-        if inserted.contains(&a.fingerprint) {
-            p.record(a, *decision, None, row.incident_id, *heartbeat);
-            applied.push((*a, *decision));
-        } else {
-            raced.push(*a);
-        }
-    }
-    Ok((applied, raced))
-}
-/// Applies one alert under the seed's transition table. Every write is conditional on the row
-/// still being what was read, so a concurrent delivery makes us re-read, never double-apply.
-/// A dead man's switch heartbeat is stored like any alert but opens no incident.
-async fn apply_alert(
-    tx: &mut Tx,
-    p: &mut Applied<'_>,
-    a: &IncomingAlert,
-    mut stored: Option<StoredRow>,
-    heartbeat: bool,
-) -> Result<Ingest> {
-    let mut row = AlertRow::of(p, a, None);
-    for attempt in 0..5 {
-        if attempt > 0 {
-            // Lost a race with a concurrent delivery: read the row as it is now.
-            stored = sqlx::query_as(&format!(
-                "SELECT {STORED_COLUMNS} FROM alerts WHERE team_id = $1 AND fingerprint = $2"
-            ))
-            .bind(p.team_id)
-            .bind(&a.fingerprint)
-            .fetch_optional(&mut **tx)
-            .await?;
-        }
-        let previous = stored.as_ref().map(|s| StoredAlert {
-            status: s.status,
-            starts_at: s.starts_at,
-        });
-        let decision = ingest(previous, a.status, a.starts_at);
-        if decision == Ingest::Discard {
-            return Ok(decision);
-        }
-        let previous_incident = stored.as_ref().and_then(|s| s.incident_id);
-        // A new occurrence belongs to the group's incident; otherwise the alert keeps its own.
-        row.incident_id = match decision {
-            Ingest::Fire if heartbeat => None,
-            Ingest::Fire => Some(p.group_incident(tx, a).await?),
-            _ => previous_incident,
-        };
-        let written = match &stored {
-            None => !insert_alerts(tx, &[&row]).await?.is_empty(),
-            Some(old) => {
-                // Firing again clears the archive mark; the last sender wins on integration_id.
-                let done = sqlx::query(
-                    "UPDATE alerts SET status = $1, labels = $2, annotations = $3, starts_at = $4, ends_at = $5, \
-                     received_at = $6, resolution_source = $7, integration_id = COALESCE($8, integration_id), alertname = $9, \
-                     incident_id = $10, archived_at = CASE WHEN $1 = 'firing' THEN NULL ELSE archived_at END, \
-                     generator_url = COALESCE($14, generator_url) \
-                     WHERE id = $11 AND status = $12 AND starts_at = $13",
-                )
-                .bind(row.status)
-                .bind(&row.labels)
-                .bind(&row.annotations)
-                .bind(row.starts_at)
-                .bind(row.ends_at)
-                .bind(row.received_at)
-                .bind(row.resolution_source)
-                .bind(row.integration_id)
-                .bind(&row.alertname)
-                .bind(row.incident_id)
-                .bind(old.id)
-                .bind(old.status.as_str())
-                .bind(old.starts_at)
-                .bind(row.generator_url)
-                .execute(&mut **tx)
-                .await?;
-                done.rows_affected() == 1
-            }
-        };
-        if !written {
-            continue;
-        }
-        p.record(a, decision, previous_incident, row.incident_id, heartbeat);
-        return Ok(decision);
-    }
-    Err(Error::Busy)
 }

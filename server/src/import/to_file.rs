@@ -1,0 +1,368 @@
+//! A vendor's `Source` as a Klaxon configuration file, and the report of what had no equivalent
+//! and what was approximated: people matched to the accounts Klaxon has by email, teams and their
+//! rotations, overrides of the next 90 days, escalation ladders and alert sources.
+
+use super::*;
+
+/// A name as Klaxon takes it (`a-z 0-9 - _`, at most 64).
+fn slug(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.trim().to_lowercase().chars() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            out.push(c);
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    let s: String = out.trim_matches('-').chars().take(64).collect();
+    if s.is_empty() {
+        "team".into()
+    } else {
+        s
+    }
+}
+
+/// A label (1 to 100 characters).
+fn label(name: &str) -> String {
+    let s: String = name
+        .trim()
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(100)
+        .collect();
+    if s.is_empty() {
+        "unnamed".into()
+    } else {
+        s
+    }
+}
+
+fn date_time_in(zone: &jiff::tz::TimeZone, at: i64) -> jiff::civil::DateTime {
+    zone.to_datetime(jiff::Timestamp::from_second(at).unwrap_or(jiff::Timestamp::UNIX_EPOCH))
+}
+
+/// The accounts a Klaxon already has.
+#[derive(Debug, Clone, Default)]
+pub struct Accounts {
+    /// A lower-case email → the username holding it.
+    pub by_email: HashMap<String, String>,
+    /// Every username, with an email on file or not.
+    pub names: HashSet<String>,
+}
+
+/// The Klaxon file for `source`, with people matched to `accounts`; `now` bounds the
+/// overrides taken (the next 90 days).
+pub fn to_file(source: &Source, accounts: &Accounts, now: i64) -> (ConfigFile, Report) {
+    let mut report = Report {
+        no_equivalent: source.notes.clone(),
+        ..Report::default()
+    };
+    // People: their Klaxon account, else a username suggested from the email as single sign-on
+    // makes one (`-2`, `-3`… when taken), never the name of someone else's account.
+    let mut usernames: HashMap<&str, String> = HashMap::new();
+    let mut taken: HashSet<String> = accounts.names.clone();
+    for u in &source.users {
+        let email = u.email.trim().to_lowercase();
+        if let Some(name) = accounts.by_email.get(&email) {
+            usernames.insert(&u.id, name.clone());
+            continue;
+        }
+        let base = username_base(None, Some(&email)).unwrap_or_else(|| "user".into());
+        let name = (1..)
+            .map(|n| match n {
+                1 => base.clone(),
+                n => format!("{base}-{n}"),
+            })
+            .find(|c| !taken.contains(c))
+            .expect("a free name");
+        if name != base && accounts.names.contains(&base) {
+            let emailless = !accounts.by_email.values().any(|n| *n == base);
+            report.approximated.push(if emailless {
+                format!("{email}: the account {base} has no email on file, so the file names this person {name}; if {base} is theirs, give it this email and import again")
+            } else {
+                format!("{email}: the name {base} is another person's account, so the file names this person {name}")
+            });
+        }
+        taken.insert(name.clone());
+        report.to_invite.push((email, name.clone()));
+        usernames.insert(&u.id, name);
+    }
+    let who = |id: &str| usernames.get(id).cloned();
+
+    let mut teams: BTreeMap<String, TeamSpec> = BTreeMap::new();
+    let mut team_names: HashMap<&str, String> = HashMap::new();
+    for t in &source.teams {
+        let mut name = slug(&t.name);
+        while teams.contains_key(&name) {
+            name = format!("{}-2", name.chars().take(62).collect::<String>());
+        }
+        let mut spec = TeamSpec::named(&name);
+        spec.display_name = Some(label(&t.name));
+        let mut members: Vec<MemberSpec> = t
+            .members
+            .iter()
+            .filter_map(|(id, manages)| {
+                who(id).map(|username| MemberSpec {
+                    username,
+                    role: if *manages { Role::Owner } else { Role::Member },
+                })
+            })
+            .collect();
+        members.sort_by(|a, b| a.username.cmp(&b.username));
+        members.dedup_by(|a, b| a.username == b.username);
+        spec.members = Some(members);
+        team_names.insert(&t.id, name.clone());
+        teams.insert(name, spec);
+    }
+    // A schedule, policy or integration of no team gets a team of its own, named after it.
+    let team_for =
+        |teams: &mut BTreeMap<String, TeamSpec>, team: &Option<String>, fallback: &str| -> String {
+            if let Some(name) = team.as_deref().and_then(|id| team_names.get(id)) {
+                return name.clone();
+            }
+            let name = slug(fallback);
+            teams.entry(name.clone()).or_insert_with(|| {
+                let mut t = TeamSpec::named(&name);
+                t.display_name = Some(label(fallback));
+                t.members = Some(Vec::new());
+                t
+            });
+            name
+        };
+
+    let mut rota_of: HashMap<&str, String> = HashMap::new();
+    for s in &source.schedules {
+        let team_name = team_for(&mut teams, &s.team, &s.name);
+        let team = teams.get_mut(&team_name).expect("made above");
+        if team.rotations.is_some() {
+            report.no_equivalent.push(format!(
+                "schedule \"{}\": team {team_name} already takes its rota from another schedule (Klaxon keeps one rota per team)",
+                s.name
+            ));
+            continue;
+        }
+        rota_of.insert(&s.id, team_name.clone());
+        let zone = jiff::tz::TimeZone::get(&s.time_zone).unwrap_or_else(|_| {
+            report.approximated.push(format!(
+                "schedule \"{}\": unknown time zone {}, read as UTC",
+                s.name, s.time_zone
+            ));
+            jiff::tz::TimeZone::UTC
+        });
+        team.time_zone = Some(if zone == jiff::tz::TimeZone::UTC {
+            "UTC".into()
+        } else {
+            s.time_zone.clone()
+        });
+        if let Some(first) = s.layers.first() {
+            let local = date_time_in(&zone, first.start);
+            team.handoff_time = Some(format!("{:02}:{:02}", local.hour(), local.minute()));
+        }
+        if s.layers.len() > 1 {
+            report.approximated.push(format!(
+                "schedule \"{}\": {} layers became {} rotations of team {team_name}; Klaxon's rota names one person per day: the first fills the next 90 dates, apply the others where they should win",
+                s.name,
+                s.layers.len(),
+                s.layers.len()
+            ));
+        }
+        let mut rotations = Vec::new();
+        for l in &s.layers {
+            let members: Vec<String> = l.users.iter().filter_map(|u| who(u)).collect();
+            if members.is_empty() {
+                report.no_equivalent.push(format!(
+                    "schedule \"{}\", layer \"{}\": nobody in it",
+                    s.name, l.name
+                ));
+                continue;
+            }
+            let days = (l.turn_seconds as f64 / 86_400.0).round().clamp(1.0, 365.0) as i64;
+            if l.turn_seconds != days * 86_400 {
+                report.approximated.push(format!(
+                    "schedule \"{}\", layer \"{}\": turns of {} hours became {days} day(s) (Klaxon's shifts are whole on-call days)",
+                    s.name,
+                    l.name,
+                    l.turn_seconds / 3600
+                ));
+            }
+            if l.restricted {
+                report.approximated.push(format!(
+                    "schedule \"{}\", layer \"{}\": its restrictions (part of each day or week) became whole days",
+                    s.name, l.name
+                ));
+            }
+            let start = date_time_in(&zone, l.start).date();
+            // The first layer fills the next 90 dates, so someone holds the pager from the start.
+            let fill_days = rotations.is_empty().then_some(90);
+            rotations.push(RotationSpec {
+                name: label(&l.name),
+                members,
+                shift_days: days,
+                start_date: start.to_string(),
+                fill_days,
+            });
+        }
+        rotations.dedup_by(|a, b| a.name == b.name);
+        team.rotations = Some(rotations);
+        let horizon = now + 90 * 86_400;
+        let mut covers = Vec::new();
+        for o in s
+            .overrides
+            .iter()
+            .filter(|o| o.end > now && o.start < horizon)
+        {
+            let Some(username) = who(&o.user) else {
+                continue;
+            };
+            let start = o.start.max(now);
+            let end = o
+                .end
+                .min(start + klaxon_domain::oncall_day::MAX_COVER_SECONDS);
+            if end < o.end {
+                report.approximated.push(format!(
+                    "schedule \"{}\": an override of {username} longer than 14 days was cut to 14",
+                    s.name
+                ));
+            }
+            covers.push(CoverSpec {
+                username,
+                starts_at: Timestamp(start).to_rfc3339(),
+                ends_at: Timestamp(end).to_rfc3339(),
+            });
+        }
+        team.covers = Some(covers);
+    }
+    // People in a team's rotations or covers are its members.
+    for team in teams.values_mut() {
+        let mut names: Vec<String> = team
+            .rotations
+            .iter()
+            .flatten()
+            .flat_map(|r| r.members.clone())
+            .collect();
+        names.extend(team.covers.iter().flatten().map(|c| c.username.clone()));
+        let members = team.members.get_or_insert_with(Vec::new);
+        for n in names {
+            if !members.iter().any(|m| m.username == n) {
+                members.push(MemberSpec {
+                    username: n,
+                    role: Role::Member,
+                });
+            }
+        }
+        members.sort_by(|a, b| a.username.cmp(&b.username));
+    }
+
+    for p in &source.policies {
+        let team_name = team_for(&mut teams, &p.team, &p.name);
+        let team = teams.get_mut(&team_name).expect("made above");
+        if team.escalation.is_some() {
+            report.no_equivalent.push(format!(
+                "escalation policy \"{}\": team {team_name} already has a ladder (Klaxon keeps one per team)",
+                p.name
+            ));
+            continue;
+        }
+        let mut levels = Vec::new();
+        for (i, l) in p.levels.iter().enumerate() {
+            let mut targets = Vec::new();
+            for t in &l.targets {
+                match t {
+                    Target::User(id) => match who(id) {
+                        Some(u) => targets.push(EscalationTarget {
+                            kind: TargetKind::User,
+                            username: Some(u),
+                        }),
+                        None => report.no_equivalent.push(format!(
+                            "escalation policy \"{}\", level {}: an unknown user {id}",
+                            p.name,
+                            i + 1
+                        )),
+                    },
+                    Target::Schedule(id) => {
+                        if rota_of.get(id.as_str()) != Some(&team_name) {
+                            report.approximated.push(format!(
+                                "escalation policy \"{}\", level {}: another team's schedule became this team's on-call person",
+                                p.name,
+                                i + 1
+                            ));
+                        }
+                        targets.push(EscalationTarget {
+                            kind: TargetKind::Oncall,
+                            username: None,
+                        });
+                    }
+                    Target::Other(what) => report.no_equivalent.push(format!(
+                        "escalation policy \"{}\", level {}: {what}",
+                        p.name,
+                        i + 1
+                    )),
+                }
+            }
+            targets.sort();
+            targets.dedup();
+            if targets.is_empty() {
+                continue;
+            }
+            let minutes = (l.wait + 59) / 60;
+            let clamped = minutes.clamp(1, 24 * 60);
+            if clamped != minutes {
+                report.approximated.push(format!(
+                    "escalation policy \"{}\", level {}: a wait of {minutes} minutes became {clamped} (Klaxon waits 1 minute to 24 hours)",
+                    p.name,
+                    i + 1
+                ));
+            }
+            levels.push(EscalationLevel {
+                timeout: klaxon_domain::Duration::minutes(clamped).to_string(),
+                targets,
+            });
+        }
+        if levels.len() > klaxon_domain::paging::MAX_LEVELS {
+            report.approximated.push(format!(
+                "escalation policy \"{}\": only its first 10 levels were kept",
+                p.name
+            ));
+            levels.truncate(klaxon_domain::paging::MAX_LEVELS);
+        }
+        let repeat = p.repeat.min(klaxon_domain::paging::MAX_REPEAT);
+        if repeat != p.repeat {
+            report.approximated.push(format!(
+                "escalation policy \"{}\": {} repeats became {repeat}",
+                p.name, p.repeat
+            ));
+        }
+        team.escalation = Some(EscalationSpec {
+            levels,
+            repeat,
+            fallback_topic: None,
+            low_urgency: Vec::new(),
+        });
+    }
+
+    for i in &source.integrations {
+        let kind = match i.kind.to_lowercase().as_str() {
+            k if k.contains("alertmanager") || k.contains("prometheus") => {
+                IntegrationKind::Alertmanager
+            }
+            k if k.contains("grafana") => IntegrationKind::Grafana,
+            _ => {
+                report.no_equivalent.push(format!(
+                    "integration \"{}\" ({}): Klaxon takes Alertmanager and Grafana alerts",
+                    i.name, i.kind
+                ));
+                continue;
+            }
+        };
+        let team_name = team_for(&mut teams, &i.team, &i.name);
+        let team = teams.get_mut(&team_name).expect("made above");
+        let sources = team.alert_sources.get_or_insert_with(Vec::new);
+        let mut name = label(&i.name);
+        while sources.iter().any(|s| s.name == name) {
+            name = label(&format!("{name} 2"));
+        }
+        sources.push(AlertSourceSpec { name, kind });
+    }
+    report.to_invite.sort();
+    (ConfigFile::new(None, teams.into_values().collect()), report)
+}
