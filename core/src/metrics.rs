@@ -95,6 +95,7 @@ pub struct Metrics {
 
 impl Default for Metrics {
     fn default() -> Self {
+        // Long by design: every metric is registered here once, with its help text.
         let mut r = Registry::with_prefix("klaxon");
         let m = Metrics {
             webhooks: Family::default(),

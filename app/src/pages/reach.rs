@@ -295,6 +295,7 @@ fn steps_of(drafts: &[DraftStep], what: &str) -> Result<Vec<Step>, String> {
 /// quiet hours. Saving replaces them all.
 #[component]
 fn RulesEditor(reach: Reach, save: ServerAction<SetNotificationRules>) -> impl IntoView {
+    // Long by design: one form; its steps, zone and quiet hours share its signals.
     let hydrated = use_hydrated();
     let rules = reach.rules.clone();
     let mut next = 0;

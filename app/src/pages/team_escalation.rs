@@ -190,6 +190,7 @@ fn draft_policy(
 /// fallback topic. Saving replaces the whole policy.
 #[component]
 fn LadderEditor(team_id: i64, policy: EscalationPolicy, members: Vec<Member>) -> impl IntoView {
+    // Long by design: one form, whose levels share the draft's signals.
     let next_key = StoredValue::new(policy.levels.len());
     let levels = RwSignal::new(
         policy

@@ -25,6 +25,7 @@ pub fn TeamSchedule(
     /// Owners give and remove anyone's dates; a member only their own (swaps are on the rota).
     is_owner: Signal<bool>,
 ) -> impl IntoView {
+    // Long by design: one view, whose parts share the page's signals and actions.
     let query = use_query_map();
     let month = move || query.with(|q| q.get("month").unwrap_or_default());
     // A day tapped on the calendar, or a gap's "Fill it": the give form opens with that date.

@@ -68,6 +68,14 @@ struct Claimed {
 
 const CLAIMED: &str = "id, channel_id, incident_id, event, at, actor_id, text, attempts, waited";
 
+/// What rendering a pass's posts needs (`Core::context`).
+struct Context {
+    incidents: HashMap<i64, Incident>,
+    actors: HashMap<i64, String>,
+    /// Per channel: messages in the bundling window, and when the oldest of them went.
+    window: HashMap<i64, (i64, i64)>,
+}
+
 /// One message to send: the posts it stands for, the first carrying it.
 struct Outgoing {
     message: Announcement,
@@ -150,55 +158,11 @@ impl Core {
         for p in posts {
             by_channel.entry(p.channel_id).or_default().push(p);
         }
-        let channel_ids: Vec<i64> = by_channel.keys().copied().collect();
-        let incident_ids: Vec<i64> = by_channel
-            .values()
-            .flatten()
-            .map(|p| p.incident_id)
-            .collect();
-        let actor_ids: Vec<i64> = by_channel
-            .values()
-            .flatten()
-            .filter_map(|p| p.actor_id)
-            .collect();
-        let incidents: HashMap<i64, Incident> = self
-            .db
-            .fetch_in::<IncidentRow>(
-                &format!("SELECT {INCIDENT_COLUMNS} FROM incidents i WHERE i.id IN ({{ids}})"),
-                &[],
-                &dedup(incident_ids),
-            )
-            .await?
-            .into_iter()
-            .map(|r| {
-                let i = Incident::from(r);
-                (i.id, i)
-            })
-            .collect();
-        let actors: HashMap<i64, String> = self
-            .db
-            .fetch_in::<(i64, String)>(
-                "SELECT id, username FROM users WHERE id IN ({ids})",
-                &[],
-                &dedup(actor_ids),
-            )
-            .await?
-            .into_iter()
-            .collect();
-        // Messages each channel had in the window, and when the oldest of them went.
-        let window: HashMap<i64, (i64, i64)> = self
-            .db
-            .fetch_in::<(i64, i64, i64)>(
-                "SELECT channel_id, COUNT(*), MIN(sent_at) FROM channel_posts WHERE state = 'sent' \
-                 AND carried_by IS NULL AND sent_at > $1 AND channel_id IN ({ids}) GROUP BY channel_id",
-                &[Arg::Int(now - BUNDLE_WINDOW)],
-                &channel_ids,
-            )
-            .await?
-            .into_iter()
-            .map(|(c, n, oldest)| (c, (n, oldest)))
-            .collect();
-
+        let Context {
+            incidents,
+            actors,
+            window,
+        } = self.context(&by_channel, now).await?;
         let mut plans = Vec::new();
         let mut postponed: Vec<(i64, i64)> = Vec::new();
         for (channel_id, posts) in by_channel {
@@ -285,6 +249,65 @@ impl Core {
         drop(lanes);
         let still = in_lanes.into_values().flatten().collect();
         Ok((report, (running, still)))
+    }
+
+    /// What rendering a pass's posts needs, in three queries: their incidents, the people who
+    /// acted, and how many messages each channel had in the bundling window (and when the oldest
+    /// of them went).
+    async fn context(&self, by_channel: &BTreeMap<i64, Vec<Claimed>>, now: i64) -> Result<Context> {
+        let channel_ids: Vec<i64> = by_channel.keys().copied().collect();
+        let incident_ids: Vec<i64> = by_channel
+            .values()
+            .flatten()
+            .map(|p| p.incident_id)
+            .collect();
+        let actor_ids: Vec<i64> = by_channel
+            .values()
+            .flatten()
+            .filter_map(|p| p.actor_id)
+            .collect();
+        let incidents: HashMap<i64, Incident> = self
+            .db
+            .fetch_in::<IncidentRow>(
+                &format!("SELECT {INCIDENT_COLUMNS} FROM incidents i WHERE i.id IN ({{ids}})"),
+                &[],
+                &dedup(incident_ids),
+            )
+            .await?
+            .into_iter()
+            .map(|r| {
+                let i = Incident::from(r);
+                (i.id, i)
+            })
+            .collect();
+        let actors: HashMap<i64, String> = self
+            .db
+            .fetch_in::<(i64, String)>(
+                "SELECT id, username FROM users WHERE id IN ({ids})",
+                &[],
+                &dedup(actor_ids),
+            )
+            .await?
+            .into_iter()
+            .collect();
+        // Messages each channel had in the window, and when the oldest of them went.
+        let window: HashMap<i64, (i64, i64)> = self
+            .db
+            .fetch_in::<(i64, i64, i64)>(
+                "SELECT channel_id, COUNT(*), MIN(sent_at) FROM channel_posts WHERE state = 'sent' \
+                 AND carried_by IS NULL AND sent_at > $1 AND channel_id IN ({ids}) GROUP BY channel_id",
+                &[Arg::Int(now - BUNDLE_WINDOW)],
+                &channel_ids,
+            )
+            .await?
+            .into_iter()
+            .map(|(c, n, oldest)| (c, (n, oldest)))
+            .collect();
+        Ok(Context {
+            incidents,
+            actors,
+            window,
+        })
     }
 
     /// Sends one channel's messages in order, stopping at the first failure (the rest wait

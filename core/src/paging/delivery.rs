@@ -220,41 +220,7 @@ impl Core {
             &replan,
         )
         .await?;
-        // A shared service (the ntfy server, the mail server, the homeserver) answers again:
-        // what waited for it goes now, not at its backoff. Only that road's pages: another
-        // road's outage, or another subscription's push service, is not over because this
-        // one answered.
-        let shared = |road: &str| {
-            self.roads
-                .get(road)
-                .is_some_and(|r| r.info().shared_service)
-        };
-        let back: Vec<&str> = sent
-            .iter()
-            .map(|p| p.road.as_str())
-            .filter(|r| shared(r))
-            .collect();
-        let recovered = if back.is_empty() {
-            0
-        } else {
-            let waiting: Vec<(i64, String)> = sqlx::query_as(
-                "SELECT id, road FROM pages WHERE state = 'pending' AND outage = 1 AND due_at > $1",
-            )
-            .bind(now)
-            .fetch_all(&mut *tx)
-            .await?;
-            let ids: Vec<i64> = waiting
-                .into_iter()
-                .filter(|(_, road)| back.contains(&road.as_str()))
-                .map(|(id, _)| id)
-                .collect();
-            tx.execute_in(
-                "UPDATE pages SET due_at = $1 WHERE state = 'pending' AND outage = 1 AND due_at > $1 AND id IN ({ids})",
-                &[now.into()],
-                &ids,
-            )
-            .await?
-        };
+        let recovered = self.bring_back(&mut tx, &sent, now).await?;
         tx.commit().await?;
         let m = &self.metrics;
         for page in &sent {
@@ -276,6 +242,43 @@ impl Core {
             self.wake_notifier();
         }
         Ok(done)
+    }
+
+    /// A shared service (the ntfy server, the mail server, the homeserver) answers again: what
+    /// waited for it goes now, not at its backoff. Only that road's pages: another road's outage,
+    /// or another subscription's push service, is not over because this one answered. Returns
+    /// how many pages it brought forward.
+    async fn bring_back(&self, tx: &mut Tx, sent: &[&Claimed], now: i64) -> Result<u64> {
+        let shared = |road: &str| {
+            self.roads
+                .get(road)
+                .is_some_and(|r| r.info().shared_service)
+        };
+        let back: Vec<&str> = sent
+            .iter()
+            .map(|p| p.road.as_str())
+            .filter(|r| shared(r))
+            .collect();
+        if back.is_empty() {
+            return Ok(0);
+        }
+        let waiting: Vec<(i64, String)> = sqlx::query_as(
+            "SELECT id, road FROM pages WHERE state = 'pending' AND outage = 1 AND due_at > $1",
+        )
+        .bind(now)
+        .fetch_all(&mut **tx)
+        .await?;
+        let ids: Vec<i64> = waiting
+            .into_iter()
+            .filter(|(_, road)| back.contains(&road.as_str()))
+            .map(|(id, _)| id)
+            .collect();
+        tx.execute_in(
+            "UPDATE pages SET due_at = $1 WHERE state = 'pending' AND outage = 1 AND due_at > $1 AND id IN ({ids})",
+            &[now.into()],
+            &ids,
+        )
+        .await
     }
 
     /// Writes what the pushes carry before they go: each page's acknowledge token, and for a

@@ -135,6 +135,7 @@ pub struct FieldChange {
 impl fmt::Display for Step {
     /// One line of the plan: `+` makes, `~` changes, `-` deletes.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Long by design: one arm per kind of step, each its sentence in the plan.
         use Step::*;
         let changes = |f: &mut fmt::Formatter<'_>, list: &[FieldChange]| {
             for c in list {

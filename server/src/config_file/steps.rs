@@ -13,6 +13,7 @@ impl Remote {
         step: &Step,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Option<Made>, String> {
+        // Long by design: one arm per kind of step (a request or two), the list of what apply does.
         use Step::*;
         match step {
             Settings { to, .. } => {

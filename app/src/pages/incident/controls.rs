@@ -22,6 +22,7 @@ pub(super) fn Controls(
     actions: Actions,
     live: Memo<Option<IncidentRights>>,
 ) -> impl IntoView {
+    // Long by design: one view of the incident's actions, which share its signals.
     let id = data.detail.incident.id;
     let start = data.may;
     // Plain closures over the page's own memo, not signals of this view: when a failed reload
