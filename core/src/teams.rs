@@ -153,10 +153,17 @@ impl Core {
             .coverage_gaps(&[(id, team.display_name.clone())])
             .await?
             .pop();
+        let channel_kinds = self
+            .roads
+            .offered_to_channels()
+            .into_iter()
+            .filter_map(klaxon_domain::channel::ChannelKind::parse)
+            .collect();
         Ok(TeamView {
             team,
             may_manage: access.is_owner(),
             gap,
+            channel_kinds,
         })
     }
 

@@ -88,6 +88,9 @@ pub struct TeamView {
     pub may_manage: bool,
     /// The first coming date nobody holds the team's pager.
     pub gap: Option<crate::schedule::CoverageGap>,
+    /// The kinds of channel this install can announce on (its roads' settings decide).
+    #[serde(default)]
+    pub channel_kinds: Vec<crate::channel::ChannelKind>,
 }
 
 /// A team as the administrator's listing shows it.

@@ -3,6 +3,7 @@
 
 use crate::api::Loaded;
 use crate::components::loaded::Loading;
+use klaxon_domain::channel::ChannelKind;
 use klaxon_domain::team::TeamView;
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -12,6 +13,20 @@ pub type TeamResource = Loaded<TeamView>;
 /// True once the page is interactive and the server said the caller may manage the team (it
 /// checks again on every change). Owners' forms wait for hydration: the team arrives after the
 /// rest of the page is rendered, and the server's HTML and the first client render must agree.
+/// The kinds of channel the install offers, once the page is interactive (every kind before: the
+/// server's first render and hydration agree, and adding a channel waits for hydration anyway).
+pub fn use_channel_kinds(team: TeamResource) -> Signal<Vec<ChannelKind>> {
+    let hydrated = crate::components::hydration::use_hydrated();
+    Signal::derive(move || {
+        let offered = team
+            .get()
+            .and_then(Result::ok)
+            .map(|t| t.channel_kinds)
+            .filter(|_| hydrated.get());
+        offered.unwrap_or_else(|| ChannelKind::ALL.to_vec())
+    })
+}
+
 pub fn use_may_manage(team: TeamResource) -> Signal<bool> {
     let hydrated = crate::components::hydration::use_hydrated();
     Signal::derive(move || {

@@ -15,7 +15,12 @@ use klaxon_domain::channel::{Channel, ChannelEvent, ChannelKind, ChannelState, N
 use leptos::prelude::*;
 
 #[component]
-pub fn Channels(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoView {
+pub fn Channels(
+    team_id: Signal<i64>,
+    is_owner: Signal<bool>,
+    /// What the install can announce on (`TeamView::channel_kinds`).
+    kinds: Signal<Vec<ChannelKind>>,
+) -> impl IntoView {
     let create = ServerAction::<CreateChannel>::new();
     let delete = ServerAction::<DeleteChannel>::new();
     let test = ServerAction::<TestChannel>::new();
@@ -51,8 +56,9 @@ pub fn Channels(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoView {
                     <input id="channel-name" name="name" type="text" required placeholder="#ops-alerts" />
                     <label for="channel-kind">"Posts to"</label>
                     <select id="channel-kind" name="kind">
-                        {ChannelKind::ALL
-                            .iter()
+                        {move || kinds
+                            .get()
+                            .into_iter()
                             .map(|k| view! { <option value=k.as_str()>{k.label()}</option> })
                             .collect_view()}
                     </select>

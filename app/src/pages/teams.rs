@@ -11,7 +11,7 @@ use crate::components::layout::use_session_user;
 use crate::components::live::{use_page_live, TeamUpdates};
 use crate::components::loaded::{Failed, Loading};
 use crate::components::team_list::TeamList;
-use crate::components::team_page::use_may_manage;
+use crate::components::team_page::{use_channel_kinds, use_may_manage};
 use crate::pages::home::CreateTeamForm;
 use crate::pages::team_access::{InviteLinks, ServiceAccounts};
 use crate::pages::team_channels::Channels;
@@ -66,6 +66,7 @@ pub fn TeamPage() -> impl IntoView {
     let my_id = Signal::derive(move || me.with(|m| m.as_ref().map(|m| m.user.id)));
     let team_id = Signal::derive(id);
     let is_owner = use_may_manage(team);
+    let kinds = use_channel_kinds(team);
 
     // Transitions, not Suspense: a live update reloads the team, and the title and heading must not
     // vanish while it does.
@@ -97,7 +98,7 @@ pub fn TeamPage() -> impl IntoView {
         <ResponseTimes team_id />
         <EscalationLink team_id />
         <Integrations team_id is_owner />
-        <Channels team_id is_owner />
+        <Channels team_id is_owner kinds />
         <DeadmanSwitches team_id is_owner />
         <MaintenanceWindows team_id is_owner />
         // Only the people who may manage the team see who may get into it.
