@@ -81,6 +81,7 @@ pub fn app(core: Core) -> Router {
     let (ops, ops_doc) = api::ops_router(state.core.config.metrics);
     openapi.merge(ops_doc);
     api::complete(&mut openapi);
+    api::roads::describe_offered(&mut openapi, &state.core.roads);
     let openapi = std::sync::Arc::new(openapi);
     Router::new()
         .merge(api)

@@ -19,6 +19,34 @@ both!(healthz_reports_a_dead_database, |app| {
     r.expect_error(503, "unavailable");
 });
 
+both!(the_document_says_which_roads_this_server_offers, |app| {
+    // This server has ntfy but no mail settings and no Matrix bot.
+    let doc = app.get("/api/openapi.json", &Auth::None).await.expect(200);
+    let said = |schema: &str| doc["components"]["schemas"][schema]["description"].to_string();
+    let people = said("NewContactMethod");
+    assert!(
+        people.contains("Offered on this server: `ntfy`, `webpush`, `webhook`."),
+        "{people}"
+    );
+    assert!(
+        people.contains("`email` (this server has no mail settings (KLAXON_SMTP_URL))"),
+        "{people}"
+    );
+    assert!(
+        people.contains("`matrix` (no Matrix homeserver is configured"),
+        "{people}"
+    );
+    let channels = said("NewChannel");
+    assert!(
+        channels.contains("Offered on this server: `webhook`, `slack`, `teams`."),
+        "{channels}"
+    );
+    assert!(
+        channels.contains("`matrix` (no Matrix homeserver"),
+        "{channels}"
+    );
+});
+
 both!(openapi_document_lists_the_handlers, |app| {
     let doc = app.get("/api/openapi.json", &Auth::None).await.expect(200);
     assert!(doc["openapi"].as_str().unwrap().starts_with("3.1"));

@@ -76,6 +76,24 @@ impl Roads {
         self.offered(|r| r.info().channel)
     }
 
+    /// Names of every road a person could add, offered here or not.
+    pub fn all_personal(&self) -> Vec<&'static str> {
+        self.names(|r| r.info().personal)
+    }
+
+    /// Names of every road a team could announce on, offered here or not.
+    pub fn all_channel(&self) -> Vec<&'static str> {
+        self.names(|r| r.info().channel)
+    }
+
+    fn names(&self, which: impl Fn(&dyn Road) -> bool) -> Vec<&'static str> {
+        self.all
+            .iter()
+            .filter(|r| which(&***r))
+            .map(|r| r.info().name)
+            .collect()
+    }
+
     fn offered(&self, which: impl Fn(&dyn Road) -> bool) -> Vec<&'static str> {
         self.all
             .iter()

@@ -18,6 +18,7 @@ mod invites;
 mod maintenance;
 pub(crate) mod ops;
 mod paging;
+pub mod roads;
 mod rotations;
 mod schedule;
 mod service_accounts;
