@@ -4,6 +4,7 @@
 
 use super::log::{log_change, Change};
 use crate::authz;
+use crate::db::Tx;
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::ids::{TeamId, UserId};
 use klaxon_domain::oncall_day::{
@@ -115,33 +116,7 @@ impl Core {
             .bind(team_id)
             .execute(&mut *tx)
             .await?;
-        let (pending,): (i64,) =
-            sqlx::query_as("SELECT COUNT(*) FROM covers WHERE team_id = $1 AND ends_at > $2")
-                .bind(team_id)
-                .bind(now)
-                .fetch_one(&mut *tx)
-                .await?;
-        if pending >= MAX_COVERS {
-            return Err(Error::Conflict(format!(
-                "a team has at most {MAX_COVERS} covers to come; remove one first"
-            )));
-        }
-        let clash: Option<(String, i64, i64)> = sqlx::query_as(
-            "SELECT u.username, c.starts_at, c.ends_at FROM covers c JOIN users u ON u.id = c.user_id \
-             WHERE c.team_id = $1 AND c.starts_at < $3 AND c.ends_at > $2 ORDER BY c.starts_at LIMIT 1",
-        )
-        .bind(team_id)
-        .bind(starts_at)
-        .bind(ends_at)
-        .fetch_optional(&mut *tx)
-        .await?;
-        if let Some((who, from, to)) = clash {
-            return Err(Error::Conflict(format!(
-                "{who} already covers from {} to {}; covers of a team cannot overlap",
-                Timestamp(from).to_rfc3339(),
-                Timestamp(to).to_rfc3339()
-            )));
-        }
+        room_for_cover(&mut tx, team_id, starts_at, ends_at, now).await?;
         let (id,): (i64,) = sqlx::query_as(
             "INSERT INTO covers (team_id, user_id, covered_id, starts_at, ends_at, created_by, created_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
@@ -271,4 +246,42 @@ async fn log_cover(
         },
     )
     .await
+}
+
+/// Refuses a cover that would be one too many for the team, or overlap another of its covers.
+async fn room_for_cover(
+    tx: &mut Tx,
+    team_id: i64,
+    starts_at: i64,
+    ends_at: i64,
+    now: i64,
+) -> Result<()> {
+    let (pending,): (i64,) =
+        sqlx::query_as("SELECT COUNT(*) FROM covers WHERE team_id = $1 AND ends_at > $2")
+            .bind(team_id)
+            .bind(now)
+            .fetch_one(&mut **tx)
+            .await?;
+    if pending >= MAX_COVERS {
+        return Err(Error::Conflict(format!(
+            "a team has at most {MAX_COVERS} covers to come; remove one first"
+        )));
+    }
+    let clash: Option<(String, i64, i64)> = sqlx::query_as(
+        "SELECT u.username, c.starts_at, c.ends_at FROM covers c JOIN users u ON u.id = c.user_id \
+         WHERE c.team_id = $1 AND c.starts_at < $3 AND c.ends_at > $2 ORDER BY c.starts_at LIMIT 1",
+    )
+    .bind(team_id)
+    .bind(starts_at)
+    .bind(ends_at)
+    .fetch_optional(&mut **tx)
+    .await?;
+    if let Some((who, from, to)) = clash {
+        return Err(Error::Conflict(format!(
+            "{who} already covers from {} to {}; covers of a team cannot overlap",
+            Timestamp(from).to_rfc3339(),
+            Timestamp(to).to_rfc3339()
+        )));
+    }
+    Ok(())
 }
