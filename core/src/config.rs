@@ -4,14 +4,14 @@
 //! becomes the name of the environment variable `apply` reads it from.
 
 use crate::{authz, Actor, Core, Result};
-use klaxon_domain::channel::ChannelKind;
+use klaxon_domain::channel::{Channel, ChannelKind};
 use klaxon_domain::config::{
     AlertSourceSpec, ChannelSpec, ConfigFile, CoverSpec, DeadmanSwitchSpec, EscalationLevel,
     EscalationSpec, EscalationTarget, MaintenanceSpec, MemberSpec, OidcSpec, RotationSpec,
     SettingsSpec, TargetKind, TeamSpec,
 };
 use klaxon_domain::ids::TeamId;
-use klaxon_domain::paging::Target;
+use klaxon_domain::paging::{EscalationPolicy, Target};
 use std::collections::HashMap;
 
 impl Core {
@@ -72,26 +72,6 @@ impl Core {
         let username = |id: i64| names.get(&id).cloned().unwrap_or_else(|| format!("#{id}"));
         let day = self.oncall_day(actor, team_id).await?;
         let ladder = self.escalation_policy(actor, team_id).await?;
-        let mut levels = Vec::new();
-        for level in &ladder.levels {
-            let mut targets = Vec::new();
-            for t in &level.targets {
-                targets.push(match t {
-                    Target::Oncall => EscalationTarget {
-                        kind: TargetKind::Oncall,
-                        username: None,
-                    },
-                    Target::User { user_id } => EscalationTarget {
-                        kind: TargetKind::User,
-                        username: Some(username(*user_id)),
-                    },
-                });
-            }
-            levels.push(EscalationLevel {
-                timeout: level.timeout.to_string(),
-                targets,
-            });
-        }
         let mut rotations = Vec::new();
         for r in self.list_rotations(actor, team_id).await? {
             let mut turns = Vec::new();
@@ -137,26 +117,10 @@ impl Core {
                 ends_at: w.ends_at.to_rfc3339(),
             })
             .collect();
-        let channels = self
-            .list_channels(actor, TeamId(team_id))
-            .await?
-            .into_iter()
-            .map(|c| {
-                let (room, url_from_env) = match c.kind {
-                    ChannelKind::Matrix => (Some(c.target), None),
-                    _ => (None, Some(channel_env(&team.name, &c.name))),
-                };
-                let every = c.events.len() == klaxon_domain::channel::ChannelEvent::ALL.len();
-                ChannelSpec {
-                    name: c.name,
-                    kind: c.kind,
-                    room,
-                    url_from_env,
-                    events: (!every).then_some(c.events),
-                    severities: c.severities,
-                }
-            })
-            .collect();
+        let channels = channel_specs(
+            &team.name,
+            self.list_channels(actor, TeamId(team_id)).await?,
+        );
         let covers = self
             .list_covers(actor, team_id)
             .await?
@@ -198,14 +162,7 @@ impl Core {
             }),
             members: Some(members),
             alert_sources: Some(alert_sources),
-            escalation: Some(EscalationSpec {
-                levels,
-                repeat: ladder.repeat,
-                fallback_topic: ladder
-                    .fallback_topic
-                    .and_then(|t| t.get().map(String::from)),
-                low_urgency: ladder.low_urgency,
-            }),
+            escalation: Some(ladder_spec(ladder, &username)),
             rotations: Some(rotations),
             deadman_switches: Some(switches),
             maintenance_windows: Some(windows),
@@ -213,6 +170,61 @@ impl Core {
             covers: Some(covers),
         })
     }
+}
+
+/// A team's ladder in the file's shape, people by username.
+fn ladder_spec(ladder: EscalationPolicy, username: &dyn Fn(i64) -> String) -> EscalationSpec {
+    let mut levels = Vec::new();
+    for level in &ladder.levels {
+        let mut targets = Vec::new();
+        for t in &level.targets {
+            targets.push(match t {
+                Target::Oncall => EscalationTarget {
+                    kind: TargetKind::Oncall,
+                    username: None,
+                },
+                Target::User { user_id } => EscalationTarget {
+                    kind: TargetKind::User,
+                    username: Some(username(*user_id)),
+                },
+            });
+        }
+        levels.push(EscalationLevel {
+            timeout: level.timeout.to_string(),
+            targets,
+        });
+    }
+    EscalationSpec {
+        levels,
+        repeat: ladder.repeat,
+        fallback_topic: ladder
+            .fallback_topic
+            .and_then(|t| t.get().map(String::from)),
+        low_urgency: ladder.low_urgency,
+    }
+}
+
+/// A team's channels in the file's shape: a Matrix room by its id or alias, a webhook's URL (a
+/// secret) by the environment variable `apply` reads it from.
+fn channel_specs(team: &str, channels: Vec<Channel>) -> Vec<ChannelSpec> {
+    channels
+        .into_iter()
+        .map(|c| {
+            let (room, url_from_env) = match c.kind {
+                ChannelKind::Matrix => (Some(c.target), None),
+                _ => (None, Some(channel_env(team, &c.name))),
+            };
+            let every = c.events.len() == klaxon_domain::channel::ChannelEvent::ALL.len();
+            ChannelSpec {
+                name: c.name,
+                kind: c.kind,
+                room,
+                url_from_env,
+                events: (!every).then_some(c.events),
+                severities: c.severities,
+            }
+        })
+        .collect()
 }
 
 /// The environment variable an exported webhook channel's URL is read from:
