@@ -3,7 +3,10 @@
 //! ladder level can reach someone). Each problem names the field by its path in the file
 //! (`teams[0].escalation.levels[1].targets[0].username`), which the reader maps to a line.
 
-use super::{ConfigFile, EscalationSpec, TargetKind, TeamSpec, API_VERSION, KIND};
+use super::{
+    AlertSourceSpec, ChannelSpec, ConfigFile, DeadmanSwitchSpec, EscalationSpec, MaintenanceSpec,
+    TargetKind, TeamSpec, API_VERSION, KIND,
+};
 use crate::channel::ChannelKind;
 use crate::oncall_day::known_zone;
 use crate::paging::{LEVEL_TIMEOUT_MAX, LEVEL_TIMEOUT_MIN, MAX_LEVELS, MAX_REPEAT, MAX_TARGETS};
@@ -108,41 +111,7 @@ pub fn check(file: &ConfigFile, known: &Known) -> Vec<Problem> {
 }
 
 fn check_team(c: &mut Checker, at: &str, team: &TeamSpec, known: &Known) {
-    if let Some(d) = &team.display_name {
-        c.text(format!("{at}.displayName"), d, |s| {
-            Label::parse(s).map(String::from)
-        });
-    }
-    if let Some(z) = &team.time_zone {
-        match ZoneName::parse(z) {
-            Ok(_) if known_zone(z) => {}
-            Ok(_) => c.fail(
-                format!("{at}.timeZone"),
-                format!("no time zone named \"{z}\""),
-            ),
-            Err(e) => c.fail(format!("{at}.timeZone"), e),
-        }
-    }
-    if let Some(h) = &team.handoff_time {
-        c.text(format!("{at}.handoffTime"), h, |s| {
-            ClockTime::parse(s).map(String::from)
-        });
-    }
-    if let Some(oidc) = &team.oidc {
-        for (field, groups) in [
-            ("memberGroups", &oidc.member_groups),
-            ("ownerGroups", &oidc.owner_groups),
-        ] {
-            for (i, g) in groups.iter().enumerate() {
-                if g.trim().is_empty() || g.len() > 256 {
-                    c.fail(
-                        format!("{at}.oidc.{field}[{i}]"),
-                        "a group's name is 1 to 256 characters",
-                    );
-                }
-            }
-        }
-    }
+    check_names(c, at, team);
     let mut person = |c: &mut Checker, path: String, username: &str| {
         match Username::parse(username) {
             Ok(u) if u.as_str() != username => c.fail(path, format!("write it as \"{}\"", u.as_str())),
@@ -177,16 +146,7 @@ fn check_team(c: &mut Checker, at: &str, team: &TeamSpec, known: &Known) {
         }
     }
     if let Some(sources) = &team.alert_sources {
-        for (i, s) in sources.iter().enumerate() {
-            c.text(format!("{at}.alertSources[{i}].name"), &s.name, |s| {
-                Label::parse(s).map(String::from)
-            });
-        }
-        c.unique(
-            &format!("{at}.alertSources"),
-            sources.iter().map(|s| s.name.as_str()),
-            "alert source",
-        );
+        check_sources(c, at, sources);
     }
     if let Some(ladder) = &team.escalation {
         check_ladder(
@@ -232,59 +192,10 @@ fn check_team(c: &mut Checker, at: &str, team: &TeamSpec, known: &Known) {
         );
     }
     if let Some(switches) = &team.deadman_switches {
-        for (i, s) in switches.iter().enumerate() {
-            let path = format!("{at}.deadmanSwitches[{i}]");
-            c.text(format!("{path}.name"), &s.name, |s| {
-                Label::parse(s).map(String::from)
-            });
-            if s.matcher.trim().is_empty() || s.matcher.len() > 1000 {
-                c.fail(
-                    format!("{path}.matcher"),
-                    "a matcher such as {alertname=\"Watchdog\"}",
-                );
-            }
-            c.duration(
-                format!("{path}.timeout"),
-                &s.timeout,
-                Duration::minutes(1),
-                Duration::days(7),
-            );
-        }
-        c.unique(
-            &format!("{at}.deadmanSwitches"),
-            switches.iter().map(|s| s.name.as_str()),
-            "switch",
-        );
+        check_switches(c, at, switches);
     }
     if let Some(windows) = &team.maintenance_windows {
-        for (i, w) in windows.iter().enumerate() {
-            let path = format!("{at}.maintenanceWindows[{i}]");
-            let start = Timestamp::parse(&w.starts_at);
-            let end = Timestamp::parse(&w.ends_at);
-            if start.is_none() {
-                c.fail(
-                    format!("{path}.startsAt"),
-                    "an RFC 3339 time, e.g. 2026-12-01T22:00:00Z",
-                );
-            }
-            if end.is_none() {
-                c.fail(
-                    format!("{path}.endsAt"),
-                    "an RFC 3339 time, e.g. 2026-12-01T23:00:00Z",
-                );
-            }
-            if let (Some(s), Some(e)) = (start, end) {
-                let length = Duration::seconds(e.0 - s.0);
-                if length < crate::maintenance::MIN_LENGTH
-                    || length > crate::maintenance::MAX_LENGTH
-                {
-                    c.fail(
-                        format!("{path}.endsAt"),
-                        "5 minutes to 24 hours after the start",
-                    );
-                }
-            }
-        }
+        check_windows(c, at, windows);
     }
     if let Some(covers) = &team.covers {
         for (i, cover) in covers.iter().enumerate() {
@@ -313,40 +224,155 @@ fn check_team(c: &mut Checker, at: &str, team: &TeamSpec, known: &Known) {
         }
     }
     if let Some(channels) = &team.channels {
-        for (i, ch) in channels.iter().enumerate() {
-            let path = format!("{at}.channels[{i}]");
-            c.text(format!("{path}.name"), &ch.name, |s| {
-                Label::parse(s).map(String::from)
-            });
-            match (ch.kind, &ch.room, &ch.url_from_env) {
-                (ChannelKind::Matrix, Some(_), None) => {}
-                (ChannelKind::Matrix, _, _) => c.fail(
-                    format!("{path}.room"),
-                    "a matrix channel names its room, and no urlFromEnv",
-                ),
-                (_, None, Some(var)) if (known.env_is_set)(var) => {}
-                (_, None, Some(var)) => c.fail(
-                    format!("{path}.urlFromEnv"),
-                    format!("the environment variable {var} (the webhook's URL) is not set"),
-                ),
-                (_, _, _) => c.fail(
-                    format!("{path}.urlFromEnv"),
-                    "a webhook channel names the environment variable holding its URL, and no room",
-                ),
+        check_channels(c, at, channels, known);
+    }
+}
+
+/// A team's display name, time zone, hand-off time and single sign-on groups.
+fn check_names(c: &mut Checker, at: &str, team: &TeamSpec) {
+    if let Some(d) = &team.display_name {
+        c.text(format!("{at}.displayName"), d, |s| {
+            Label::parse(s).map(String::from)
+        });
+    }
+    if let Some(z) = &team.time_zone {
+        match ZoneName::parse(z) {
+            Ok(_) if known_zone(z) => {}
+            Ok(_) => c.fail(
+                format!("{at}.timeZone"),
+                format!("no time zone named \"{z}\""),
+            ),
+            Err(e) => c.fail(format!("{at}.timeZone"), e),
+        }
+    }
+    if let Some(h) = &team.handoff_time {
+        c.text(format!("{at}.handoffTime"), h, |s| {
+            ClockTime::parse(s).map(String::from)
+        });
+    }
+    if let Some(oidc) = &team.oidc {
+        for (field, groups) in [
+            ("memberGroups", &oidc.member_groups),
+            ("ownerGroups", &oidc.owner_groups),
+        ] {
+            for (i, g) in groups.iter().enumerate() {
+                if g.trim().is_empty() || g.len() > 256 {
+                    c.fail(
+                        format!("{at}.oidc.{field}[{i}]"),
+                        "a group's name is 1 to 256 characters",
+                    );
+                }
             }
-            if ch.events.as_ref().is_some_and(|e| e.is_empty()) {
+        }
+    }
+}
+
+/// A team's alert sources: names, each once.
+fn check_sources(c: &mut Checker, at: &str, sources: &[AlertSourceSpec]) {
+    for (i, s) in sources.iter().enumerate() {
+        c.text(format!("{at}.alertSources[{i}].name"), &s.name, |s| {
+            Label::parse(s).map(String::from)
+        });
+    }
+    c.unique(
+        &format!("{at}.alertSources"),
+        sources.iter().map(|s| s.name.as_str()),
+        "alert source",
+    );
+}
+/// A team's dead man's switches: names, matchers, timeouts, each name once.
+fn check_switches(c: &mut Checker, at: &str, switches: &[DeadmanSwitchSpec]) {
+    for (i, s) in switches.iter().enumerate() {
+        let path = format!("{at}.deadmanSwitches[{i}]");
+        c.text(format!("{path}.name"), &s.name, |s| {
+            Label::parse(s).map(String::from)
+        });
+        if s.matcher.trim().is_empty() || s.matcher.len() > 1000 {
+            c.fail(
+                format!("{path}.matcher"),
+                "a matcher such as {alertname=\"Watchdog\"}",
+            );
+        }
+        c.duration(
+            format!("{path}.timeout"),
+            &s.timeout,
+            Duration::minutes(1),
+            Duration::days(7),
+        );
+    }
+    c.unique(
+        &format!("{at}.deadmanSwitches"),
+        switches.iter().map(|s| s.name.as_str()),
+        "switch",
+    );
+}
+
+/// A team's maintenance windows: RFC 3339 times, 5 minutes to 24 hours long.
+fn check_windows(c: &mut Checker, at: &str, windows: &[MaintenanceSpec]) {
+    for (i, w) in windows.iter().enumerate() {
+        let path = format!("{at}.maintenanceWindows[{i}]");
+        let start = Timestamp::parse(&w.starts_at);
+        let end = Timestamp::parse(&w.ends_at);
+        if start.is_none() {
+            c.fail(
+                format!("{path}.startsAt"),
+                "an RFC 3339 time, e.g. 2026-12-01T22:00:00Z",
+            );
+        }
+        if end.is_none() {
+            c.fail(
+                format!("{path}.endsAt"),
+                "an RFC 3339 time, e.g. 2026-12-01T23:00:00Z",
+            );
+        }
+        if let (Some(s), Some(e)) = (start, end) {
+            let length = Duration::seconds(e.0 - s.0);
+            if length < crate::maintenance::MIN_LENGTH || length > crate::maintenance::MAX_LENGTH {
                 c.fail(
-                    format!("{path}.events"),
-                    "at least one event, or leave it out for every event",
+                    format!("{path}.endsAt"),
+                    "5 minutes to 24 hours after the start",
                 );
             }
         }
-        c.unique(
-            &format!("{at}.channels"),
-            channels.iter().map(|c| c.name.as_str()),
-            "channel",
-        );
     }
+}
+
+/// A team's channels: a Matrix channel names its room; a webhook the variable holding its URL,
+/// which must be set; events, when given, are not none; each name once.
+fn check_channels(c: &mut Checker, at: &str, channels: &[ChannelSpec], known: &Known) {
+    for (i, ch) in channels.iter().enumerate() {
+        let path = format!("{at}.channels[{i}]");
+        c.text(format!("{path}.name"), &ch.name, |s| {
+            Label::parse(s).map(String::from)
+        });
+        match (ch.kind, &ch.room, &ch.url_from_env) {
+            (ChannelKind::Matrix, Some(_), None) => {}
+            (ChannelKind::Matrix, _, _) => c.fail(
+                format!("{path}.room"),
+                "a matrix channel names its room, and no urlFromEnv",
+            ),
+            (_, None, Some(var)) if (known.env_is_set)(var) => {}
+            (_, None, Some(var)) => c.fail(
+                format!("{path}.urlFromEnv"),
+                format!("the environment variable {var} (the webhook's URL) is not set"),
+            ),
+            (_, _, _) => c.fail(
+                format!("{path}.urlFromEnv"),
+                "a webhook channel names the environment variable holding its URL, and no room",
+            ),
+        }
+        if ch.events.as_ref().is_some_and(|e| e.is_empty()) {
+            c.fail(
+                format!("{path}.events"),
+                "at least one event, or leave it out for every event",
+            );
+        }
+    }
+    c.unique(
+        &format!("{at}.channels"),
+        channels.iter().map(|c| c.name.as_str()),
+        "channel",
+    );
 }
 
 fn check_ladder(
