@@ -252,6 +252,19 @@ pub(crate) async fn enter_many(tx: &mut Tx, due: &[DueStep], now: i64) -> Result
     timelines(tx, &passed).await?;
     let queued = enqueue_many(tx, &pages, now).await?;
 
+    record_entered(tx, entered, &policies, &queued, now).await
+}
+
+/// Writes what entering the steps did: each incident's timeline entry (who a level pages, or that
+/// the ladder is exhausted), its next step and when it is due, one update per distinct pair; an
+/// incident whose team's ladder was removed is reminded from now on instead.
+async fn record_entered(
+    tx: &mut Tx,
+    entered: Vec<(i64, i64, Entered)>,
+    policies: &HashMap<i64, EscalationPolicy>,
+    queued: &[bool],
+    now: i64,
+) -> Result<()> {
     let mut entries = Vec::new();
     let mut no_ladder = Vec::new();
     // (esc_step, esc_due_at) → incidents: one update per distinct pair.
