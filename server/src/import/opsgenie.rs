@@ -45,40 +45,7 @@ pub async fn read(api: &Api, now: i64) -> Result<Source, String> {
         .await?
     {
         let id = text(&s, "id");
-        let mut layers = Vec::new();
-        for r in s["rotations"].as_array().into_iter().flatten() {
-            if instant(&r["endDate"]).is_some_and(|end| end <= now) {
-                continue;
-            }
-            let Some(start) = instant(&r["startDate"]) else {
-                continue;
-            };
-            let length = r["length"].as_i64().unwrap_or(1).max(1);
-            let unit = match r["type"].as_str() {
-                Some("hourly") => 3600,
-                Some("weekly") => 7 * 86_400,
-                _ => 86_400,
-            };
-            let mut users = Vec::new();
-            for p in r["participants"].as_array().into_iter().flatten() {
-                match p["type"].as_str() {
-                    Some("user") => users.push(text(p, "id")),
-                    other => source.notes.push(format!(
-                        "schedule \"{}\", rotation \"{}\": a participant of type {}",
-                        text(&s, "name"),
-                        text(r, "name"),
-                        other.unwrap_or("none")
-                    )),
-                }
-            }
-            layers.push(Layer {
-                name: text(r, "name"),
-                start,
-                turn_seconds: length * unit,
-                users,
-                restricted: !r["timeRestriction"].is_null(),
-            });
-        }
+        let layers = layers(&s, now, &mut source.notes);
         let answer = api
             .get(&api.url(&format!("/v2/schedules/{id}/overrides"))?)
             .await?;
@@ -96,47 +63,7 @@ pub async fn read(api: &Api, now: i64) -> Result<Source, String> {
         .follow("/v2/escalations", "data", "/paging/next")
         .await?
     {
-        // Rules wait from the alert's creation: rules with the same delay are one level, and a
-        // level lasts until the next delay.
-        let mut rules: Vec<&Value> = e["rules"].as_array().into_iter().flatten().collect();
-        rules.sort_by_key(|r| minutes(&r["delay"]));
-        let mut levels: Vec<(i64, Level)> = Vec::new();
-        for r in rules {
-            let at = minutes(&r["delay"]);
-            let target = match r["recipient"]["type"].as_str() {
-                Some("user") => Target::User(text(&r["recipient"], "id")),
-                Some("schedule") => Target::Schedule(text(&r["recipient"], "id")),
-                other => Target::Other(format!("a recipient of type {}", other.unwrap_or("none"))),
-            };
-            match levels.last_mut() {
-                Some((last, level)) if *last == at => level.targets.push(target),
-                _ => levels.push((
-                    at,
-                    Level {
-                        wait: 0,
-                        targets: vec![target],
-                    },
-                )),
-            }
-        }
-        let repeat_wait = e["repeat"]["waitInterval"]
-            .as_i64()
-            .filter(|w| *w > 0)
-            .unwrap_or(5)
-            * 60;
-        let starts: Vec<i64> = levels.iter().map(|(at, _)| *at).collect();
-        for (i, (at, level)) in levels.iter_mut().enumerate() {
-            level.wait = match starts.get(i + 1) {
-                Some(next) => (next - *at) * 60,
-                None => repeat_wait,
-            };
-        }
-        source.policies.push(Policy {
-            name: text(&e, "name"),
-            team: e["ownerTeam"]["id"].as_str().map(String::from),
-            levels: levels.into_iter().map(|(_, l)| l).collect(),
-            repeat: e["repeat"]["count"].as_u64().unwrap_or(0) as u32,
-        });
+        source.policies.push(policy(&e));
     }
     for i in api
         .follow("/v2/integrations", "data", "/paging/next")
@@ -149,4 +76,90 @@ pub async fn read(api: &Api, now: i64) -> Result<Source, String> {
         });
     }
     Ok(source)
+}
+
+/// A schedule's rotations that have not ended, as layers; a participant that is not a user is
+/// noted as having no equivalent.
+fn layers(s: &Value, now: i64, notes: &mut Vec<String>) -> Vec<Layer> {
+    let mut layers = Vec::new();
+    for r in s["rotations"].as_array().into_iter().flatten() {
+        if instant(&r["endDate"]).is_some_and(|end| end <= now) {
+            continue;
+        }
+        let Some(start) = instant(&r["startDate"]) else {
+            continue;
+        };
+        let length = r["length"].as_i64().unwrap_or(1).max(1);
+        let unit = match r["type"].as_str() {
+            Some("hourly") => 3600,
+            Some("weekly") => 7 * 86_400,
+            _ => 86_400,
+        };
+        let mut users = Vec::new();
+        for p in r["participants"].as_array().into_iter().flatten() {
+            match p["type"].as_str() {
+                Some("user") => users.push(text(p, "id")),
+                other => notes.push(format!(
+                    "schedule \"{}\", rotation \"{}\": a participant of type {}",
+                    text(s, "name"),
+                    text(r, "name"),
+                    other.unwrap_or("none")
+                )),
+            }
+        }
+        layers.push(Layer {
+            name: text(r, "name"),
+            start,
+            turn_seconds: length * unit,
+            users,
+            restricted: !r["timeRestriction"].is_null(),
+        });
+    }
+    layers
+}
+
+/// An escalation as a ladder: rules wait from the alert's creation, so rules with the same delay
+/// are one level, and a level lasts until the next delay (the last until the repeat's wait).
+fn policy(e: &Value) -> Policy {
+    // Rules wait from the alert's creation: rules with the same delay are one level, and a
+    // level lasts until the next delay.
+    let mut rules: Vec<&Value> = e["rules"].as_array().into_iter().flatten().collect();
+    rules.sort_by_key(|r| minutes(&r["delay"]));
+    let mut levels: Vec<(i64, Level)> = Vec::new();
+    for r in rules {
+        let at = minutes(&r["delay"]);
+        let target = match r["recipient"]["type"].as_str() {
+            Some("user") => Target::User(text(&r["recipient"], "id")),
+            Some("schedule") => Target::Schedule(text(&r["recipient"], "id")),
+            other => Target::Other(format!("a recipient of type {}", other.unwrap_or("none"))),
+        };
+        match levels.last_mut() {
+            Some((last, level)) if *last == at => level.targets.push(target),
+            _ => levels.push((
+                at,
+                Level {
+                    wait: 0,
+                    targets: vec![target],
+                },
+            )),
+        }
+    }
+    let repeat_wait = e["repeat"]["waitInterval"]
+        .as_i64()
+        .filter(|w| *w > 0)
+        .unwrap_or(5)
+        * 60;
+    let starts: Vec<i64> = levels.iter().map(|(at, _)| *at).collect();
+    for (i, (at, level)) in levels.iter_mut().enumerate() {
+        level.wait = match starts.get(i + 1) {
+            Some(next) => (next - *at) * 60,
+            None => repeat_wait,
+        };
+    }
+    Policy {
+        name: text(e, "name"),
+        team: e["ownerTeam"]["id"].as_str().map(String::from),
+        levels: levels.into_iter().map(|(_, l)| l).collect(),
+        repeat: e["repeat"]["count"].as_u64().unwrap_or(0) as u32,
+    }
 }
