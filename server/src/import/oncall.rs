@@ -53,84 +53,14 @@ pub async fn read(api: &Api) -> Result<Source, String> {
                 text(&s, "name")
             ));
         }
-        let mut layers = Vec::new();
-        let mut overrides = Vec::new();
-        for id in s["shifts"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-        {
-            let Some(shift) = shifts.get(id) else {
-                continue;
-            };
-            let shift_zone = shift["time_zone"].as_str().unwrap_or(&zone).to_string();
-            let Some(start) = local(&text(shift, "start"), &shift_zone) else {
-                continue;
-            };
-            let (turn, approximated) = turn_seconds(shift);
-            if approximated {
-                source.notes.push(format!(
-                    "shift \"{}\": a monthly rotation, read as 30 days",
-                    text(shift, "name")
-                ));
-            }
-            let groups: Vec<Vec<String>> = match shift["type"].as_str() {
-                Some("rolling_users") => shift["rolling_users"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(|g| {
-                        g.as_array()
-                            .into_iter()
-                            .flatten()
-                            .filter_map(Value::as_str)
-                            .map(String::from)
-                            .collect()
-                    })
-                    .collect(),
-                _ => vec![shift["users"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_str)
-                    .map(String::from)
-                    .collect()],
-            };
-            if shift["type"] == "override" {
-                let end = start + shift["duration"].as_i64().unwrap_or(0);
-                for u in groups.into_iter().flatten() {
-                    overrides.push(Override {
-                        user: u,
-                        start,
-                        end,
-                    });
-                }
-                continue;
-            }
-            if groups.iter().any(|g| g.len() > 1) {
-                source.notes.push(format!(
-                    "shift \"{}\": several people on at once; Klaxon's rota names one person a day, the first of each group was taken",
-                    text(shift, "name")
-                ));
-            }
-            let users: Vec<String> = groups.iter().filter_map(|g| g.first().cloned()).collect();
-            if let Some(t) = &team {
-                members
-                    .entry(t.clone())
-                    .or_default()
-                    .extend(groups.into_iter().flatten());
-            }
-            let by_day = shift["by_day"].as_array().is_some_and(|d| !d.is_empty());
-            let partial = shift["duration"].as_i64().is_some_and(|d| d < turn);
-            layers.push(Layer {
-                name: text(shift, "name"),
-                start,
-                turn_seconds: turn,
-                users,
-                restricted: by_day || partial,
-            });
-        }
+        let (layers, overrides) = read_shifts(
+            &s,
+            &shifts,
+            &zone,
+            team.as_ref(),
+            &mut source.notes,
+            &mut members,
+        );
         source.schedules.push(Schedule {
             id: text(&s, "id"),
             name: text(&s, "name"),
@@ -148,57 +78,8 @@ pub async fn read(api: &Api) -> Result<Source, String> {
         let path = format!("/api/v1/escalation_policies/?escalation_chain_id={id}");
         let mut steps = api.follow(&path, "results", "/next").await?;
         steps.sort_by_key(|p| p["position"].as_i64().unwrap_or(0));
-        let mut levels: Vec<Level> = Vec::new();
-        let mut repeat = 0u32;
         let team = chain["team_id"].as_str().map(String::from);
-        for step in steps {
-            match step["type"].as_str().unwrap_or_default() {
-                "wait" => {
-                    if let Some(l) = levels.last_mut() {
-                        l.wait += step["duration"].as_i64().unwrap_or(300);
-                    }
-                }
-                "notify_persons" | "notify_person_next_each_time" => {
-                    let targets = step["persons_to_notify"]
-                        .as_array()
-                        .or(step["persons_to_notify_next_each_time"].as_array())
-                        .into_iter()
-                        .flatten()
-                        .filter_map(Value::as_str)
-                        .map(|u| Target::User(u.to_string()))
-                        .collect();
-                    if let Some(t) = &team {
-                        members.entry(t.clone()).or_default().extend(
-                            step["persons_to_notify"]
-                                .as_array()
-                                .into_iter()
-                                .flatten()
-                                .filter_map(Value::as_str)
-                                .map(String::from),
-                        );
-                    }
-                    levels.push(Level { wait: 0, targets });
-                }
-                "notify_on_call_from_schedule" => levels.push(Level {
-                    wait: 0,
-                    targets: vec![Target::Schedule(text(
-                        &step,
-                        "notify_on_call_from_schedule",
-                    ))],
-                }),
-                // OnCall runs the chain again from the top, five times at most.
-                "repeat_escalation" => repeat = 5,
-                other => levels.push(Level {
-                    wait: 0,
-                    targets: vec![Target::Other(format!("a \"{other}\" step"))],
-                }),
-            }
-        }
-        for l in &mut levels {
-            if l.wait == 0 {
-                l.wait = 300;
-            }
-        }
+        let (levels, repeat) = ladder(steps, team.as_ref(), &mut members);
         source.policies.push(Policy {
             name: text(chain, "name"),
             team,
@@ -233,4 +114,157 @@ pub async fn read(api: &Api) -> Result<Source, String> {
         });
     }
     Ok(source)
+}
+
+/// A schedule's shifts: rotations as layers, overrides as they are. Several people on at once
+/// and monthly rotations are approximated, and said so in `notes`; the people a shift names are
+/// members of the schedule's team.
+fn read_shifts(
+    s: &Value,
+    shifts: &BTreeMap<String, Value>,
+    zone: &str,
+    team: Option<&String>,
+    notes: &mut Vec<String>,
+    members: &mut BTreeMap<String, Vec<String>>,
+) -> (Vec<Layer>, Vec<Override>) {
+    let mut layers = Vec::new();
+    let mut overrides = Vec::new();
+    for id in s["shifts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        let Some(shift) = shifts.get(id) else {
+            continue;
+        };
+        let shift_zone = shift["time_zone"].as_str().unwrap_or(zone).to_string();
+        let Some(start) = local(&text(shift, "start"), &shift_zone) else {
+            continue;
+        };
+        let (turn, approximated) = turn_seconds(shift);
+        if approximated {
+            notes.push(format!(
+                "shift \"{}\": a monthly rotation, read as 30 days",
+                text(shift, "name")
+            ));
+        }
+        let groups: Vec<Vec<String>> = match shift["type"].as_str() {
+            Some("rolling_users") => shift["rolling_users"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|g| {
+                    g.as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Value::as_str)
+                        .map(String::from)
+                        .collect()
+                })
+                .collect(),
+            _ => vec![shift["users"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect()],
+        };
+        if shift["type"] == "override" {
+            let end = start + shift["duration"].as_i64().unwrap_or(0);
+            for u in groups.into_iter().flatten() {
+                overrides.push(Override {
+                    user: u,
+                    start,
+                    end,
+                });
+            }
+            continue;
+        }
+        if groups.iter().any(|g| g.len() > 1) {
+            notes.push(format!(
+                "shift \"{}\": several people on at once; Klaxon's rota names one person a day, the first of each group was taken",
+                text(shift, "name")
+            ));
+        }
+        let users: Vec<String> = groups.iter().filter_map(|g| g.first().cloned()).collect();
+        if let Some(t) = team {
+            members
+                .entry(t.clone())
+                .or_default()
+                .extend(groups.into_iter().flatten());
+        }
+        let by_day = shift["by_day"].as_array().is_some_and(|d| !d.is_empty());
+        let partial = shift["duration"].as_i64().is_some_and(|d| d < turn);
+        layers.push(Layer {
+            name: text(shift, "name"),
+            start,
+            turn_seconds: turn,
+            users,
+            restricted: by_day || partial,
+        });
+    }
+    (layers, overrides)
+}
+
+/// An escalation chain's steps as levels and a repeat count: a wait lengthens the level before
+/// it (5 minutes when none is given), each notify step is a level; the people a step names are
+/// members of the chain's team.
+fn ladder(
+    steps: Vec<Value>,
+    team: Option<&String>,
+    members: &mut BTreeMap<String, Vec<String>>,
+) -> (Vec<Level>, u32) {
+    let mut levels: Vec<Level> = Vec::new();
+    let mut repeat = 0u32;
+    for step in steps {
+        match step["type"].as_str().unwrap_or_default() {
+            "wait" => {
+                if let Some(l) = levels.last_mut() {
+                    l.wait += step["duration"].as_i64().unwrap_or(300);
+                }
+            }
+            "notify_persons" | "notify_person_next_each_time" => {
+                let targets = step["persons_to_notify"]
+                    .as_array()
+                    .or(step["persons_to_notify_next_each_time"].as_array())
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .map(|u| Target::User(u.to_string()))
+                    .collect();
+                if let Some(t) = team {
+                    members.entry(t.clone()).or_default().extend(
+                        step["persons_to_notify"]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .filter_map(Value::as_str)
+                            .map(String::from),
+                    );
+                }
+                levels.push(Level { wait: 0, targets });
+            }
+            "notify_on_call_from_schedule" => levels.push(Level {
+                wait: 0,
+                targets: vec![Target::Schedule(text(
+                    &step,
+                    "notify_on_call_from_schedule",
+                ))],
+            }),
+            // OnCall runs the chain again from the top, five times at most.
+            "repeat_escalation" => repeat = 5,
+            other => levels.push(Level {
+                wait: 0,
+                targets: vec![Target::Other(format!("a \"{other}\" step"))],
+            }),
+        }
+    }
+    for l in &mut levels {
+        if l.wait == 0 {
+            l.wait = 300;
+        }
+    }
+    (levels, repeat)
 }
