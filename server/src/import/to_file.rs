@@ -57,63 +57,10 @@ pub fn to_file(source: &Source, accounts: &Accounts, now: i64) -> (ConfigFile, R
         no_equivalent: source.notes.clone(),
         ..Report::default()
     };
-    // People: their Klaxon account, else a username suggested from the email as single sign-on
-    // makes one (`-2`, `-3`… when taken), never the name of someone else's account.
-    let mut usernames: HashMap<&str, String> = HashMap::new();
-    let mut taken: HashSet<String> = accounts.names.clone();
-    for u in &source.users {
-        let email = u.email.trim().to_lowercase();
-        if let Some(name) = accounts.by_email.get(&email) {
-            usernames.insert(&u.id, name.clone());
-            continue;
-        }
-        let base = username_base(None, Some(&email)).unwrap_or_else(|| "user".into());
-        let name = (1..)
-            .map(|n| match n {
-                1 => base.clone(),
-                n => format!("{base}-{n}"),
-            })
-            .find(|c| !taken.contains(c))
-            .expect("a free name");
-        if name != base && accounts.names.contains(&base) {
-            let emailless = !accounts.by_email.values().any(|n| *n == base);
-            report.approximated.push(if emailless {
-                format!("{email}: the account {base} has no email on file, so the file names this person {name}; if {base} is theirs, give it this email and import again")
-            } else {
-                format!("{email}: the name {base} is another person's account, so the file names this person {name}")
-            });
-        }
-        taken.insert(name.clone());
-        report.to_invite.push((email, name.clone()));
-        usernames.insert(&u.id, name);
-    }
+    let usernames = people(source, accounts, &mut report);
     let who = |id: &str| usernames.get(id).cloned();
 
-    let mut teams: BTreeMap<String, TeamSpec> = BTreeMap::new();
-    let mut team_names: HashMap<&str, String> = HashMap::new();
-    for t in &source.teams {
-        let mut name = slug(&t.name);
-        while teams.contains_key(&name) {
-            name = format!("{}-2", name.chars().take(62).collect::<String>());
-        }
-        let mut spec = TeamSpec::named(&name);
-        spec.display_name = Some(label(&t.name));
-        let mut members: Vec<MemberSpec> = t
-            .members
-            .iter()
-            .filter_map(|(id, manages)| {
-                who(id).map(|username| MemberSpec {
-                    username,
-                    role: if *manages { Role::Owner } else { Role::Member },
-                })
-            })
-            .collect();
-        members.sort_by(|a, b| a.username.cmp(&b.username));
-        members.dedup_by(|a, b| a.username == b.username);
-        spec.members = Some(members);
-        team_names.insert(&t.id, name.clone());
-        teams.insert(name, spec);
-    }
+    let (mut teams, team_names) = teams_of(source, &who);
     // A schedule, policy or integration of no team gets a team of its own, named after it.
     let team_for =
         |teams: &mut BTreeMap<String, TeamSpec>, team: &Option<String>, fallback: &str| -> String {
@@ -166,92 +113,12 @@ pub fn to_file(source: &Source, accounts: &Accounts, now: i64) -> (ConfigFile, R
                 s.layers.len()
             ));
         }
-        let mut rotations = Vec::new();
-        for l in &s.layers {
-            let members: Vec<String> = l.users.iter().filter_map(|u| who(u)).collect();
-            if members.is_empty() {
-                report.no_equivalent.push(format!(
-                    "schedule \"{}\", layer \"{}\": nobody in it",
-                    s.name, l.name
-                ));
-                continue;
-            }
-            let days = (l.turn_seconds as f64 / 86_400.0).round().clamp(1.0, 365.0) as i64;
-            if l.turn_seconds != days * 86_400 {
-                report.approximated.push(format!(
-                    "schedule \"{}\", layer \"{}\": turns of {} hours became {days} day(s) (Klaxon's shifts are whole on-call days)",
-                    s.name,
-                    l.name,
-                    l.turn_seconds / 3600
-                ));
-            }
-            if l.restricted {
-                report.approximated.push(format!(
-                    "schedule \"{}\", layer \"{}\": its restrictions (part of each day or week) became whole days",
-                    s.name, l.name
-                ));
-            }
-            let start = date_time_in(&zone, l.start).date();
-            // The first layer fills the next 90 dates, so someone holds the pager from the start.
-            let fill_days = rotations.is_empty().then_some(90);
-            rotations.push(RotationSpec {
-                name: label(&l.name),
-                members,
-                shift_days: days,
-                start_date: start.to_string(),
-                fill_days,
-            });
-        }
-        rotations.dedup_by(|a, b| a.name == b.name);
+        let rotations = rotations(s, &zone, &who, &mut report);
         team.rotations = Some(rotations);
-        let horizon = now + 90 * 86_400;
-        let mut covers = Vec::new();
-        for o in s
-            .overrides
-            .iter()
-            .filter(|o| o.end > now && o.start < horizon)
-        {
-            let Some(username) = who(&o.user) else {
-                continue;
-            };
-            let start = o.start.max(now);
-            let end = o
-                .end
-                .min(start + klaxon_domain::oncall_day::MAX_COVER_SECONDS);
-            if end < o.end {
-                report.approximated.push(format!(
-                    "schedule \"{}\": an override of {username} longer than 14 days was cut to 14",
-                    s.name
-                ));
-            }
-            covers.push(CoverSpec {
-                username,
-                starts_at: Timestamp(start).to_rfc3339(),
-                ends_at: Timestamp(end).to_rfc3339(),
-            });
-        }
+        let covers = covers(s, &who, now, &mut report);
         team.covers = Some(covers);
     }
-    // People in a team's rotations or covers are its members.
-    for team in teams.values_mut() {
-        let mut names: Vec<String> = team
-            .rotations
-            .iter()
-            .flatten()
-            .flat_map(|r| r.members.clone())
-            .collect();
-        names.extend(team.covers.iter().flatten().map(|c| c.username.clone()));
-        let members = team.members.get_or_insert_with(Vec::new);
-        for n in names {
-            if !members.iter().any(|m| m.username == n) {
-                members.push(MemberSpec {
-                    username: n,
-                    role: Role::Member,
-                });
-            }
-        }
-        members.sort_by(|a, b| a.username.cmp(&b.username));
-    }
+    rota_people_are_members(&mut teams);
 
     for p in &source.policies {
         let team_name = team_for(&mut teams, &p.team, &p.name);
@@ -263,81 +130,7 @@ pub fn to_file(source: &Source, accounts: &Accounts, now: i64) -> (ConfigFile, R
             ));
             continue;
         }
-        let mut levels = Vec::new();
-        for (i, l) in p.levels.iter().enumerate() {
-            let mut targets = Vec::new();
-            for t in &l.targets {
-                match t {
-                    Target::User(id) => match who(id) {
-                        Some(u) => targets.push(EscalationTarget {
-                            kind: TargetKind::User,
-                            username: Some(u),
-                        }),
-                        None => report.no_equivalent.push(format!(
-                            "escalation policy \"{}\", level {}: an unknown user {id}",
-                            p.name,
-                            i + 1
-                        )),
-                    },
-                    Target::Schedule(id) => {
-                        if rota_of.get(id.as_str()) != Some(&team_name) {
-                            report.approximated.push(format!(
-                                "escalation policy \"{}\", level {}: another team's schedule became this team's on-call person",
-                                p.name,
-                                i + 1
-                            ));
-                        }
-                        targets.push(EscalationTarget {
-                            kind: TargetKind::Oncall,
-                            username: None,
-                        });
-                    }
-                    Target::Other(what) => report.no_equivalent.push(format!(
-                        "escalation policy \"{}\", level {}: {what}",
-                        p.name,
-                        i + 1
-                    )),
-                }
-            }
-            targets.sort();
-            targets.dedup();
-            if targets.is_empty() {
-                continue;
-            }
-            let minutes = (l.wait + 59) / 60;
-            let clamped = minutes.clamp(1, 24 * 60);
-            if clamped != minutes {
-                report.approximated.push(format!(
-                    "escalation policy \"{}\", level {}: a wait of {minutes} minutes became {clamped} (Klaxon waits 1 minute to 24 hours)",
-                    p.name,
-                    i + 1
-                ));
-            }
-            levels.push(EscalationLevel {
-                timeout: klaxon_domain::Duration::minutes(clamped).to_string(),
-                targets,
-            });
-        }
-        if levels.len() > klaxon_domain::paging::MAX_LEVELS {
-            report.approximated.push(format!(
-                "escalation policy \"{}\": only its first 10 levels were kept",
-                p.name
-            ));
-            levels.truncate(klaxon_domain::paging::MAX_LEVELS);
-        }
-        let repeat = p.repeat.min(klaxon_domain::paging::MAX_REPEAT);
-        if repeat != p.repeat {
-            report.approximated.push(format!(
-                "escalation policy \"{}\": {} repeats became {repeat}",
-                p.name, p.repeat
-            ));
-        }
-        team.escalation = Some(EscalationSpec {
-            levels,
-            repeat,
-            fallback_topic: None,
-            low_urgency: Vec::new(),
-        });
+        team.escalation = Some(ladder(p, &team_name, &who, &rota_of, &mut report));
     }
 
     for i in &source.integrations {
@@ -365,4 +158,270 @@ pub fn to_file(source: &Source, accounts: &Accounts, now: i64) -> (ConfigFile, R
     }
     report.to_invite.sort();
     (ConfigFile::new(None, teams.into_values().collect()), report)
+}
+
+/// People: their Klaxon account, else a username suggested from the email as single sign-on
+/// makes one (`-2`, `-3`… when taken), never the name of someone else's account. Those without an
+/// account are to be invited (`Report::to_invite`).
+fn people<'a>(
+    source: &'a Source,
+    accounts: &Accounts,
+    report: &mut Report,
+) -> HashMap<&'a str, String> {
+    let mut usernames: HashMap<&str, String> = HashMap::new();
+    let mut taken: HashSet<String> = accounts.names.clone();
+    for u in &source.users {
+        let email = u.email.trim().to_lowercase();
+        if let Some(name) = accounts.by_email.get(&email) {
+            usernames.insert(&u.id, name.clone());
+            continue;
+        }
+        let base = username_base(None, Some(&email)).unwrap_or_else(|| "user".into());
+        let name = (1..)
+            .map(|n| match n {
+                1 => base.clone(),
+                n => format!("{base}-{n}"),
+            })
+            .find(|c| !taken.contains(c))
+            .expect("a free name");
+        if name != base && accounts.names.contains(&base) {
+            let emailless = !accounts.by_email.values().any(|n| *n == base);
+            report.approximated.push(if emailless {
+                format!("{email}: the account {base} has no email on file, so the file names this person {name}; if {base} is theirs, give it this email and import again")
+            } else {
+                format!("{email}: the name {base} is another person's account, so the file names this person {name}")
+            });
+        }
+        taken.insert(name.clone());
+        report.to_invite.push((email, name.clone()));
+        usernames.insert(&u.id, name);
+    }
+    usernames
+}
+
+/// A schedule's layers as rotations of whole days, approximations said in the report; the first
+/// fills the next 90 dates, so someone holds the pager from the start.
+fn rotations(
+    s: &Schedule,
+    zone: &jiff::tz::TimeZone,
+    who: &dyn Fn(&str) -> Option<String>,
+    report: &mut Report,
+) -> Vec<RotationSpec> {
+    let mut rotations = Vec::new();
+    for l in &s.layers {
+        let members: Vec<String> = l.users.iter().filter_map(|u| who(u)).collect();
+        if members.is_empty() {
+            report.no_equivalent.push(format!(
+                "schedule \"{}\", layer \"{}\": nobody in it",
+                s.name, l.name
+            ));
+            continue;
+        }
+        let days = (l.turn_seconds as f64 / 86_400.0).round().clamp(1.0, 365.0) as i64;
+        if l.turn_seconds != days * 86_400 {
+            report.approximated.push(format!(
+                "schedule \"{}\", layer \"{}\": turns of {} hours became {days} day(s) (Klaxon's shifts are whole on-call days)",
+                s.name,
+                l.name,
+                l.turn_seconds / 3600
+            ));
+        }
+        if l.restricted {
+            report.approximated.push(format!(
+                "schedule \"{}\", layer \"{}\": its restrictions (part of each day or week) became whole days",
+                s.name, l.name
+            ));
+        }
+        let start = date_time_in(zone, l.start).date();
+        // The first layer fills the next 90 dates, so someone holds the pager from the start.
+        let fill_days = rotations.is_empty().then_some(90);
+        rotations.push(RotationSpec {
+            name: label(&l.name),
+            members,
+            shift_days: days,
+            start_date: start.to_string(),
+            fill_days,
+        });
+    }
+    rotations.dedup_by(|a, b| a.name == b.name);
+    rotations
+}
+
+/// A schedule's overrides of the next 90 days as covers of at most 14 days each.
+fn covers(
+    s: &Schedule,
+    who: &dyn Fn(&str) -> Option<String>,
+    now: i64,
+    report: &mut Report,
+) -> Vec<CoverSpec> {
+    let horizon = now + 90 * 86_400;
+    let mut covers = Vec::new();
+    for o in s
+        .overrides
+        .iter()
+        .filter(|o| o.end > now && o.start < horizon)
+    {
+        let Some(username) = who(&o.user) else {
+            continue;
+        };
+        let start = o.start.max(now);
+        let end = o
+            .end
+            .min(start + klaxon_domain::oncall_day::MAX_COVER_SECONDS);
+        if end < o.end {
+            report.approximated.push(format!(
+                "schedule \"{}\": an override of {username} longer than 14 days was cut to 14",
+                s.name
+            ));
+        }
+        covers.push(CoverSpec {
+            username,
+            starts_at: Timestamp(start).to_rfc3339(),
+            ends_at: Timestamp(end).to_rfc3339(),
+        });
+    }
+    covers
+}
+
+/// An escalation policy as a ladder: users by username, a schedule as the team's on-call person,
+/// waits of 1 minute to 24 hours, at most 10 levels; what was approximated or dropped is reported.
+fn ladder(
+    p: &Policy,
+    team_name: &str,
+    who: &dyn Fn(&str) -> Option<String>,
+    rota_of: &HashMap<&str, String>,
+    report: &mut Report,
+) -> EscalationSpec {
+    let mut levels = Vec::new();
+    for (i, l) in p.levels.iter().enumerate() {
+        let mut targets = Vec::new();
+        for t in &l.targets {
+            match t {
+                Target::User(id) => match who(id) {
+                    Some(u) => targets.push(EscalationTarget {
+                        kind: TargetKind::User,
+                        username: Some(u),
+                    }),
+                    None => report.no_equivalent.push(format!(
+                        "escalation policy \"{}\", level {}: an unknown user {id}",
+                        p.name,
+                        i + 1
+                    )),
+                },
+                Target::Schedule(id) => {
+                    if rota_of.get(id.as_str()).map(String::as_str) != Some(team_name) {
+                        report.approximated.push(format!(
+                            "escalation policy \"{}\", level {}: another team's schedule became this team's on-call person",
+                            p.name,
+                            i + 1
+                        ));
+                    }
+                    targets.push(EscalationTarget {
+                        kind: TargetKind::Oncall,
+                        username: None,
+                    });
+                }
+                Target::Other(what) => report.no_equivalent.push(format!(
+                    "escalation policy \"{}\", level {}: {what}",
+                    p.name,
+                    i + 1
+                )),
+            }
+        }
+        targets.sort();
+        targets.dedup();
+        if targets.is_empty() {
+            continue;
+        }
+        let minutes = (l.wait + 59) / 60;
+        let clamped = minutes.clamp(1, 24 * 60);
+        if clamped != minutes {
+            report.approximated.push(format!(
+                "escalation policy \"{}\", level {}: a wait of {minutes} minutes became {clamped} (Klaxon waits 1 minute to 24 hours)",
+                p.name,
+                i + 1
+            ));
+        }
+        levels.push(EscalationLevel {
+            timeout: klaxon_domain::Duration::minutes(clamped).to_string(),
+            targets,
+        });
+    }
+    if levels.len() > klaxon_domain::paging::MAX_LEVELS {
+        report.approximated.push(format!(
+            "escalation policy \"{}\": only its first 10 levels were kept",
+            p.name
+        ));
+        levels.truncate(klaxon_domain::paging::MAX_LEVELS);
+    }
+    let repeat = p.repeat.min(klaxon_domain::paging::MAX_REPEAT);
+    if repeat != p.repeat {
+        report.approximated.push(format!(
+            "escalation policy \"{}\": {} repeats became {repeat}",
+            p.name, p.repeat
+        ));
+    }
+    EscalationSpec {
+        levels,
+        repeat,
+        fallback_topic: None,
+        low_urgency: Vec::new(),
+    }
+}
+
+/// The vendor's teams, each with its members (those who manage it as owners), by their Klaxon
+/// name; and the Klaxon name of each vendor team id.
+fn teams_of<'a>(
+    source: &'a Source,
+    who: &dyn Fn(&str) -> Option<String>,
+) -> (BTreeMap<String, TeamSpec>, HashMap<&'a str, String>) {
+    let mut teams: BTreeMap<String, TeamSpec> = BTreeMap::new();
+    let mut team_names: HashMap<&str, String> = HashMap::new();
+    for t in &source.teams {
+        let mut name = slug(&t.name);
+        while teams.contains_key(&name) {
+            name = format!("{}-2", name.chars().take(62).collect::<String>());
+        }
+        let mut spec = TeamSpec::named(&name);
+        spec.display_name = Some(label(&t.name));
+        let mut members: Vec<MemberSpec> = t
+            .members
+            .iter()
+            .filter_map(|(id, manages)| {
+                who(id).map(|username| MemberSpec {
+                    username,
+                    role: if *manages { Role::Owner } else { Role::Member },
+                })
+            })
+            .collect();
+        members.sort_by(|a, b| a.username.cmp(&b.username));
+        members.dedup_by(|a, b| a.username == b.username);
+        spec.members = Some(members);
+        team_names.insert(&t.id, name.clone());
+        teams.insert(name, spec);
+    }
+    (teams, team_names)
+}
+
+/// People in a team's rotations or covers are its members.
+fn rota_people_are_members(teams: &mut BTreeMap<String, TeamSpec>) {
+    for team in teams.values_mut() {
+        let mut names: Vec<String> = team
+            .rotations
+            .iter()
+            .flatten()
+            .flat_map(|r| r.members.clone())
+            .collect();
+        names.extend(team.covers.iter().flatten().map(|c| c.username.clone()));
+        let members = team.members.get_or_insert_with(Vec::new);
+        for n in names {
+            if !members.iter().any(|m| m.username == n) {
+                members.push(MemberSpec {
+                    username: n,
+                    role: Role::Member,
+                });
+            }
+        }
+        members.sort_by(|a, b| a.username.cmp(&b.username));
+    }
 }
