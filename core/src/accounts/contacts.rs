@@ -127,9 +127,18 @@ impl Core {
             Road::Webhook { url } => (url.clone(), None),
         };
         let kind = new.road.kind();
-        let road = self.roads.usable(kind.as_str()).map_err(|why| {
-            Error::Conflict(format!("kind: {} is not offered: {why}", kind.as_str()))
-        })?;
+        let road = self
+            .roads
+            .get(kind.as_str())
+            .ok_or_else(|| Error::Invalid(format!("kind: {} is not a road", kind.as_str())))?;
+        // A road whose code cannot be sent here is refused; a topic can be chosen before the
+        // install has its ntfy server (pages by it wait, and say why, until it does).
+        if let (true, Some(why)) = (road.info().needs_code, road.unconfigured()) {
+            return Err(Error::Conflict(format!(
+                "kind: {} is not offered: {why}",
+                kind.as_str()
+            )));
+        }
         let target = road
             .check(self, Owner::Person, &target)
             .map_err(Error::Invalid)?;

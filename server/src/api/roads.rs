@@ -26,10 +26,7 @@ pub fn describe_offered(doc: &mut OpenApi, roads: &Roads) {
                 .join(", ")
         );
         if !missing.is_empty() {
-            text.push_str(&format!(
-                " Not offered, and refused: {}.",
-                missing.join(", ")
-            ));
+            text.push_str(&format!(" Not set up here: {}.", missing.join(", ")));
         }
         text
     };
