@@ -10,6 +10,7 @@
 //!   for, whether it is for good, whether the target is gone.
 
 pub mod announcement;
+mod chat;
 pub mod email;
 mod http;
 pub mod matrix;

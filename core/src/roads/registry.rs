@@ -5,8 +5,6 @@
 use super::email::{EmailRoad, Mailer};
 use super::matrix::{Matrix, MatrixRoad};
 use super::ntfy::{Ntfy, NtfyRoad};
-use super::slack::SlackRoad;
-use super::teams::TeamsRoad;
 use super::webhook::WebhookRoad;
 use super::webpush::WebPushRoad;
 use super::Road;
@@ -40,8 +38,8 @@ impl Roads {
             Arc::new(EmailRoad(mailer)),
             Arc::new(MatrixRoad(matrix.clone())),
             Arc::new(WebhookRoad),
-            Arc::new(SlackRoad),
-            Arc::new(TeamsRoad),
+            Arc::new(super::slack::road()),
+            Arc::new(super::teams::road()),
         ];
         Ok(Roads { all, matrix })
     }

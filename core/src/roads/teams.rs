@@ -1,11 +1,9 @@
 //! Microsoft Teams workflow webhooks: a team's announcements as an Adaptive Card.
 
 use super::announcement::{severity_word, who_has_it, Announcement, Body, SUMMARY_LISTS};
-use super::http::post_json;
-use super::message::Message;
-use super::{Failure, Info, Owner, Road, Sent, To};
-use crate::Core;
-use klaxon_domain::channel::{shown_target, ChannelKind};
+use super::chat::ChatWebhook;
+use super::Info;
+use klaxon_domain::channel::ChannelKind;
 use serde_json::{json, Value};
 
 static INFO: Info = Info {
@@ -18,35 +16,13 @@ static INFO: Info = Info {
     signed: false,
 };
 
-pub struct TeamsRoad;
-
-#[async_trait::async_trait]
-impl Road for TeamsRoad {
-    fn info(&self) -> &'static Info {
-        &INFO
-    }
-
-    fn unconfigured(&self) -> Option<String> {
-        None
-    }
-
-    fn check(&self, core: &Core, _: Owner, target: &str) -> Result<String, String> {
-        core.outbound
-            .check_url(target)
-            .map(|_| target.to_string())
-            .map_err(|why| format!("target: {why}"))
-    }
-
-    fn shown(&self, target: &str) -> String {
-        shown_target(ChannelKind::Teams, target)
-    }
-
-    async fn send(&self, core: &Core, to: &To, message: &Message<'_>) -> Sent {
-        let Message::Announcement(a) = message else {
-            return Err(Failure::not_carried("Teams"));
-        };
-        let who = format!("the Teams webhook at {}", self.shown(&to.target));
-        post_json(&core.outbound, &to.target, &who, &render(a)).await
+/// The road: a chat webhook (`chat`) that posts announcements rendered as Teams shows them.
+pub(super) fn road() -> ChatWebhook {
+    ChatWebhook {
+        info: &INFO,
+        kind: ChannelKind::Teams,
+        what: "the Teams webhook at",
+        render,
     }
 }
 
