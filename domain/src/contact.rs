@@ -40,6 +40,37 @@ crate::words!(ContactKind, "contact method kind" {
     Webhook => "webhook",
 });
 
+/// A road a person can have, as the profile shows it. Its words come from the server's roads,
+/// so a new road needs no change to the app.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoadWords {
+    pub kind: ContactKind,
+    /// Beside a method in the list ("ntfy topic").
+    pub listed_as: String,
+    /// The label of a waiting method's code field ("Code from the email").
+    pub code_from: String,
+    /// The form that adds one here; `None` when this server cannot send its code or one is
+    /// added another way (Web Push: "Page this phone").
+    pub form: Option<AddForm>,
+}
+
+/// The profile's form that adds one road.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AddForm {
+    /// The new method's name ("Matrix").
+    pub name: String,
+    /// The field's label ("Matrix account").
+    pub field: String,
+    /// The field's type: `text`, `url` or `email`.
+    pub input: String,
+    pub placeholder: String,
+    /// What happens next, under the field.
+    pub hint: String,
+    pub button: String,
+    /// Folded under this summary: a road few people add.
+    pub folded: Option<String>,
+}
+
 /// One of a person's contact methods, as listed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

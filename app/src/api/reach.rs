@@ -2,7 +2,7 @@
 //! subscription, an email address, a Matrix account or a webhook verified by a code) and the
 //! notification rules that order them.
 
-use klaxon_domain::contact::ContactMethod;
+use klaxon_domain::contact::{ContactMethod, RoadWords};
 use klaxon_domain::rules::NotificationRules;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -14,10 +14,8 @@ pub struct Reach {
     pub rules: NotificationRules,
     /// The person's push topic, the road a step without a method takes.
     pub push_topic: Option<String>,
-    /// Whether this server sends mail (an email method is offered only then).
-    pub email: bool,
-    /// Whether this server has a Matrix bot (a Matrix method is offered only then).
-    pub matrix: bool,
+    /// Every road a person can have, in its own words, with its form where one can be added here.
+    pub roads: Vec<RoadWords>,
     /// The install's VAPID public key, to subscribe this browser with.
     pub webpush_key: String,
 }
@@ -27,7 +25,6 @@ pub async fn get_reach() -> Result<Reach, ServerFnError> {
     use crate::server::{fail, signed_in};
     let (core, actor) = signed_in().await?;
     let me = core.me(&actor).await.map_err(fail)?;
-    let offered = core.roads.offered_to_people();
     Ok(Reach {
         methods: core
             .list_contact_methods(&actor, actor.user_id)
@@ -38,8 +35,7 @@ pub async fn get_reach() -> Result<Reach, ServerFnError> {
             .await
             .map_err(fail)?,
         push_topic: me.user.push_topic,
-        email: offered.contains(&"email"),
-        matrix: offered.contains(&"matrix"),
+        roads: core.roads.profile_words(),
         webpush_key: core.vapid.public_key.clone(),
     })
 }

@@ -12,7 +12,7 @@ use crate::components::hydration::use_hydrated;
 use crate::components::loaded::{Failed, Loading};
 use crate::components::secret::ShownOnce;
 use crate::components::text::sentence;
-use klaxon_domain::contact::{ContactKind, ContactMethod};
+use klaxon_domain::contact::{AddForm, ContactKind, ContactMethod, RoadWords};
 use klaxon_domain::rules::{NotificationRules, QuietHours, Step, MAX_AFTER_MINUTES, MAX_STEPS};
 use klaxon_domain::text::{ClockTime, ZoneName};
 use leptos::ev::SubmitEvent;
@@ -56,23 +56,12 @@ pub fn ReachCard(add: ServerAction<AddContactMethod>) -> impl IntoView {
     }
 }
 
-fn kind_words(kind: ContactKind) -> &'static str {
-    match kind {
-        ContactKind::Ntfy => "ntfy topic",
-        ContactKind::Webpush => "Web Push",
-        ContactKind::Email => "email",
-        ContactKind::Matrix => "Matrix",
-        ContactKind::Webhook => "webhook",
-    }
-}
-
-/// Where a method's code comes from, for the label of its field.
-fn code_words(kind: ContactKind) -> &'static str {
-    match kind {
-        ContactKind::Matrix => "Code from Klaxon's Matrix chat",
-        ContactKind::Webhook => "Code sent to the webhook",
-        _ => "Code from the email",
-    }
+/// How the profile names a road, in the road's own words.
+fn words_of(roads: &[RoadWords], kind: ContactKind) -> (String, String) {
+    roads.iter().find(|w| w.kind == kind).map_or_else(
+        || (kind.as_str().to_string(), "Code".to_string()),
+        |w| (w.listed_as.clone(), w.code_from.clone()),
+    )
 }
 
 /// The person's roads, each with a test and a way to remove it; an address waiting for its
@@ -93,7 +82,10 @@ fn Roads(
                     <span class="row-main"><strong>"Push topic"</strong><span class="meta">{format!("ntfy topic · {t}")}</span></span>
                 </li>
             })}
-            {reach.methods.into_iter().map(|m| view! { <Road m delete verify test resend /> }).collect_view()}
+            {reach.methods.into_iter().map(|m| {
+                let words = words_of(&reach.roads, m.kind);
+                view! { <Road m words delete verify test resend /> }
+            }).collect_view()}
         </ul>
         <ActionError action=test />
         <ActionDone action=test text="Test sent." />
@@ -107,6 +99,8 @@ fn Roads(
 #[component]
 fn Road(
     m: ContactMethod,
+    /// How the list names its road, and its code field.
+    words: (String, String),
     delete: ServerAction<DeleteContactMethod>,
     verify: ServerAction<VerifyContactMethod>,
     test: ServerAction<TestContactMethod>,
@@ -120,13 +114,13 @@ fn Road(
         <li class="road">
             <span class="row-main">
                 <strong>{m.name.clone()}</strong>
-                <span class="meta">{format!("{} · {}", kind_words(m.kind), m.target)}</span>
+                <span class="meta">{format!("{} · {}", words.0, m.target)}</span>
                 {(!m.verified).then(|| view! { <span class="chip">"waiting for its code"</span> })}
             </span>
             {(!m.verified).then(|| view! {
                 <ActionForm action=verify attr:class="stack">
                     <input type="hidden" name="method_id" value=id />
-                    <label for=code_id.clone()>{code_words(m.kind)}</label>
+                    <label for=code_id.clone()>{words.1}</label>
                     <input id=code_id name="code" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="20" />
                     <button type="submit" class="primary">"Verify"</button>
                 </ActionForm>
@@ -184,33 +178,18 @@ pub fn PageThisPhone(key: String, add: ServerAction<AddContactMethod>) -> impl I
     }
 }
 
-/// Adding a road: an email address, a Matrix account, a webhook, another ntfy topic ("Page this
-/// phone" is on the push card above).
+/// Adding a road: a form for each road this server lets a person add, in the road's own words
+/// ("Page this phone" is on the push card above).
 #[component]
 fn AddRoads(reach: Reach, add: ServerAction<AddContactMethod>) -> impl IntoView {
+    let forms = reach
+        .roads
+        .into_iter()
+        .filter_map(|w| w.form.map(|f| view! { <AddRoad kind=w.kind form=f add /> }))
+        .collect_view();
     view! {
         <div class="stack add-roads">
-            {reach.matrix.then(|| view! {
-                <ActionForm action=add attr:class="stack">
-                    <input type="hidden" name="kind" value="matrix" />
-                    <input type="hidden" name="name" value="Matrix" />
-                    <label for="new-matrix">"Matrix account"</label>
-                    <input id="new-matrix" name="target" type="text" placeholder="@you:example.org" autocapitalize="none" spellcheck="false" />
-                    <p class="hint">"Klaxon's bot invites you to a direct chat and sends a code there; accept the invitation and enter the code above."</p>
-                    <button type="submit" class="secondary wide">"Add Matrix account"</button>
-                </ActionForm>
-            })}
-            <details class="inner">
-                <summary>"A webhook (an SMS gateway, your own tool)"</summary>
-                <ActionForm action=add attr:class="stack">
-                    <input type="hidden" name="kind" value="webhook" />
-                    <input type="hidden" name="name" value="Webhook" />
-                    <label for="new-webhook">"Webhook URL"</label>
-                    <input id="new-webhook" name="target" type="url" inputmode="url" autocapitalize="none" spellcheck="false" />
-                    <p class="hint">"Pages are posted there as signed JSON. A code is posted first; enter it above. The signing secret is shown once, when it is added."</p>
-                    <button type="submit" class="secondary wide">"Add webhook"</button>
-                </ActionForm>
-            </details>
+            {forms}
             {move || add.value().get().and_then(Result::ok).and_then(|m| {
                 let name = m.name.clone();
                 m.signing_secret.map(|secret| view! {
@@ -221,25 +200,38 @@ fn AddRoads(reach: Reach, add: ServerAction<AddContactMethod>) -> impl IntoView 
                     </ShownOnce>
                 })
             })}
-            {reach.email.then(|| view! {
-                <ActionForm action=add attr:class="stack">
-                    <input type="hidden" name="kind" value="email" />
-                    <input type="hidden" name="name" value="Email" />
-                    <label for="new-email">"Email address"</label>
-                    <input id="new-email" name="target" type="email" autocomplete="email" autocapitalize="none" />
-                    <p class="hint">"A code is sent there; enter it above to have pages sent there too."</p>
-                    <button type="submit" class="secondary wide">"Add email address"</button>
-                </ActionForm>
-            })}
-            <ActionForm action=add attr:class="stack">
-                <input type="hidden" name="kind" value="ntfy" />
-                <input type="hidden" name="name" value="Backup ntfy" />
-                <label for="new-topic">"Another ntfy topic"</label>
-                <input id="new-topic" name="target" type="text" autocapitalize="none" spellcheck="false" />
-                <button type="submit" class="secondary wide">"Add topic"</button>
-            </ActionForm>
             <ActionError action=add />
         </div>
+    }
+}
+
+/// One road's form; folded under its summary when few people add it.
+#[component]
+fn AddRoad(kind: ContactKind, form: AddForm, add: ServerAction<AddContactMethod>) -> impl IntoView {
+    let id = format!("new-{}", kind.as_str());
+    let inputmode = (form.input == "url").then_some("url");
+    let autocomplete = (form.input == "email").then_some("email");
+    let placeholder = (!form.placeholder.is_empty()).then_some(form.placeholder);
+    let hint = (!form.hint.is_empty()).then(|| view! { <p class="hint">{form.hint}</p> });
+    let fields = view! {
+        <ActionForm action=add attr:class="stack">
+            <input type="hidden" name="kind" value=kind.as_str() />
+            <input type="hidden" name="name" value=form.name />
+            <label for=id.clone()>{form.field}</label>
+            <input id=id name="target" type=form.input inputmode=inputmode autocomplete=autocomplete placeholder=placeholder autocapitalize="none" spellcheck="false" />
+            {hint}
+            <button type="submit" class="secondary wide">{form.button}</button>
+        </ActionForm>
+    };
+    match form.folded {
+        Some(summary) => view! {
+            <details class="inner">
+                <summary>{summary}</summary>
+                {fields}
+            </details>
+        }
+        .into_any(),
+        None => fields.into_any(),
     }
 }
 
@@ -332,7 +324,7 @@ fn RulesEditor(reach: Reach, save: ServerAction<SetNotificationRules>) -> impl I
     for m in reach.methods.iter().filter(|m| m.verified) {
         choices.push((
             m.id.to_string(),
-            format!("{} ({})", m.name, kind_words(m.kind)),
+            format!("{} ({})", m.name, words_of(&reach.roads, m.kind).0),
         ));
     }
     let choices = StoredValue::new(choices);

@@ -131,9 +131,7 @@ impl Core {
             .roads
             .get(kind.as_str())
             .ok_or_else(|| Error::Invalid(format!("kind: {} is not a road", kind.as_str())))?;
-        // A road whose code cannot be sent here is refused; a topic can be chosen before the
-        // install has its ntfy server (pages by it wait, and say why, until it does).
-        if let (true, Some(why)) = (road.info().needs_code, road.unconfigured()) {
+        if let Some(why) = crate::roads::Roads::not_addable(road) {
             return Err(Error::Conflict(format!(
                 "kind: {} is not offered: {why}",
                 kind.as_str()

@@ -8,7 +8,7 @@ pub mod smtp;
 pub use smtp::{Mail, MailError, Mailer, SmtpConfig};
 
 use super::message::{Message, IGNORE, TEST_TITLE};
-use super::{Failure, Info, Road, Sent, To};
+use super::{Failure, Form, Info, Profile, Road, Sent, To};
 use crate::Core;
 use klaxon_domain::contact::CODE_TTL;
 use klaxon_domain::text::escape_html;
@@ -16,7 +16,19 @@ use klaxon_domain::text::escape_html;
 static INFO: Info = Info {
     name: "email",
     label: "email",
-    personal: true,
+    personal: Some(Profile {
+        listed_as: "email",
+        code_from: "Code from the email",
+        form: Some(Form {
+            name: "Email",
+            field: "Email address",
+            input: "email",
+            placeholder: "",
+            hint: "A code is sent there; enter it above to have pages sent there too.",
+            button: "Add email address",
+            folded: None,
+        }),
+    }),
     channel: false,
     needs_code: true,
     shared_service: true,

@@ -12,7 +12,7 @@ pub use proof::{ProofFailure, PROOF_MESSAGES, PROOF_POWER};
 
 use super::announcement::{Announcement, Body, SUMMARY_LISTS};
 use super::message::{Message, Words};
-use super::{Failure, Info, Owner, Road, Sent, To};
+use super::{Failure, Form, Info, Owner, Profile, Road, Sent, To};
 use crate::Core;
 use klaxon_domain::text::{escape_html, quiet};
 use std::sync::Arc;
@@ -20,7 +20,20 @@ use std::sync::Arc;
 static INFO: Info = Info {
     name: "matrix",
     label: "Matrix",
-    personal: true,
+    personal: Some(Profile {
+        listed_as: "Matrix",
+        code_from: "Code from Klaxon's Matrix chat",
+        form: Some(Form {
+            name: "Matrix",
+            field: "Matrix account",
+            input: "text",
+            placeholder: "@you:example.org",
+            hint: "Klaxon's bot invites you to a direct chat and sends a code there; accept the \
+                   invitation and enter the code above.",
+            button: "Add Matrix account",
+            folded: None,
+        }),
+    }),
     channel: true,
     needs_code: true,
     shared_service: true,

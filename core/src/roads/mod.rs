@@ -35,8 +35,8 @@ pub struct Info {
     pub name: &'static str,
     /// Its name in a sentence ("Web Push failed: …").
     pub label: &'static str,
-    /// A person can add it to their contact methods.
-    pub personal: bool,
+    /// A person can add it to their contact methods; how the profile shows it.
+    pub personal: Option<Profile>,
     /// A team can announce its incidents on it.
     pub channel: bool,
     /// A person's target waits for a code sent by this road before it is paged: an address, an
@@ -49,6 +49,32 @@ pub struct Info {
     pub shared_service: bool,
     /// Its messages are signed with a secret made for each target, shown once when it is added.
     pub signed: bool,
+}
+
+/// How the profile shows a road a person can have, in the road's own words, so the app names no
+/// road itself.
+#[derive(Debug)]
+pub struct Profile {
+    /// Beside a method in the list ("ntfy topic").
+    pub listed_as: &'static str,
+    /// The label of a waiting method's code field ("Code from the email"); empty for a road
+    /// that needs no code.
+    pub code_from: &'static str,
+    /// The form that adds one, or `None` when one is added another way (Web Push: "Page this
+    /// phone").
+    pub form: Option<Form>,
+}
+
+/// The profile's form that adds one road (`klaxon_domain::contact::AddForm`).
+#[derive(Debug)]
+pub struct Form {
+    pub name: &'static str,
+    pub field: &'static str,
+    pub input: &'static str,
+    pub placeholder: &'static str,
+    pub hint: &'static str,
+    pub button: &'static str,
+    pub folded: Option<&'static str>,
 }
 
 /// Whose road a target is: a person's own (Web Push and webhooks reach only public addresses,

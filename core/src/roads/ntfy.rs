@@ -3,7 +3,7 @@
 //! `http` action button that POSTs the token.
 
 use super::message::{Message, Page, Tone, TEST_TITLE};
-use super::{Failure, Info, Road, Sent, To};
+use super::{Failure, Form, Info, Profile, Road, Sent, To};
 use crate::outbound::Outbound;
 use crate::Core;
 use klaxon_domain::alerting::Severity;
@@ -12,7 +12,19 @@ use serde::Serialize;
 static INFO: Info = Info {
     name: "ntfy",
     label: "ntfy",
-    personal: true,
+    personal: Some(Profile {
+        listed_as: "ntfy topic",
+        code_from: "",
+        form: Some(Form {
+            name: "Backup ntfy",
+            field: "Another ntfy topic",
+            input: "text",
+            placeholder: "",
+            hint: "",
+            button: "Add topic",
+            folded: None,
+        }),
+    }),
     channel: false,
     needs_code: false,
     shared_service: true,

@@ -10,6 +10,7 @@ use super::webpush::WebPushRoad;
 use super::Road;
 use crate::outbound::Outbound;
 use crate::Config;
+use klaxon_domain::contact::{AddForm, ContactKind, RoadWords};
 use std::sync::Arc;
 
 pub struct Roads {
@@ -66,7 +67,48 @@ impl Roads {
 
     /// Names of the roads a person can add here, in the order they are shown.
     pub fn offered_to_people(&self) -> Vec<&'static str> {
-        self.offered(|r| r.info().personal)
+        self.offered(|r| r.info().personal.is_some())
+    }
+
+    /// Why a person cannot add `road` here: a road whose code cannot be sent. A topic can be
+    /// chosen before the install has its ntfy server (pages by it wait, and say why, until it
+    /// does).
+    pub fn not_addable(road: &dyn Road) -> Option<String> {
+        if road.info().needs_code {
+            road.unconfigured()
+        } else {
+            None
+        }
+    }
+
+    /// Every road a person can have, in the profile's words, each with its form when a person
+    /// can add one here.
+    pub fn profile_words(&self) -> Vec<RoadWords> {
+        let mut words = Vec::new();
+        for road in &self.all {
+            let Some(profile) = &road.info().personal else {
+                continue;
+            };
+            let Some(kind) = ContactKind::parse(road.info().name) else {
+                continue;
+            };
+            let addable = Roads::not_addable(&**road).is_none();
+            words.push(RoadWords {
+                kind,
+                listed_as: profile.listed_as.into(),
+                code_from: profile.code_from.into(),
+                form: profile.form.as_ref().filter(|_| addable).map(|f| AddForm {
+                    name: f.name.into(),
+                    field: f.field.into(),
+                    input: f.input.into(),
+                    placeholder: f.placeholder.into(),
+                    hint: f.hint.into(),
+                    button: f.button.into(),
+                    folded: f.folded.map(Into::into),
+                }),
+            });
+        }
+        words
     }
 
     /// Names of the roads a team can announce on here.
@@ -76,7 +118,7 @@ impl Roads {
 
     /// Names of every road a person could add, offered here or not.
     pub fn all_personal(&self) -> Vec<&'static str> {
-        self.names(|r| r.info().personal)
+        self.names(|r| r.info().personal.is_some())
     }
 
     /// Names of every road a team could announce on, offered here or not.
@@ -107,5 +149,61 @@ impl Roads {
 
     pub fn matrix_bot(&self) -> Option<&Arc<Matrix>> {
         self.matrix.as_ref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn forms(roads: &Roads) -> Vec<(&'static str, Option<String>)> {
+        roads
+            .profile_words()
+            .into_iter()
+            .map(|w| (w.kind.as_str(), w.form.map(|f| f.field)))
+            .collect()
+    }
+
+    // The mail pool is made inside a runtime.
+    #[tokio::test]
+    async fn the_profile_offers_a_form_only_where_its_code_can_be_sent() {
+        let bare = Roads::new(&Config::default()).unwrap();
+        // No mail or Matrix settings: their codes cannot be sent, so neither is offered; a topic
+        // can be chosen before the ntfy server is set, and a webhook takes its code by itself.
+        assert_eq!(
+            forms(&bare),
+            vec![
+                ("ntfy", Some("Another ntfy topic".into())),
+                ("webpush", None),
+                ("email", None),
+                ("matrix", None),
+                ("webhook", Some("Webhook URL".into())),
+            ]
+        );
+        let mail = Config {
+            smtp: Some(super::super::email::SmtpConfig {
+                url: "smtp://127.0.0.1:2525".into(),
+                from: "klaxon@example.org".into(),
+                ca_pem: None,
+            }),
+            ..Config::default()
+        };
+        let with_mail = Roads::new(&mail).unwrap();
+        let email = with_mail
+            .profile_words()
+            .into_iter()
+            .find(|w| w.kind == ContactKind::Email)
+            .unwrap();
+        assert_eq!(email.form.unwrap().field, "Email address");
+        assert_eq!(email.code_from, "Code from the email");
+        for (name, _) in forms(&with_mail) {
+            let road = with_mail.get(name).unwrap();
+            assert_eq!(
+                Roads::not_addable(road).is_none(),
+                forms(&with_mail).iter().any(|(n, f)| *n == name && f.is_some())
+                    || name == "webpush",
+                "{name}: the form and the API's refusal agree"
+            );
+        }
     }
 }

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 static INFO: Info = Info {
     name: "slack",
     label: "Slack",
-    personal: false,
+    personal: None,
     channel: true,
     needs_code: false,
     shared_service: false,

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 static INFO: Info = Info {
     name: "teams",
     label: "Teams",
-    personal: false,
+    personal: None,
     channel: true,
     needs_code: false,
     shared_service: false,

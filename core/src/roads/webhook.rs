@@ -6,7 +6,7 @@
 use super::announcement::{Announcement, Body};
 use super::http::answered;
 use super::message::{Message, Words};
-use super::{Failure, Info, Owner, Road, Sent, To};
+use super::{Failure, Form, Info, Owner, Profile, Road, Sent, To};
 use crate::secrets::webhook_signature;
 use crate::Core;
 use klaxon_domain::channel::{shown_target, ChannelKind, WebhookEvent, WebhookTeam, EVENT_VERSION};
@@ -17,7 +17,20 @@ use serde_json::{json, Value};
 static INFO: Info = Info {
     name: "webhook",
     label: "webhook",
-    personal: true,
+    personal: Some(Profile {
+        listed_as: "webhook",
+        code_from: "Code sent to the webhook",
+        form: Some(Form {
+            name: "Webhook",
+            field: "Webhook URL",
+            input: "url",
+            placeholder: "",
+            hint: "Pages are posted there as signed JSON. A code is posted first; enter it above. \
+                   The signing secret is shown once, when it is added.",
+            button: "Add webhook",
+            folded: Some("A webhook (an SMS gateway, your own tool)"),
+        }),
+    }),
     channel: true,
     needs_code: true,
     shared_service: false,

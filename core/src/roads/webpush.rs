@@ -8,13 +8,17 @@ pub mod vapid;
 pub use vapid::{Receiver, Vapid};
 
 use super::message::{Message, Page, Tone, TEST_TITLE};
-use super::{Failure, Info, Road, Sent, To};
+use super::{Failure, Info, Profile, Road, Sent, To};
 use crate::Core;
 
 static INFO: Info = Info {
     name: "webpush",
     label: "Web Push",
-    personal: true,
+    personal: Some(Profile {
+        listed_as: "Web Push",
+        code_from: "",
+        form: None,
+    }),
     channel: false,
     needs_code: false,
     shared_service: false,
