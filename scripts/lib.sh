@@ -15,11 +15,20 @@ mkdir -p "$KLAXON_SITE_DIR"
 # Release build. cargo-leptos builds the wasm and the server in parallel, but the server embeds the site
 # files, so build the site first and the server after.
 build_release() {
-  # --split: each lazy route's page goes to a wasm chunk of its own (see app/src/pages/on_demand.rs);
-  # the folder is emptied first so no chunk of an earlier build is embedded.
-  rm -rf "$KLAXON_SITE_DIR/pkg"
-  (cd "$ROOT" && cargo leptos build --release --frontend-only --split)
-  node "$ROOT/scripts/compress-site.mjs" "$KLAXON_SITE_DIR"
+  # The site is built again only when a file it is built from changed: rewriting the same files would
+  # make wasm-opt run again and rust-embed rebuild the server.
+  local inputs stamp="$ROOT/target/site-built-from.txt" # beside the site, not in it (it is embedded)
+  inputs="$(site_inputs)"
+  if [ ! -d "$KLAXON_SITE_DIR/pkg" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$inputs" ]; then
+    # --split: each lazy route's page goes to a wasm chunk of its own (see app/src/pages/on_demand.rs);
+    # the folder is emptied first so no chunk of an earlier build is embedded.
+    rm -rf "$KLAXON_SITE_DIR/pkg" "$stamp"
+    (cd "$ROOT" && cargo leptos build --release --frontend-only --split)
+    node "$ROOT/scripts/compress-site.mjs" "$KLAXON_SITE_DIR"
+    echo "$inputs" >"$stamp"
+  else
+    echo "build_release: the site's sources are unchanged since its last build: kept"
+  fi
   # rust-embed makes the server rebuild when an embedded file changes, not when files are added or
   # removed: force it when the list of site files differs from the last build's.
   local list="$TARGET_DIR/klaxon-site-files.txt"
@@ -29,6 +38,21 @@ build_release() {
   (cd "$ROOT" && cargo leptos build --release --server-only)
   mkdir -p "$TARGET_DIR"
   (cd "$KLAXON_SITE_DIR" && find . -type f | sort) >"$list"
+}
+
+# One hash of everything the site is built from: the crates compiled to wasm, the styles and public
+# files, the lock file and build settings, the scripts that finish it, and the tools' versions.
+site_inputs() {
+  (
+    cd "$ROOT" || exit 1
+    find app domain frontend style public .cargo Cargo.toml Cargo.lock scripts/compress-site.mjs \
+      -type f -print0 2>/dev/null | sort -z | xargs -0 sha256sum
+    rustc --version
+    cargo leptos --version 2>/dev/null
+    wasm-bindgen --version 2>/dev/null
+    wasm-opt --version 2>/dev/null
+    true # a missing tool is a version too; building then says what is missing
+  ) | sha256sum | cut -d' ' -f1
 }
 
 # A scratch PostgreSQL database for the tests (trust auth as user postgres on 127.0.0.1:5432).
