@@ -12,32 +12,73 @@ export const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..'
 const targetDir = process.env.CARGO_TARGET_DIR ? path.resolve(process.env.CARGO_TARGET_DIR) : path.join(root, 'target');
 export const binary = path.join(targetDir, 'release', 'klaxon');
 
-/// `env`: more `KLAXON_*` settings for this instance (an ntfy server, say).
-export async function startKlaxon(env = {}) {
-  const port = await new Promise((resolve) => {
+/// A free port on 127.0.0.1 (the kernel's pick, released at once for the caller to take).
+export async function freePort() {
+  return new Promise((resolve) => {
     const s = net.createServer().listen(0, '127.0.0.1', () => {
       const p = s.address().port;
       s.close(() => resolve(p));
     });
   });
+}
+
+/// The release binary serving on `port` (a free one if not given) from a fresh data directory,
+/// with only the `KLAXON_*` settings in `env`. Resolves once `/healthz` answers; `stop()` ends it
+/// and removes the directory.
+export async function serveKlaxon(env = {}, { port, log = 'warn', stdio = 'inherit' } = {}) {
+  port = port || (await freePort());
   const base = `http://127.0.0.1:${port}`;
   const data = fs.mkdtempSync(path.join(os.tmpdir(), 'klaxon-script-'));
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('KLAXON_')));
   const server = spawn(binary, ['serve'], {
-    env: { ...inherited, ...env, KLAXON_ADDR: `127.0.0.1:${port}`, KLAXON_PUBLIC_URL: base, KLAXON_DATA_DIR: data, KLAXON_LOG: 'warn' },
-    stdio: 'inherit',
+    env: { ...inherited, ...env, KLAXON_ADDR: `127.0.0.1:${port}`, KLAXON_PUBLIC_URL: base, KLAXON_DATA_DIR: data, KLAXON_LOG: log },
+    cwd: data,
+    stdio,
   });
+  let exited = null;
+  server.on('exit', (code, signal) => (exited = signal || code));
   const stop = () => {
     server.kill();
     fs.rmSync(data, { recursive: true, force: true });
   };
   process.on('exit', stop);
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 600 && exited === null; i++) {
     try {
-      if ((await fetch(`${base}/healthz`)).ok) break;
+      if ((await fetch(`${base}/healthz`)).ok) return { base, data, stop };
     } catch {}
     await new Promise((r) => setTimeout(r, 100));
   }
+  stop();
+  throw new Error(`klaxon serve on ${base} ${exited === null ? 'did not answer /healthz in 60 s' : `exited (${exited})`}`);
+}
+
+/// The OpenID Connect provider of oidc/provider.mjs on a free port, for a Klaxon at `redirectBase`;
+/// its accounts are read from `stateFile` at every sign-in. Resolves with its issuer once it listens.
+export async function startProvider(stateFile, redirectBase) {
+  const provider = spawn(process.execPath, [path.join(root, 'end2end', 'oidc', 'provider.mjs')], {
+    env: { ...process.env, OIDC_PORT: '0', OIDC_STATE_FILE: stateFile, OIDC_REDIRECT_URIS: `${redirectBase}/api/oidc/callback` },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let said = ''; // its warnings (Node.js version, development adapter) are said only if it fails
+  provider.stderr.on('data', (d) => (said += d.toString()));
+  const stop = () => provider.kill();
+  process.on('exit', stop);
+  const issuer = await new Promise((resolve, reject) => {
+    let out = '';
+    provider.stdout.on('data', (d) => {
+      out += d.toString();
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve(JSON.parse(line).issuer);
+    });
+    provider.on('exit', (code) => reject(new Error(`oidc/provider.mjs exited (${code}) before it listened:\n${said}`)));
+  });
+  return { issuer, stop };
+}
+
+/// `env`: more `KLAXON_*` settings for this instance (an ntfy server, say). An administrator
+/// (`maria`) is signed in through `api`.
+export async function startKlaxon(env = {}) {
+  const { base, stop } = await serveKlaxon(env);
   let cookie = '';
   const api = async (method, p, body) =>
     fetch(base + p, {

@@ -55,7 +55,7 @@ build_release; ok
 begin "cargo-test($pg_note)"
 cargo test; ok
 begin playwright
-# The Playwright config starts the release binary itself on 127.0.0.1:18080 with a fresh data dir.
+# Each Playwright worker starts the release binary on a free port with a fresh data dir (tests/support.ts).
 (cd "$ROOT/end2end" && npx playwright test); ok
 begin perf
 # Figures only (first paint and hydration on "Fast 3G", file sizes); nothing here is a timed assertion.

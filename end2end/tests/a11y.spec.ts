@@ -1,6 +1,6 @@
-import { test, expect, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, type APIRequestContext, type Page } from '@playwright/test';
 import { createRequire } from 'node:module';
-import { hydrated, removeTeam, teamWithIncident, signInPage } from './support';
+import { test, hydrated, removeTeam, teamWithIncident, signInPage } from './support';
 
 // Every page passes axe-core with no serious or critical violation, in the dark and the light
 // scheme; the incident flow works from the keyboard alone and announces its result.

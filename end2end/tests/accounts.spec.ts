@@ -1,5 +1,5 @@
-import { test, expect } from '@playwright/test';
-import { PASSWORD, alertmanagerPayload, hydrated, signInApi } from './support';
+import { expect } from '@playwright/test';
+import { test, PASSWORD, alertmanagerPayload, hydrated, signInApi } from './support';
 
 // Growing a team from the phone: an owner makes an invite link on one phone, a second phone
 // signs up through it and lands on the team's incidents; an administrator disables a user from

@@ -1,7 +1,7 @@
-import { test, expect } from '@playwright/test';
+import { expect } from '@playwright/test';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PASSWORD, hydrated, removeTeam, signInApi } from './support';
+import { test, PASSWORD, hydrated, removeTeam, signInApi } from './support';
 
 // Team channels on the team page: an owner adds a Slack-format channel and sends it a test (the
 // recording service receives it and the channel shows as working), adds a signed webhook (its

@@ -1,5 +1,5 @@
-import { test, expect } from '@playwright/test';
-import { hydrated, removeTeam, signInApi, signInPage } from './support';
+import { expect } from '@playwright/test';
+import { test, hydrated, removeTeam, signInApi, signInPage } from './support';
 
 // The team page's "Export as file" downloads the team's set-up as the YAML `klaxon apply` reads,
 // before and after the wasm arrives.

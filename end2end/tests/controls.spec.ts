@@ -1,5 +1,5 @@
-import { test, expect, type Page } from '@playwright/test';
-import { hydrated, removeTeam, teamWithIncident, signInPage } from './support';
+import { expect, type Page } from '@playwright/test';
+import { test, hydrated, removeTeam, teamWithIncident, signInPage } from './support';
 
 // Controls never vanish: Acknowledge pressed while the connection is down says it failed and
 // leaves the action bar and the cards where they were; when the connection returns the page asks

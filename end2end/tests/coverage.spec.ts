@@ -1,5 +1,5 @@
-import { test, expect, type Page } from '@playwright/test';
-import { hydrated, removeTeam, signInApi, signInPage } from './support';
+import { expect, type Page } from '@playwright/test';
+import { test, hydrated, removeTeam, signInApi, signInPage } from './support';
 
 // Coverage is never silently missing: the incident list, the team page and the schedule page say
 // when nobody is on call within the next 14 days, with a link that opens the form to fill it;

@@ -1,5 +1,5 @@
-import { test, expect, type APIRequestContext } from '@playwright/test';
-import { PASSWORD, hydrated, signInApi } from './support';
+import { expect, type APIRequestContext } from '@playwright/test';
+import { test, PASSWORD, hydrated, signInApi } from './support';
 
 // Dead man's switches on the team page: an owner adds one (a matcher without alertname is refused
 // with the server's reason), heartbeats from two clusters make it healthy with a row per cluster,

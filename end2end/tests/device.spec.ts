@@ -1,8 +1,8 @@
-import { test, expect } from '@playwright/test';
+import { expect } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { PASSWORD, hydrated, klaxonBinary, signInApi, startTerminalLogin } from './support';
+import { test, PASSWORD, hydrated, klaxonBinary, signInApi, startTerminalLogin } from './support';
 
 // A responder signs a terminal in: `klaxon login` (the release binary, as a child process)
 // prints a link and a code; a signed-out phone opens the link, signs in, approves the code, and

@@ -1,5 +1,5 @@
-import { test, expect } from '@playwright/test';
-import { PASSWORD, alertmanagerPayload, hydrated, signInApi } from './support';
+import { expect } from '@playwright/test';
+import { test, PASSWORD, alertmanagerPayload, hydrated, signInApi } from './support';
 
 // From alert to resolved incident on the phone: an Alertmanager webhook opens an incident, which is
 // acknowledged, annotated and resolved from its page; then a team owner adds an integration (its URL is

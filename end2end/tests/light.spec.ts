@@ -1,5 +1,5 @@
-import { test, expect } from '@playwright/test';
-import { PASSWORD, hydrated, removeTeam, teamWithIncident } from './support';
+import { expect } from '@playwright/test';
+import { test, PASSWORD, hydrated, removeTeam, teamWithIncident } from './support';
 
 // Light: the incident list, where a responder starts, needs only the main wasm. Every other page
 // brings its code in a chunk of its own the first time it is shown (Leptos lazy routes), on a

@@ -1,5 +1,5 @@
-import { test, expect, type Browser, type Page } from '@playwright/test';
-import { PASSWORD, alertmanagerPayload, hydrated, removeTeam, signInApi } from './support';
+import { expect, type Browser, type Page } from '@playwright/test';
+import { test, PASSWORD, alertmanagerPayload, hydrated, removeTeam, signInApi } from './support';
 
 // Live updates: what one responder does shows on another's phone without a reload, through the
 // server-sent event stream; a phone that loses the stream says so and how old its page is.

@@ -1,5 +1,5 @@
-import { test, expect, type Page } from '@playwright/test';
-import { alertmanagerPayload, hydrated, removeTeam, signInApi, signInPage } from './support';
+import { expect, type Page } from '@playwright/test';
+import { test, alertmanagerPayload, hydrated, removeTeam, signInApi, signInPage } from './support';
 
 // Long text never breaks the page at 390 px: a 200-character alert name, an unbroken Grafana URL
 // in a description and in a label, a long team name. URLs in descriptions are links, and a long

@@ -1,5 +1,5 @@
-import { test, expect, type Browser, type Page } from '@playwright/test';
-import { PASSWORD, hydrated, removeTeam, signInApi } from './support';
+import { expect, type Browser, type Page } from '@playwright/test';
+import { test, PASSWORD, hydrated, removeTeam, signInApi } from './support';
 
 // An existing person joins a team: an owner finds them by name in the Members list, adds them,
 // changes their role and removes them (asked once); someone signed in who opens an invite link

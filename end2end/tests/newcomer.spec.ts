@@ -1,7 +1,7 @@
-import { test, expect } from '@playwright/test';
+import { expect } from '@playwright/test';
 import { startKlaxon } from '../instance.mjs';
 import { startNtfy } from '../ntfy.mjs';
-import { alertmanagerPayload, hydrated } from './support';
+import { test, alertmanagerPayload, hydrated } from './support';
 
 // A newcomer is paged within two minutes of signing up: from the invite link to the first page on
 // their phone, on a Klaxon that publishes to an ntfy server (a recording stand-in: ntfy cannot

@@ -1,5 +1,5 @@
-import { test, expect, type Page } from '@playwright/test';
-import { alertmanagerPayload, hydrated, removeTeam, signInApi, signInPage } from './support';
+import { expect, type Page } from '@playwright/test';
+import { test, alertmanagerPayload, hydrated, removeTeam, signInApi, signInPage } from './support';
 
 // The incident page keeps the next step in view: who has it, what happens next and when, the
 // last fix right under the summary, the alert's source graph, and a warning before resolving an

@@ -1,5 +1,5 @@
-import { test, expect } from '@playwright/test';
-import { PASSWORD, removeTeam, teamWithIncident } from './support';
+import { expect } from '@playwright/test';
+import { test, PASSWORD, removeTeam, teamWithIncident } from './support';
 
 // Before the wasm arrives, or without JavaScript at all, the incident's forms still work: each
 // posts to its server function and the answer is the incident page, updated.

@@ -1,5 +1,5 @@
-import { test, expect } from '@playwright/test';
-import { PASSWORD, hydrated, removeTeam, signInApi } from './support';
+import { expect } from '@playwright/test';
+import { test, PASSWORD, hydrated, removeTeam, signInApi } from './support';
 
 // The team's time on a phone: an owner previews moving the team's days to New York at 19:00,
 // sees what it would do before saving, saves it; then a cover is made from the calendar

@@ -1,5 +1,5 @@
-import { test, expect } from '@playwright/test';
-import { PASSWORD, alertmanagerPayload, hydrated, signInApi } from './support';
+import { expect } from '@playwright/test';
+import { test, PASSWORD, alertmanagerPayload, hydrated, signInApi } from './support';
 
 // Paging from the phone: a test page from the profile (refused: this server has no push service), a team's
 // escalation ladder edited, checked in the browser, refused and then accepted by the server, and an

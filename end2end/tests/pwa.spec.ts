@@ -1,8 +1,8 @@
-import { test, expect, chromium } from '@playwright/test';
+import { expect, chromium } from '@playwright/test';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PASSWORD, hydrated, removeTeam, teamWithIncident } from './support';
+import { test, PASSWORD, hydrated, removeTeam, teamWithIncident } from './support';
 
 // Installable and usable offline: Chromium finds nothing missing to install the app; the service
 // worker keeps the pages last seen and the app's code, so the app opens offline saying so, and an

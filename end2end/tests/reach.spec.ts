@@ -1,11 +1,11 @@
-import { test, expect, chromium } from '@playwright/test';
+import { expect, chromium } from '@playwright/test';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PASSWORD, alertmanagerPayload, hydrated, signInApi } from './support';
+import { test, PASSWORD, alertmanagerPayload, hydrated, signInApi } from './support';
 
 // Reaching a person by several roads, on the phone: setting up a second road and the rules that
 // order them takes under a minute; a page sent by Web Push (through npm `web-push-testing`, a push

@@ -1,5 +1,5 @@
-import { test, expect } from '@playwright/test';
-import { PASSWORD, hydrated, removeTeam, signInApi } from './support';
+import { expect } from '@playwright/test';
+import { test, PASSWORD, hydrated, removeTeam, signInApi } from './support';
 
 // The rota on a phone: an owner makes a rotation, previews filling four weeks with it and applies
 // it; a teammate offers one of the dates from elsewhere, it appears without a reload, and the

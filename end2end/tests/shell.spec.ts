@@ -1,4 +1,5 @@
-import { test, expect } from '@playwright/test';
+import { expect } from '@playwright/test';
+import { test } from './support';
 
 // The phone shell end to end: first administrator, sign-in through a deep link, the signed-in
 // frame, hydration, and an API key shown exactly once.

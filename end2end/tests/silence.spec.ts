@@ -1,10 +1,10 @@
-import { test, expect } from '@playwright/test';
+import { expect } from '@playwright/test';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { PASSWORD, hydrated, removeTeam, teamWithIncident } from './support';
+import { test, PASSWORD, hydrated, removeTeam, teamWithIncident } from './support';
 
 // Silencing from the incident page against the real Alertmanager: the matchers are shown before
 // anything is sent, one tap silences for an hour and Alertmanager has the silence, and expiring it

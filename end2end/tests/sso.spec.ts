@@ -1,14 +1,14 @@
-import { test, expect } from '@playwright/test';
+import { expect } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import { hydrated, klaxonBinary, signInApi, startTerminalLogin } from './support';
+import { test, hydrated, klaxonBinary, signInApi, startTerminalLogin } from './support';
 
-// Single sign-on in Chromium through the real provider the config starts (oidc/provider.mjs):
+// Single sign-on in Chromium through the real provider each worker starts (oidc/provider.mjs):
 // a responder runs `klaxon login` at a laptop, opens the link on the phone, signs in with the
 // company's identity provider, approves the code, and the terminal is signed in as them. The
 // team the provider's group maps to shows on their profile as a grant from the provider.
 
-test('a responder signs in through the identity provider and approves klaxon login', async ({ page, request, baseURL }) => {
+test('a responder signs in through the identity provider and approves klaxon login', async ({ page, request, baseURL, idpIssuer }) => {
   // An administrator maps the provider's payments-oncall group to a team.
   await signInApi(request);
   let team = await request.post('/api/teams', { data: { name: 'payments-sso', display_name: 'Payments (SSO)' } });
@@ -32,7 +32,7 @@ test('a responder signs in through the identity provider and approves klaxon log
   // Once the page is interactive, as a person half awake would find it.
   await hydrated(page);
   await page.getByRole('link', { name: 'Sign in with Test IdP' }).click();
-  await expect(page).toHaveURL(/127\.0\.0\.1:18081\/interaction\//);
+  await expect(page).toHaveURL(new RegExp(`^${idpIssuer}/interaction/`));
   await page.locator('input[name="login"]').fill('sam');
   await page.locator('input[name="password"]').fill('any password');
   await page.getByRole('button', { name: 'Sign-in' }).click();

@@ -1,5 +1,5 @@
-import { test, expect, type APIRequestContext } from '@playwright/test';
-import { PASSWORD, alertmanagerPayload, hydrated, removeTeam, signInApi } from './support';
+import { expect, type APIRequestContext } from '@playwright/test';
+import { test, PASSWORD, alertmanagerPayload, hydrated, removeTeam, signInApi } from './support';
 
 // Storms are workable: the incident list narrows to mine / my teams / all (administrators),
 // severity and state; many rows are drawn one line each; "Acknowledge all N shown" takes every

@@ -1,11 +1,67 @@
-import { expect, type APIRequestContext, type Page } from '@playwright/test';
+import { test as base, expect, type APIRequestContext, type Page } from '@playwright/test';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort, serveKlaxon, startProvider } from '../instance.mjs';
 
 // Helpers shared by the browser tests (not a test file itself: Playwright runs only *.spec.ts).
+
+/// The Klaxon a worker's tests share, with the identity provider it trusts.
+type Instance = { baseURL: string; idpIssuer: string };
+
+/// Playwright's `test` with one Klaxon per worker: the release binary on a free port with a fresh
+/// data directory, and the real OpenID Connect provider (oidc/provider.mjs) on another. A test
+/// file's tests run in order on one worker, so the files of one worker share that instance's
+/// state as they would share one server; ports are free ones, so nothing left running elsewhere
+/// can stand in the way.
+export const test = base.extend<{ idpIssuer: string }, { instance: Instance }>({
+  instance: [
+    async ({}, use) => {
+      const port = await freePort();
+      const baseURL = `http://127.0.0.1:${port}`;
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'klaxon-e2e-idp-'));
+      // Its accounts (see oidc/provider.mjs); `sam` is in the `payments-oncall` group.
+      const stateFile = path.join(dir, 'oidc-state.json');
+      fs.writeFileSync(
+        stateFile,
+        JSON.stringify({
+          accounts: {
+            sam: {
+              email: 'sam@example.com',
+              email_verified: true,
+              preferred_username: 'sam',
+              groups: ['klaxon', 'payments-oncall'],
+            },
+          },
+        }),
+      );
+      const idp = await startProvider(stateFile, baseURL);
+      const klaxon = await serveKlaxon(
+        {
+          KLAXON_OIDC_ISSUER: idp.issuer,
+          KLAXON_OIDC_CLIENT_ID: 'klaxon',
+          KLAXON_OIDC_CLIENT_SECRET: 'klaxon-secret',
+          KLAXON_OIDC_ALLOWED_GROUPS: 'klaxon',
+          KLAXON_OIDC_DISPLAY_NAME: 'Test IdP',
+          // The silence test's Alertmanager listens on loopback, which the outbound policy refuses
+          // unless allowed, as an administrator would allow an Alertmanager in the same network.
+          KLAXON_OUTBOUND_ALLOW: '127.0.0.0/8',
+          KLAXON_OUTBOUND_ALLOW_PERSONAL: '127.0.0.0/8',
+        },
+        { port, stdio: ['ignore', 'inherit', 'inherit'] },
+      );
+      await use({ baseURL, idpIssuer: idp.issuer });
+      klaxon.stop();
+      idp.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+    { scope: 'worker', timeout: 90_000 },
+  ],
+  baseURL: async ({ instance }, use) => use(instance.baseURL),
+  idpIssuer: async ({ instance }, use) => use(instance.idpIssuer),
+});
 
 export const PASSWORD = 'correct horse battery';
 
