@@ -5,6 +5,7 @@
 
 use crate::{authz, Actor, Core, Result};
 use klaxon_domain::channel::{Channel, ChannelKind};
+use klaxon_domain::config::rota::runs;
 use klaxon_domain::config::{
     AlertSourceSpec, ChannelSpec, ConfigFile, CoverSpec, DeadmanSwitchSpec, EscalationLevel,
     EscalationSpec, EscalationTarget, MaintenanceSpec, MemberSpec, OidcSpec, RotationSpec,
@@ -86,6 +87,15 @@ impl Core {
                 fill_days: None,
             });
         }
+        // The dates from the team's today on; earlier ones are history.
+        let shifts = self
+            .list_shifts(actor, team_id, Some(&day.today), None)
+            .await?;
+        let rota = runs(
+            shifts
+                .iter()
+                .map(|s| (s.date.as_str(), s.username.as_str())),
+        );
         let mut alert_sources: Vec<AlertSourceSpec> = self
             .list_integrations(actor, team_id)
             .await?
@@ -127,6 +137,7 @@ impl Core {
             .into_iter()
             .map(|c| CoverSpec {
                 username: c.username,
+                covering: c.covered_username,
                 starts_at: c.starts_at.to_rfc3339(),
                 ends_at: c.ends_at.to_rfc3339(),
             })
@@ -164,6 +175,7 @@ impl Core {
             alert_sources: Some(alert_sources),
             escalation: Some(ladder_spec(ladder, &username)),
             rotations: Some(rotations),
+            rota: Some(rota),
             deadman_switches: Some(switches),
             maintenance_windows: Some(windows),
             channels: Some(channels),

@@ -98,14 +98,46 @@ async fn set_up_by_hand(app: &TestApp, admin: &Auth) -> i64 {
     )
     .await
     .expect(201);
-    app.post(&t("/rotations"), admin, json!({"name": "weekly", "user_ids": [alice, bob], "shift_days": 7, "start_date": "2026-12-07"}))
+    let weekly = app.post(&t("/rotations"), admin, json!({"name": "weekly", "user_ids": [alice, bob], "shift_days": 7, "start_date": "2026-12-07"}))
         .await
-        .expect(201);
+        .expect(201)["id"]
+        .as_i64()
+        .unwrap();
+    // The rota's next weeks come from the rotation; one date is alice's by hand.
+    let today = app.get(&t("/on-call-day"), admin).await.expect(200)["today"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let in_days = |n: i64| {
+        let d: jiff::civil::Date = today.parse().unwrap();
+        d.checked_add(jiff::Span::new().days(n))
+            .unwrap()
+            .to_string()
+    };
+    app.post(
+        &t(&format!("/rotations/{weekly}/apply")),
+        admin,
+        json!({"from": in_days(1), "to": in_days(20)}),
+    )
+    .await
+    .expect(200);
+    app.post(
+        &t("/schedule"),
+        admin,
+        json!({"user_id": alice, "dates": [today]}),
+    )
+    .await
+    .expect(201);
+    // Bob covers alice for an afternoon.
+    let start = app.clock.now() + 2 * 86_400;
+    let cover = json!({"user_id": bob, "covered_user_id": alice, "starts_at": klaxon_domain::Timestamp(start).to_rfc3339(), "ends_at": klaxon_domain::Timestamp(start + 4 * 3600).to_rfc3339()});
+    app.post(&t("/covers"), admin, cover).await.expect(201);
+    // The first level is whoever is on call, alone.
     app.put(
         &t("/escalation"),
         admin,
         json!({"levels": [
-            {"timeout": "5m", "targets": [{"type": "oncall"}, {"type": "user", "user_id": alice}]},
+            {"timeout": "5m", "targets": [{"type": "oncall"}]},
             {"timeout": "15m", "targets": [{"type": "user", "user_id": alice}, {"type": "user", "user_id": bob}]}
         ], "repeat": 1, "fallback_topic": "payments-all", "low_urgency": ["info"]}),
     )
@@ -150,6 +182,9 @@ both!(
             "type: oncall",
             "fallbackTopic: payments-all",
             "covers:",
+            "covering: alice",
+            "rota:",
+            "startDate: \"2026-12-07\"",
             "urlFromEnv: KLAXON_CHANNEL_PAYMENTS_CHAT",
             "signupMode: open",
         ] {
@@ -190,6 +225,8 @@ both!(
             .await
             .unwrap();
         assert_eq!(again, file);
+        // A YAML 1.1 reader and an independent JSON Schema implementation take it too.
+        valid_under_the_schema(&file);
         // A second apply has nothing to do.
         let prepared = prepare(&mut b, &file, true, &env).await.unwrap();
         assert_eq!(prepared.steps, vec![]);
@@ -210,6 +247,27 @@ both!(
         assert_eq!(channels[0]["target"], "http://127.0.0.1:9");
     }
 );
+
+/// Asserts that PyYAML's default (YAML 1.1) loader and Python's jsonschema accept `text` under
+/// the published schema (`scripts/validate-config-examples.py`).
+pub fn valid_under_the_schema(text: &str) {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("klaxon.yaml");
+    std::fs::write(&path, text).unwrap();
+    let out = std::process::Command::new("python3")
+        .arg(format!("{root}/scripts/validate-config-examples.py"))
+        .arg(format!("{root}/docs/klaxon-config.schema.json"))
+        .arg(&path)
+        .output()
+        .expect("python3 runs");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && said.trim() == "valid",
+        "{said}{}\n{text}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
 
 async fn admin_of(app: &TestApp) -> Auth {
     app.login("admin", "admin password").await
@@ -283,7 +341,31 @@ teams:
             ),
         )
         .await;
-        assert_eq!(e, vec!["line 14: teams[0].escalation.levels[0].targets: nobody on this level can be paged: name a member of the team, or oncall in a team with members".to_string()]);
+        assert_eq!(e, vec!["line 14: teams[0].escalation.levels[0].targets: nobody on this level can be paged: name a member of the team, or oncall in a team with someone on its rota (a rota, or a rotation with fillDays)".to_string()]);
+        // Whoever is on call, with the file emptying the rota: refused before any change.
+        let e = refusal(
+            &mut remote,
+            &base.replace(
+                "            - type: user\n              username: bob\n",
+                "            - type: oncall\n    rota: []\n",
+            ),
+        )
+        .await;
+        assert_eq!(e, vec!["line 14: teams[0].escalation.levels[0].targets: nobody on this level can be paged: name a member of the team, or oncall in a team with someone on its rota (a rota, or a rotation with fillDays)".to_string()]);
+        // A rota whose runs overlap, or name someone outside the team.
+        let e = refusal(
+            &mut remote,
+            &format!("{base}    rota:\n      - {{username: bob, from: \"2030-01-01\", to: \"2030-01-07\"}}\n      - {{username: carol, from: \"2030-01-07\", to: \"2030-01-08\"}}\n"),
+        )
+        .await;
+        assert_eq!(
+            e,
+            vec![
+                "line 19: teams[0].rota[1].username: \"carol\" is not a member of the team"
+                    .to_string(),
+                "line 19: teams[0].rota[1].from: its dates overlap those of rota[0]".to_string(),
+            ]
+        );
         // The same team twice.
         let twice = format!("{base}  - name: payments\n");
         let e = refusal(&mut remote, &twice).await;
@@ -314,7 +396,7 @@ teams:
             plan[0],
             "~ change team payments\n    displayName: \"Payments\" → \"Payments and billing\""
         );
-        assert!(plan.iter().any(|s| s.starts_with("~ change team payments's escalation\n    levels: 5m oncall+alice, then 15m alice+bob → 5m bob")), "{plan:?}");
+        assert!(plan.iter().any(|s| s.starts_with("~ change team payments's escalation\n    levels: 5m oncall, then 15m alice+bob → 5m bob")), "{plan:?}");
         assert!(plan.iter().all(|s| !s.starts_with('-')), "{plan:?}");
     }
 );

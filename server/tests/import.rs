@@ -199,6 +199,8 @@ fn check_common(file: &klaxon_domain::config::ConfigFile, report: &import::Repor
         ),
         ("dave", "2026-12-10T18:00:00Z", "2026-12-11T06:00:00Z")
     );
+    // For the person the first rotation has on call then: Bob's week is 7 to 13 December.
+    assert_eq!(covers[0].covering.as_deref(), Some("bob"));
     let ladder = t.escalation.as_ref().unwrap();
     let levels: Vec<(String, Vec<String>)> = ladder
         .levels
@@ -287,6 +289,14 @@ async fn pagerduty() {
     assert_eq!(t.escalation.as_ref().unwrap().repeat, 2);
     assert_eq!(t.alert_sources.as_ref().unwrap()[0].name, "Payments prod");
     assert!(says(&report.no_equivalent, "Payments email"), "{report}");
+    // Bob's override during his own week covers nobody: left out, and said.
+    assert!(
+        says(
+            &report.no_equivalent,
+            "an override of bob from 2026-12-12T15:00:00Z while the rota has bob on call anyway"
+        ),
+        "{report}"
+    );
     let seen = recorded.seen.lock().unwrap().clone();
     assert!(
         seen.iter()
@@ -383,6 +393,8 @@ async fn apply_imported(app: &TestApp, vendor: Vendor, name: &str, header: &str)
         unreachable!()
     };
     let text = yaml::write(&file);
+    // A YAML 1.1 reader and an independent JSON Schema implementation take the file.
+    crate::config::valid_under_the_schema(&text);
     let mut remote = Remote::new(&app.url, &key).unwrap();
     let none = |_: &str| None;
     // Before Dave signs up the file is refused where it names him.

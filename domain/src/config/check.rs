@@ -14,6 +14,9 @@ use crate::text::{ClockTime, Label, TeamName, Topic, Username, ZoneName};
 use crate::{Duration, Timestamp};
 use std::collections::{BTreeSet, HashSet};
 
+mod rota;
+use rota::check_rota;
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
     pub path: String,
@@ -148,14 +151,30 @@ fn check_team(c: &mut Checker, at: &str, team: &TeamSpec, known: &Known) {
     if let Some(sources) = &team.alert_sources {
         check_sources(c, at, sources);
     }
+    // Whether someone will be on the rota for an on-call level to reach: the file's rota, or
+    // the server's when it is left out, or a rotation the file has fill dates.
+    let current = known.current.teams.iter().find(|t| t.name == team.name);
+    let on_rota = match &team.rota {
+        Some(list) => !list.is_empty(),
+        None => current
+            .and_then(|t| t.rota.as_ref())
+            .is_some_and(|r| !r.is_empty()),
+    } || team
+        .rotations
+        .iter()
+        .flatten()
+        .any(|r| r.fill_days.is_some());
     if let Some(ladder) = &team.escalation {
         check_ladder(
             c,
             &format!("{at}.escalation"),
             ladder,
-            &members,
+            (&members, on_rota),
             &mut person,
         );
+    }
+    if let Some(rota) = &team.rota {
+        check_rota(c, at, rota, (&members, known), &mut person);
     }
     if let Some(rotations) = &team.rotations {
         for (i, r) in rotations.iter().enumerate() {
@@ -201,6 +220,19 @@ fn check_team(c: &mut Checker, at: &str, team: &TeamSpec, known: &Known) {
         for (i, cover) in covers.iter().enumerate() {
             let path = format!("{at}.covers[{i}]");
             person(c, format!("{path}.username"), &cover.username);
+            if let Some(covered) = &cover.covering {
+                person(c, format!("{path}.covering"), covered);
+                if covered == &cover.username {
+                    c.fail(format!("{path}.covering"), "nobody covers for themselves");
+                } else if known.usernames.contains(covered.as_str())
+                    && !members.contains(covered.as_str())
+                {
+                    c.fail(
+                        format!("{path}.covering"),
+                        format!("\"{covered}\" is not a member of the team"),
+                    );
+                }
+            }
             if known.usernames.contains(cover.username.as_str())
                 && !members.contains(cover.username.as_str())
             {
@@ -379,7 +411,7 @@ fn check_ladder(
     c: &mut Checker,
     at: &str,
     ladder: &EscalationSpec,
-    members: &BTreeSet<&str>,
+    (members, on_rota): (&BTreeSet<&str>, bool),
     person: &mut dyn FnMut(&mut Checker, String, &str),
 ) {
     if ladder.levels.len() > MAX_LEVELS {
@@ -418,7 +450,7 @@ fn check_ladder(
                 c.fail(tpath.clone(), "listed twice on this level");
             }
             match (target.kind, &target.username) {
-                (TargetKind::Oncall, None) => reachable |= !members.is_empty(),
+                (TargetKind::Oncall, None) => reachable |= !members.is_empty() && on_rota,
                 (TargetKind::Oncall, Some(_)) => {
                     c.fail(format!("{tpath}.username"), "an oncall target names nobody")
                 }
@@ -435,7 +467,7 @@ fn check_ladder(
         if !reachable && !level.targets.is_empty() {
             c.fail(
                 format!("{path}.targets"),
-                "nobody on this level can be paged: name a member of the team, or oncall in a team with members",
+                "nobody on this level can be paged: name a member of the team, or oncall in a team with someone on its rota (a rota, or a rotation with fillDays)",
             );
         }
     }

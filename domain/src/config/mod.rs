@@ -10,6 +10,7 @@
 
 pub mod check;
 pub mod plan;
+pub mod rota;
 pub mod step;
 
 use crate::alerting::Severity;
@@ -116,6 +117,10 @@ pub struct TeamSpec {
     pub escalation: Option<EscalationSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rotations: Option<Vec<RotationSpec>>,
+    /// Who holds each of the team's on-call dates from its today on, as runs of dates. Dates
+    /// before the team's today are history: never written, never compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rota: Option<Vec<RotaSpec>>,
     /// The operator's `KlaxonDeadmanSwitch`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deadman_switches: Option<Vec<DeadmanSwitchSpec>>,
@@ -142,6 +147,7 @@ impl TeamSpec {
             alert_sources: None,
             escalation: None,
             rotations: None,
+            rota: None,
             deadman_switches: None,
             maintenance_windows: None,
             channels: None,
@@ -258,6 +264,21 @@ pub struct RotationSpec {
     pub fill_days: Option<u32>,
 }
 
+/// One person on call for a run of the team's dates, `from` to `to` inclusive.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RotaSpec {
+    #[schemars(length(min = 1, max = 64))]
+    pub username: String,
+    /// `YYYY-MM-DD`.
+    #[schemars(regex(pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"))]
+    pub from: String,
+    /// `YYYY-MM-DD`, at most 365 dates after `from` counted with it.
+    #[schemars(regex(pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"))]
+    pub to: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -298,6 +319,10 @@ pub struct MaintenanceSpec {
 pub struct CoverSpec {
     #[schemars(length(min = 1, max = 64))]
     pub username: String,
+    /// Whom they cover for; left out, whoever holds the pager when the cover starts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 64))]
+    pub covering: Option<String>,
     /// RFC 3339.
     #[schemars(regex(pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T"))]
     pub starts_at: String,

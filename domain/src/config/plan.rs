@@ -4,8 +4,11 @@
 //! with `prune`. Incidents and alerts are never part of a plan, and neither is deleting a team
 //! (which would delete its incidents): a team the file does not name is left as it is.
 
+use super::rota;
 pub use super::step::{FieldChange, Step};
-use super::{ConfigFile, CoverSpec, EscalationSpec, MaintenanceSpec, RotationSpec, TeamSpec};
+use super::{
+    ConfigFile, CoverSpec, EscalationSpec, MaintenanceSpec, RotaSpec, RotationSpec, TeamSpec,
+};
 use crate::Timestamp;
 use serde::Serialize;
 use std::fmt;
@@ -71,8 +74,11 @@ impl Span for CoverSpec {
     fn times(&self) -> (&str, &str) {
         (&self.starts_at, &self.ends_at)
     }
+    /// The same person, covering the same one (a file that names nobody takes whom the
+    /// server chose).
     fn alike(&self, other: &Self) -> bool {
         self.username == other.username
+            && (self.covering.is_none() || self.covering == other.covering)
     }
 }
 
@@ -183,16 +189,19 @@ fn order(step: &Step) -> usize {
         ChangeSwitch { .. } => 11,
         DeleteRotation { .. } => 12,
         CreateRotation { .. } => 13,
-        Escalation { .. } => 14,
-        HandoffNotices { .. } => 15,
-        EndMaintenance { .. } => 16,
-        CreateMaintenance { .. } => 17,
-        EndCover { .. } => 17,
-        CreateCover { .. } => 17,
-        DeleteChannel { .. } => 18,
-        CreateChannel { .. } => 19,
-        ChangeChannel { .. } => 20,
-        RemoveMember { .. } => 21,
+        // After the rotations (whose `fillDays` it overrides) and before the ladder, whose
+        // on-call levels need someone on the rota.
+        Rota { .. } => 14,
+        Escalation { .. } => 15,
+        HandoffNotices { .. } => 16,
+        EndMaintenance { .. } => 17,
+        CreateMaintenance { .. } => 18,
+        EndCover { .. } => 18,
+        CreateCover { .. } => 18,
+        DeleteChannel { .. } => 19,
+        CreateChannel { .. } => 20,
+        ChangeChannel { .. } => 21,
+        RemoveMember { .. } => 22,
     }
 }
 

@@ -64,6 +64,14 @@ pub enum Step {
         team: String,
         rotation: RotationSpec,
     },
+    /// Gives `dates` to `username`, or with `None` leaves them to nobody; `replacing` are the
+    /// dates among them someone else holds now, emptied first.
+    Rota {
+        team: String,
+        username: Option<String>,
+        dates: Vec<String>,
+        replacing: Vec<String>,
+    },
     Escalation {
         team: String,
         to: EscalationSpec,
@@ -204,6 +212,15 @@ impl fmt::Display for Step {
             CreateRotation { team, rotation } => {
                 write!(f, "+ create rotation {team}/{}", rotation.name)
             }
+            Rota {
+                team,
+                username,
+                dates,
+                ..
+            } => match username {
+                Some(who) => write!(f, "~ rota of team {team}: {who} on {}", runs(dates)),
+                None => write!(f, "- rota of team {team}: nobody on {}", runs(dates)),
+            },
             Escalation {
                 team, changes: c, ..
             } => {
@@ -280,6 +297,23 @@ impl fmt::Display for Step {
             RemoveMember { team, username } => write!(f, "- remove {username} from team {team}"),
         }
     }
+}
+
+/// Dates as their runs, the first few: `2026-12-07 to 2026-12-13, 2026-12-21 (8 dates)`.
+fn runs(dates: &[String]) -> String {
+    let runs = super::rota::runs(dates.iter().map(|d| (d.as_str(), "")));
+    let mut shown: Vec<String> = runs
+        .iter()
+        .take(3)
+        .map(|r| match r.from == r.to {
+            true => r.from.clone(),
+            false => format!("{} to {}", r.from, r.to),
+        })
+        .collect();
+    if runs.len() > 3 {
+        shown.push("…".into());
+    }
+    format!("{} ({} dates)", shown.join(", "), dates.len())
 }
 
 /// What a step's line adds when the file's start has passed.

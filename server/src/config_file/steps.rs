@@ -164,6 +164,26 @@ impl Remote {
                 self.in_team(team, Method::DELETE, &format!("/rotations/{id}"), None)
                     .await?;
             }
+            Rota {
+                team,
+                username,
+                dates,
+                replacing,
+            } => {
+                // A date held by someone else is emptied first: giving a taken date is a 409.
+                for date in replacing {
+                    self.in_team(team, Method::DELETE, &format!("/schedule/{date}"), None)
+                        .await?;
+                }
+                if let Some(who) = username {
+                    let user_id = self.user(who)?;
+                    for chunk in dates.chunks(klaxon_domain::calendar::MAX_DATES) {
+                        let body = json!({"user_id": user_id, "dates": chunk});
+                        self.in_team(team, Method::POST, "/schedule", Some(body))
+                            .await?;
+                    }
+                }
+            }
             Escalation { team, to, .. } => {
                 let body = self.ladder(to)?;
                 self.in_team(team, Method::PUT, "/escalation", Some(body))
@@ -199,7 +219,10 @@ impl Remote {
                 }
             }
             CreateCover { team, cover, .. } => {
-                let body = json!({"user_id": self.user(&cover.username)?, "starts_at": cover.starts_at, "ends_at": cover.ends_at});
+                let mut body = json!({"user_id": self.user(&cover.username)?, "starts_at": cover.starts_at, "ends_at": cover.ends_at});
+                if let Some(covered) = &cover.covering {
+                    body["covered_user_id"] = json!(self.user(covered)?);
+                }
                 self.in_team(team, Method::POST, "/covers", Some(body))
                     .await?;
             }

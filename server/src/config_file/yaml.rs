@@ -1,6 +1,6 @@
 //! The file's YAML. Written with yaml-rust2's emitter, which quotes a string a YAML 1.1 reader
-//! would take for a number, boolean or null ("18:30" is a number there, "on" a boolean; a bare
-//! date is left plain, as YAML 1.2 reads it); read with yaml-rust2's event parser into a JSON value
+//! would take for a number, boolean or null ("18:30" is a number there, "on" a boolean), and
+//! then quotes bare dates as well (`quote_dates`); read with yaml-rust2's event parser into a JSON value
 //! plus the line of every field, then into the typed file with serde_path_to_error, so every
 //! refusal (a typo'd field, a wrong type, a user the server does not have) names the field's
 //! path and its line.
@@ -42,8 +42,60 @@ pub fn write(file: &ConfigFile) -> String {
     emitter
         .dump(&to_yaml(value))
         .expect("a string takes any YAML");
-    let body = body.strip_prefix("---\n").unwrap_or(&body);
+    let body = quote_dates(body.strip_prefix("---\n").unwrap_or(&body));
     format!("# Klaxon configuration: `klaxon diff -f FILE` shows what `klaxon apply -f FILE` would change.\n{body}\n")
+}
+
+/// The emitter leaves a bare date plain (`startDate: 2026-12-07`), which YAML 1.2 reads as a
+/// string but a YAML 1.1 reader (PyYAML's default, many CI tools) as a date, which the schema
+/// then refuses: quote every plain value that is a date, outside block text.
+fn quote_dates(body: &str) -> String {
+    let is_date = |v: &str| {
+        let b = v.as_bytes();
+        b.len() == 10
+            && b[4] == b'-'
+            && b[7] == b'-'
+            && b.iter()
+                .enumerate()
+                .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+    };
+    let indent = |line: &str| line.len() - line.trim_start().len();
+    let mut out = String::with_capacity(body.len() + 64);
+    // The indentation of the key whose block text (`|`) the following lines hold.
+    let mut block: Option<usize> = None;
+    for line in body.split_inclusive('\n') {
+        let text = line.trim_end_matches('\n');
+        if let Some(at) = block {
+            if text.trim().is_empty() || indent(text) > at {
+                out.push_str(line);
+                continue;
+            }
+            block = None;
+        }
+        let value_at = text
+            .rfind(": ")
+            .map(|i| i + 2)
+            .or_else(|| {
+                text.trim_start()
+                    .starts_with("- ")
+                    .then(|| indent(text) + 2)
+            })
+            .unwrap_or(text.len());
+        let value = &text[value_at..];
+        if is_date(value) {
+            out.push_str(&format!(
+                "{}\"{value}\"{}",
+                &text[..value_at],
+                &line[text.len()..]
+            ));
+            continue;
+        }
+        if value.starts_with('|') {
+            block = Some(indent(text));
+        }
+        out.push_str(line);
+    }
+    out
 }
 
 /// serde_yaml's value as yaml-rust2's, for its emitter; order and types kept.
@@ -366,113 +418,4 @@ fn scalar(text: String, style: TScalarStyle) -> Value {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const FILE: &str = "apiVersion: klaxon.dev/v1alpha1
-kind: KlaxonConfig
-teams:
-  - name: payments
-    handoffTime: \"09:00\"
-    members:
-      - username: alice
-        role: owner
-    escalation:
-      levels:
-        - timeout: 5m
-          targets: [{type: oncall}, {type: user, username: alice}]
-";
-
-    #[test]
-    fn reads_a_file_and_the_line_of_each_field() {
-        let p = read(FILE).unwrap();
-        assert_eq!(p.file.teams[0].handoff_time.as_deref(), Some("09:00"));
-        assert_eq!(p.line_of("teams[0].name"), Some(4));
-        assert_eq!(p.line_of("teams[0].members[0].role"), Some(8));
-        assert_eq!(
-            p.line_of("teams[0].escalation.levels[0].targets[1].username"),
-            Some(12)
-        );
-        // A path with no line of its own takes its parent's.
-        assert_eq!(p.line_of("teams[0].members[0].nothing"), Some(7));
-    }
-
-    #[test]
-    fn an_unknown_field_is_refused_at_its_line() {
-        let text = FILE.replace(
-            "        role: owner",
-            "        role: owner\n        rol: member",
-        );
-        let e = read(&text).err().unwrap();
-        assert_eq!(e.line, Some(9), "{e}");
-        assert!(e.message.contains("unknown field `rol`"), "{e}");
-        assert!(e.path.starts_with("teams[0].members[0]"), "{e}");
-    }
-
-    #[test]
-    fn a_wrong_type_and_bad_yaml_are_refused_at_their_line() {
-        let e = read(&FILE.replace("role: owner", "role: [owner]"))
-            .err()
-            .unwrap();
-        assert_eq!(
-            (e.line, e.path.as_str()),
-            (Some(8), "teams[0].members[0].role"),
-            "{e}"
-        );
-        let e = read("apiVersion: x\nkind: [\n").err().unwrap();
-        assert!(e.message.starts_with("not YAML"), "{e}");
-        assert!(e.line.is_some());
-    }
-
-    #[test]
-    fn aliases_that_multiply_are_refused() {
-        let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
-        for i in 1..8 {
-            let p = i - 1;
-            let ten = vec![format!("*a{p}"); 10].join(", ");
-            text.push_str(&format!("a{i}: &a{i} [{ten}]\n"));
-        }
-        let e = read(&text).err().unwrap();
-        assert!(e.message.contains("more than 100000 values"), "{e}");
-        // A modest alias is read.
-        let p =
-            read("apiVersion: &v klaxon.dev/v1alpha1\nkind: KlaxonConfig\nteams: []\n").unwrap();
-        assert!(p.file.teams.is_empty());
-    }
-
-    #[test]
-    fn one_long_string_aliased_many_times_is_refused_by_size() {
-        // 1 MB of text, aliased 3 000 times: few values, 3 GB once expanded.
-        let mut text = format!("a: &a \"{}\"\nb: [", "x".repeat(1_000_000));
-        text.push_str(&vec!["*a"; 3000].join(", "));
-        text.push_str("]\n");
-        let e = read(&text).err().unwrap();
-        assert!(
-            e.message
-                .contains("MiB of text once its aliases are expanded"),
-            "{e}"
-        );
-        // Refused at the alias that goes past the bound, as it is read, not once built.
-        assert_eq!(e.line, Some(2), "{e}");
-    }
-
-    #[test]
-    fn what_is_written_reads_back_the_same() {
-        let p = read(FILE).unwrap();
-        let again = read(&write(&p.file)).unwrap();
-        assert_eq!(again.file, p.file);
-    }
-
-    #[test]
-    fn strings_a_yaml_1_1_reader_would_take_for_numbers_or_booleans_are_quoted() {
-        let mut file = read(FILE).unwrap().file;
-        file.teams[0].handoff_time = Some("18:30".into());
-        file.teams[0].display_name = Some("on".into());
-        let text = write(&file);
-        assert!(text.contains("handoffTime: \"18:30\""), "{text}");
-        assert!(text.contains("displayName: \"on\""), "{text}");
-        // The fields keep the file's order: a team starts with its name.
-        assert!(text.contains("- name: payments"), "{text}");
-        assert_eq!(read(&text).unwrap().file, file);
-    }
-}
+mod tests;

@@ -114,9 +114,14 @@ pub fn to_file(source: &Source, accounts: &Accounts, now: i64) -> (ConfigFile, R
             ));
         }
         let rotations = rotations(s, &zone, &who, &mut report);
+        let days = klaxon_domain::oncall_day::HandOff::new(
+            team.time_zone.as_deref().unwrap_or("UTC"),
+            team.handoff_time.as_deref().unwrap_or("00:00"),
+        )
+        .unwrap_or_default();
+        let on_call = |at: i64| holder(rotations.first()?, days.day_of(at));
+        team.covers = Some(covers(s, &on_call, &who, now, &mut report));
         team.rotations = Some(rotations);
-        let covers = covers(s, &who, now, &mut report);
-        team.covers = Some(covers);
     }
     rota_people_are_members(&mut teams);
 
@@ -247,9 +252,21 @@ fn rotations(
     rotations
 }
 
-/// A schedule's overrides of the next 90 days as covers of at most 14 days each.
+/// Who `rotation` (the one that fills the rota) puts on call on the team's `date`.
+fn holder(rotation: &RotationSpec, date: jiff::civil::Date) -> Option<String> {
+    let start = klaxon_domain::calendar::parse_date(&rotation.start_date)?;
+    let date = klaxon_domain::calendar::parse_date(&date.to_string())?;
+    let turns: Vec<i64> = (0..rotation.members.len() as i64).collect();
+    let turn = klaxon_domain::rotation::turn_on(start, rotation.shift_days, &turns, date)?;
+    rotation.members.get(turn as usize).cloned()
+}
+
+/// A schedule's overrides of the next 90 days as covers of at most 14 days each, each of the
+/// person `on_call` at its start. An override of the person on call anyway is left out (a
+/// cover of oneself means nothing, and the server refuses it), and reported.
 fn covers(
     s: &Schedule,
+    on_call: &dyn Fn(i64) -> Option<String>,
     who: &dyn Fn(&str) -> Option<String>,
     now: i64,
     report: &mut Report,
@@ -265,6 +282,15 @@ fn covers(
             continue;
         };
         let start = o.start.max(now);
+        let covering = on_call(start);
+        if covering.as_deref() == Some(username.as_str()) {
+            report.no_equivalent.push(format!(
+                "schedule \"{}\": an override of {username} from {} while the rota has {username} on call anyway: nothing to cover, left out",
+                s.name,
+                Timestamp(start).to_rfc3339()
+            ));
+            continue;
+        }
         let end = o
             .end
             .min(start + klaxon_domain::oncall_day::MAX_COVER_SECONDS);
@@ -276,6 +302,7 @@ fn covers(
         }
         covers.push(CoverSpec {
             username,
+            covering,
             starts_at: Timestamp(start).to_rfc3339(),
             ends_at: Timestamp(end).to_rfc3339(),
         });

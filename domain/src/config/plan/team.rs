@@ -203,6 +203,9 @@ impl Diff<'_> {
                 steps.push(Step::DeleteRotation { team: team(), name });
             }
         }
+        if let Some(list) = &want.rota {
+            rota_steps(steps, self, list);
+        }
         if let Some(to) = &want.escalation {
             let from = now.escalation.clone().unwrap_or_default();
             let mut normal = to.clone();
@@ -335,6 +338,67 @@ impl Diff<'_> {
                 steps.push(Step::DeleteChannel { team: team(), name });
             }
         }
+    }
+}
+
+/// The rota's dates from the team's today on: each person's dates that are not theirs yet (one
+/// step per person), and with `prune` the dates the file leaves to nobody.
+fn rota_steps(steps: &mut Vec<Step>, diff: &Diff, list: &[RotaSpec]) {
+    let Diff {
+        now, want, prune, ..
+    } = *diff;
+    let zone = want.time_zone.as_ref().or(now.time_zone.as_ref());
+    let handoff = want.handoff_time.as_ref().or(now.handoff_time.as_ref());
+    let today = crate::oncall_day::HandOff::new(
+        zone.map_or("UTC", String::as_str),
+        handoff.map_or("00:00", String::as_str),
+    )
+    .unwrap_or_default()
+    .day_of(diff.at.0)
+    .to_string();
+    let from_today = |runs: &[RotaSpec]| {
+        let mut days = rota::holders(runs);
+        days.retain(|date, _| *date >= today);
+        days
+    };
+    let (wanted, held) = (
+        from_today(list),
+        from_today(now.rota.as_deref().unwrap_or(&[])),
+    );
+    let mut give: std::collections::BTreeMap<&str, (Vec<String>, Vec<String>)> = Default::default();
+    for (date, who) in &wanted {
+        let (dates, replacing) = give.entry(who).or_default();
+        match held.get(date) {
+            Some(h) if h == who => {}
+            Some(_) => {
+                dates.push(date.clone());
+                replacing.push(date.clone());
+            }
+            None => dates.push(date.clone()),
+        }
+    }
+    for (who, (dates, replacing)) in give {
+        if !dates.is_empty() {
+            steps.push(Step::Rota {
+                team: want.name.clone(),
+                username: Some(who.to_string()),
+                dates,
+                replacing,
+            });
+        }
+    }
+    let cleared: Vec<String> = held
+        .keys()
+        .filter(|d| prune && !wanted.contains_key(*d))
+        .cloned()
+        .collect();
+    if !cleared.is_empty() {
+        steps.push(Step::Rota {
+            team: want.name.clone(),
+            username: None,
+            dates: cleared.clone(),
+            replacing: cleared,
+        });
     }
 }
 
