@@ -352,6 +352,20 @@ teams:
         )
         .await;
         assert_eq!(e, vec!["line 14: teams[0].escalation.levels[0].targets: nobody on this level can be paged: name a member of the team, or oncall in a team with someone on its rota (a rota, or a rotation with fillDays)".to_string()]);
+        // …or giving it only dates that are history.
+        let e = refusal(
+            &mut remote,
+            &base.replace(
+                "            - type: user\n              username: bob\n",
+                "            - type: oncall\n    rota:\n      - {username: bob, from: \"2020-01-01\", to: \"2020-01-07\"}\n",
+            ),
+        )
+        .await;
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(
+            e[0].starts_with("line 14: teams[0].escalation.levels[0].targets: nobody"),
+            "{e:?}"
+        );
         // A rota whose runs overlap, or name someone outside the team.
         let e = refusal(
             &mut remote,

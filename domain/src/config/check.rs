@@ -30,6 +30,8 @@ pub struct Known<'a> {
     pub current: &'a ConfigFile,
     /// Whether an environment variable named in the file is set.
     pub env_is_set: &'a dyn Fn(&str) -> bool,
+    /// The server's clock: rota dates before a team's today are history.
+    pub at: Timestamp,
 }
 
 struct Checker {
@@ -152,10 +154,14 @@ fn check_team(c: &mut Checker, at: &str, team: &TeamSpec, known: &Known) {
         check_sources(c, at, sources);
     }
     // Whether someone will be on the rota for an on-call level to reach: the file's rota, or
-    // the server's when it is left out, or a rotation the file has fill dates.
+    // the server's when it is left out, or a rotation the file has fill dates. Dates before the
+    // team's today are history.
     let current = known.current.teams.iter().find(|t| t.name == team.name);
     let on_rota = match &team.rota {
-        Some(list) => !list.is_empty(),
+        Some(list) => {
+            let today = super::rota::today(team, current, known.at);
+            list.iter().any(|run| run.to >= today)
+        }
         None => current
             .and_then(|t| t.rota.as_ref())
             .is_some_and(|r| !r.is_empty()),

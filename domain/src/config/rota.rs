@@ -1,12 +1,30 @@
 //! The rota in the file: who holds each of a team's on-call dates, written as runs of dates
 //! (`{username, from, to}`) so a year of weekly turns is 52 short entries, not 365.
 
-use super::RotaSpec;
+use super::{RotaSpec, TeamSpec};
 use crate::calendar::{format_date, parse_date};
 use std::collections::BTreeMap;
 
 /// The longest run one entry may hold; `export` starts a new entry after it.
 pub const MAX_RUN: usize = 365;
+
+/// The team's today at `at` (`YYYY-MM-DD`), by the file's zone and hand-off time, else the
+/// server's (`now`), else UTC at 00:00.
+pub fn today(want: &TeamSpec, now: Option<&TeamSpec>, at: crate::Timestamp) -> String {
+    let pick = |f: fn(&TeamSpec) -> &Option<String>, default: &'static str| {
+        f(want)
+            .clone()
+            .or_else(|| now.and_then(|n| f(n).clone()))
+            .unwrap_or_else(|| default.into())
+    };
+    crate::oncall_day::HandOff::new(
+        &pick(|t| &t.time_zone, "UTC"),
+        &pick(|t| &t.handoff_time, "00:00"),
+    )
+    .unwrap_or_default()
+    .day_of(at.0)
+    .to_string()
+}
 
 /// Dates (`YYYY-MM-DD`, in order) and their holders as runs: consecutive dates of one person
 /// make one entry, of at most `MAX_RUN` dates.

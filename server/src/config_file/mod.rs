@@ -82,6 +82,7 @@ pub async fn prepare(
     let known = Known {
         usernames: &usernames,
         current: &current,
+        at: clock,
         env_is_set: &env_is_set,
     };
     let problems = check(&parsed.file, &known);

@@ -347,15 +347,7 @@ fn rota_steps(steps: &mut Vec<Step>, diff: &Diff, list: &[RotaSpec]) {
     let Diff {
         now, want, prune, ..
     } = *diff;
-    let zone = want.time_zone.as_ref().or(now.time_zone.as_ref());
-    let handoff = want.handoff_time.as_ref().or(now.handoff_time.as_ref());
-    let today = crate::oncall_day::HandOff::new(
-        zone.map_or("UTC", String::as_str),
-        handoff.map_or("00:00", String::as_str),
-    )
-    .unwrap_or_default()
-    .day_of(diff.at.0)
-    .to_string();
+    let today = rota::today(want, Some(now), diff.at);
     let from_today = |runs: &[RotaSpec]| {
         let mut days = rota::holders(runs);
         days.retain(|date, _| *date >= today);

@@ -119,7 +119,8 @@ fn strings_a_yaml_1_1_reader_would_take_for_numbers_or_booleans_are_quoted() {
 
 #[test]
 fn dates_are_quoted_everywhere_but_inside_block_text() {
-    let text = "a: |\n  2026-12-07\n  - 2026-12-07\nb: 2026-12-07\nc:\n  - 2026-12-07\nd: 2026-12-7\n";
+    let text =
+        "a: |\n  2026-12-07\n  - 2026-12-07\nb: 2026-12-07\nc:\n  - 2026-12-07\nd: 2026-12-7\n";
     assert_eq!(
         quote_dates(text),
         "a: |\n  2026-12-07\n  - 2026-12-07\nb: \"2026-12-07\"\nc:\n  - \"2026-12-07\"\nd: 2026-12-7\n"
