@@ -26,6 +26,7 @@ pub mod maintenance;
 pub mod metrics;
 pub(crate) mod oncall;
 pub mod outbound;
+pub mod outbox;
 pub mod paging;
 pub mod roads;
 pub mod schedule;

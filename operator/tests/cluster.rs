@@ -3,7 +3,7 @@
 //! and a real Klaxon router on loopback HTTP standing in for the Deployment's pods (no kubelet
 //! runs there), reached through `spec.endpoint`.
 
-mod common;
+use crate::common;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, Secret, Service};

@@ -3,7 +3,7 @@
 //! PodDisruptionBudget under `policy/v1`, which the v1.20 API server of `cluster.rs` lacks —
 //! while Klaxon itself is the real router.
 
-mod common;
+use crate::common;
 
 use http::{Method, Request, Response};
 use klaxon_operator::controller::{server, Context};

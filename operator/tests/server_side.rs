@@ -1,7 +1,7 @@
 //! The operator's calls against the real Klaxon router over loopback HTTP (SQLite): bootstrap,
 //! the instance-scoped account, team provisioning with adoption, re-applied settings, invites.
 
-mod common;
+use crate::common;
 
 use common::{klaxon, Server};
 use klaxon_operator::crd::{InviteRole, TeamOidc};

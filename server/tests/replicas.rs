@@ -9,7 +9,7 @@ use common::world::world;
 use common::Payload;
 use futures::future::join_all;
 use klaxon_core::leases::LEASE_TTL;
-use klaxon_core::paging::claim::CLAIM_FOR;
+use klaxon_core::outbox::CLAIM_FOR;
 use serde_json::json;
 use std::collections::BTreeSet;
 

@@ -2,7 +2,7 @@
 //! becomes one summary), post them, and record the outcomes. Every replica runs it beside its
 //! notifier (never inside the notifier's pass, so a slow chat service cannot delay a page).
 //!
-//! - Claims are the pages' lapsing claims (`paging::claim`): a dead replica's posts pass on
+//! - Due rows, claims and lanes are the pages' (`outbox`): a dead replica's posts pass on
 //!   within seconds; a replica starts a post only while its claim has a second to run, and writes
 //!   an outcome only where the claim still names it.
 //! - Order: a post waits while an earlier post of its channel waits for a retry or is in another
@@ -17,7 +17,7 @@ use super::send::Target;
 use crate::db::Arg;
 use crate::incidents::reads::{IncidentRow, INCIDENT_COLUMNS};
 use crate::lanes::{gather, Lane};
-use crate::paging::claim::{Hold, Outbox};
+use crate::outbox::{Claim, Hold, Outbox, OutboxRow};
 use crate::roads::announcement::{Announcement, Body, Item};
 use crate::{Core, Result};
 use klaxon_domain::channel::ChannelEvent;
@@ -66,6 +66,12 @@ struct Claimed {
     waited: i64,
 }
 
+impl OutboxRow for Claimed {
+    fn id(&self) -> i64 {
+        self.id
+    }
+}
+
 const CLAIMED: &str = "id, channel_id, incident_id, event, at, actor_id, text, attempts, waited";
 
 /// What rendering a pass's posts needs (`Core::context`).
@@ -99,37 +105,24 @@ impl Core {
     /// One announcer pass. `holder` names this replica in claims.
     pub async fn announce_tick(&self, holder: &str) -> Result<AnnounceReport> {
         let now = self.now();
-        let due: Vec<(i64, i64)> = sqlx::query_as(
-            "SELECT id, channel_id FROM channel_posts p WHERE state = 'pending' AND due_at <= $1 \
-             AND (claimed_until IS NULL OR claimed_until < $1) \
-             AND NOT EXISTS (SELECT 1 FROM channel_posts e WHERE e.channel_id = p.channel_id AND e.state = 'pending' \
-               AND e.id < p.id AND (e.due_at > $1 OR e.claimed_until >= $1)) \
-             AND NOT EXISTS (SELECT 1 FROM channels c WHERE c.id = p.channel_id AND c.retry_at > $1) \
-             ORDER BY id LIMIT $2",
-        )
-        .bind(now)
-        .bind(BATCH)
-        .fetch_all(&self.db.pool)
-        .await?;
-        if due.is_empty() {
-            return Ok(AnnounceReport::default());
-        }
-        let ids = self.channel_lanes.claimable(due);
-        if ids.is_empty() {
-            return Ok(AnnounceReport::default());
-        }
-        let mut posts: Vec<Claimed> = self
-            .claim_rows(Outbox::ChannelPosts, holder, &ids, now, CLAIMED)
+        let claim: Claim<Claimed> = self
+            .claim_due(
+                Outbox::ChannelPosts,
+                &self.channel_lanes,
+                holder,
+                now,
+                BATCH,
+                CLAIMED,
+            )
             .await?;
+        let (posts, claimed) = (claim.rows, claim.ids);
         if posts.is_empty() {
             return Ok(AnnounceReport::default());
         }
-        posts.sort_by_key(|p| p.id);
-        let claimed: Vec<i64> = posts.iter().map(|p| p.id).collect();
         let hold = Arc::new(Hold::new(now));
         let (report, (running, held)) = tokio::select! {
             r = self.announce_claimed(holder, posts, &hold, now) => r?,
-            never = self.keep_claims_of(Outbox::ChannelPosts, holder, &claimed, &hold) => match never {},
+            never = self.keep_claims(Outbox::ChannelPosts, holder, &claimed, &hold) => match never {},
         };
         // Whatever was claimed and not settled goes back, for the next pass; a channel still
         // sending keeps its posts until its lane ends (`finish_channels_alone`).

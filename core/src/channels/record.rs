@@ -5,7 +5,7 @@
 use super::deliver::{ChannelOutcome, Running};
 use crate::db::Arg;
 use crate::metrics::ChannelLabel;
-use crate::paging::claim::{Hold, Outbox};
+use crate::outbox::{Hold, Outbox};
 use crate::{Core, Result};
 use klaxon_domain::paging::{retry_delay, GIVE_UP_AFTER};
 use std::sync::Arc;
@@ -154,7 +154,7 @@ impl Core {
             };
             tokio::select! {
                 () = record => {}
-                never = core.keep_claims_of(Outbox::ChannelPosts, &holder, &held, &hold) => match never {},
+                never = core.keep_claims(Outbox::ChannelPosts, &holder, &held, &hold) => match never {},
             }
         });
     }

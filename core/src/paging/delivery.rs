@@ -3,7 +3,6 @@
 //! page, because SQLite has one writer and every PostgreSQL statement is a round trip.
 
 use super::bundle::Push;
-use super::claim::{Hold, Outbox};
 use super::failover::{fail_over, forget_gone};
 use super::message::{compose_summary, Listed};
 use super::notifier::BATCH;
@@ -16,6 +15,7 @@ use super::record::{
 use super::tokens::TOKEN_TTL;
 use crate::db::{insert_json, insert_rows, Col::*, Tx};
 use crate::metrics::{PageLabel, RoadLabel};
+use crate::outbox::{Claim, Hold, Outbox};
 use crate::roads::{Page, Roads};
 use crate::secrets::{hash_token, new_token};
 use crate::{Core, Result};
@@ -51,48 +51,29 @@ impl Core {
     /// transaction, publishes them in parallel, and records the outcomes in one transaction.
     pub(super) async fn deliver_due(&self, holder: &str) -> Result<Delivered> {
         let now = self.now();
-        // Read outside any transaction (an idle pass never takes the writer), then claimed by
-        // id: one subquery-driven UPDATE let PostgreSQL, with statistics from an emptier
-        // outbox, rescan the due pages once per pending page.
-        // A page waits while an earlier page to its topic waits for the push service to come
-        // back, so a person's pages arrive in the order they were queued after an outage; a page
-        // that failed for itself (a refused topic) holds nothing back. A topic the service
-        // rate-limited (429) waits for its Retry-After; other topics do not.
-        let due: Vec<(i64, String)> = sqlx::query_as(
-                "SELECT id, topic FROM pages p WHERE state = 'pending' AND due_at <= $1 \
-                 AND (claimed_until IS NULL OR claimed_until < $1) \
-                 AND NOT EXISTS (SELECT 1 FROM pages e WHERE e.topic = p.topic AND e.state = 'pending' \
-                   AND e.outage = 1 AND e.id < p.id AND e.due_at > $1 LIMIT 1 OFFSET 0) \
-                 AND NOT EXISTS (SELECT 1 FROM topic_backoff b WHERE b.topic = p.topic AND b.retry_at > $1) \
-                 ORDER BY due_at, id LIMIT $2",
+        let claim: Claim<Claimed> = self
+            .claim_due(
+                Outbox::Pages,
+                &self.page_lanes,
+                holder,
+                now,
+                BATCH,
+                Claimed::COLUMNS,
             )
-            .bind(now)
-            .bind(BATCH)
-            .fetch_all(&self.db.pool)
             .await?;
-        let full = due.len() as i64 == BATCH;
-        let ids = self.page_lanes.claimable(due);
-        if ids.is_empty() {
-            return Ok(Delivered::default());
-        }
-        let mut pages: Vec<Claimed> = self
-            .claim_rows(Outbox::Pages, holder, &ids, now, Claimed::COLUMNS)
-            .await?;
-        let more = full;
+        let (pages, claimed, more) = (claim.rows, claim.ids, claim.full);
         if pages.is_empty() {
             return Ok(Delivered {
                 more,
                 ..Delivered::default()
             });
         }
-        pages.sort_by_key(|p| p.id);
-        let claimed: Vec<i64> = pages.iter().map(|p| p.id).collect();
         let hold = std::sync::Arc::new(Hold::new(now));
         // The claims are renewed until the outcomes are written (see `claim`); a lane still
         // sending when this pass goes on renews its own (`publish::finish_alone`).
         let mut done = tokio::select! {
             done = self.deliver_claimed(holder, pages, &hold, &claimed, now) => done?,
-            never = self.keep_claims(holder, &claimed, &hold) => match never {},
+            never = self.keep_claims(Outbox::Pages, holder, &claimed, &hold) => match never {},
         };
         done.more = more;
         Ok(done)

@@ -12,7 +12,6 @@
 
 mod all_clear;
 mod bundle;
-pub mod claim;
 mod delivery;
 mod due;
 mod enqueue;

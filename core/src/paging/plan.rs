@@ -36,6 +36,12 @@ pub(super) struct Claimed {
     pub failed_over: i64,
 }
 
+impl crate::outbox::OutboxRow for Claimed {
+    fn id(&self) -> i64 {
+        self.id
+    }
+}
+
 impl Claimed {
     /// What a statement returns to be read as a `Claimed`.
     pub const COLUMNS: &str =

@@ -3,9 +3,9 @@
 //! slow or dead holds up only itself.
 
 use super::bundle::Push;
-use super::claim::Hold;
 use super::send::Methods;
 use crate::lanes::{gather, Lane};
+use crate::outbox::{Hold, Outbox};
 use crate::roads::{Failure, Page};
 use crate::Core;
 use std::collections::{BTreeMap, HashSet};
@@ -165,7 +165,7 @@ impl Core {
             };
             tokio::select! {
                 () = record => {}
-                never = core.keep_claims(&holder, &claimed, &hold) => match never {},
+                never = core.keep_claims(Outbox::Pages, &holder, &claimed, &hold) => match never {},
             }
         });
     }

@@ -11,7 +11,7 @@
 //! waited over 15 s with the faults around it.
 //!
 //! A second copy of a push is possible in one case only: the push service has the message but
-//! the replica that sent it died or froze before it could record that (see `paging::claim`).
+//! the replica that sent it died or froze before it could record that (see `outbox`).
 //! Such a copy is reported, and counted against the run only when no replica was killed or
 //! frozen, and PostgreSQL not restarted, around the first copy.
 
