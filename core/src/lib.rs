@@ -57,10 +57,8 @@ pub struct Config {
     pub metrics: bool,
     /// `KLAXON_OIDC_*`; `None` leaves single sign-on off.
     pub oidc: Option<sso::OidcConfig>,
-    /// The ntfy server's base URL (`KLAXON_NTFY_URL`); no pages leave without it.
-    pub ntfy_url: Option<String>,
-    /// Bearer token for ntfy (`KLAXON_NTFY_TOKEN`).
-    pub ntfy_token: Option<String>,
+    /// The settings of the roads that need some (`roads::RoadSettings`).
+    pub roads: roads::RoadSettings,
     /// Pushes a topic gets in a minute before its pages are bundled; 0 never bundles
     /// (`KLAXON_PAGE_BUNDLE_AFTER`).
     pub page_bundle_after: i64,
@@ -83,10 +81,6 @@ pub struct Config {
     pub personal_outbound_allow: outbound::OutboundAllow,
     /// `POST /api/alertmanager/webhook` without a key is served (`KLAXON_LEGACY_WEBHOOK`).
     pub legacy_webhook: bool,
-    /// `KLAXON_SMTP_*`; `None` sends no mail.
-    pub smtp: Option<roads::email::SmtpConfig>,
-    /// `KLAXON_MATRIX_*`; `None`: no Matrix rooms.
-    pub matrix: Option<roads::matrix::MatrixConfig>,
 }
 
 impl Default for Config {
@@ -96,8 +90,7 @@ impl Default for Config {
             password_login: true,
             metrics: true,
             oidc: None,
-            ntfy_url: None,
-            ntfy_token: None,
+            roads: roads::RoadSettings::default(),
             page_bundle_after: klaxon_domain::paging::BUNDLE_AFTER,
             lane_wait: lanes::WAIT_FOR_LANES,
             setting_seeds: Vec::new(),
@@ -106,8 +99,6 @@ impl Default for Config {
             outbound_allow: outbound::OutboundAllow::default(),
             personal_outbound_allow: outbound::OutboundAllow::default(),
             legacy_webhook: false,
-            smtp: None,
-            matrix: None,
         }
     }
 }

@@ -46,8 +46,8 @@ impl Core {
             settings: self.settings().await?,
             bounds: rules::bounds(),
             push: PushStatus {
-                configured: self.config.ntfy_url.is_some(),
-                token_configured: self.config.ntfy_token.is_some(),
+                configured: self.config.roads.ntfy_url.is_some(),
+                token_configured: self.config.roads.ntfy_token.is_some(),
             },
             oidc: OidcStatus {
                 configured: self.sso.is_some(),

@@ -391,13 +391,16 @@ both_with!(
 both_with!(
     a_mail_server_that_refuses_klaxons_login_is_the_error,
     klaxon_core::Config {
-        smtp: Some(klaxon_core::roads::email::SmtpConfig {
-            url: format!(
-                "smtp://klaxon:wrong@127.0.0.1:{}",
-                common::smtp::smtp().port
-            ),
-            ..common::smtp::smtp().config()
-        }),
+        roads: klaxon_core::roads::RoadSettings {
+            smtp: Some(klaxon_core::roads::email::SmtpConfig {
+                url: format!(
+                    "smtp://klaxon:wrong@127.0.0.1:{}",
+                    common::smtp::smtp().port
+                ),
+                ..common::smtp::smtp().config()
+            }),
+            ..Default::default()
+        },
         ..common::test_config()
     },
     |app| {

@@ -631,8 +631,11 @@ async fn test_page_reports_rejected_token_and_unreachable_server() {
         ),
     ] {
         let config = klaxon_core::Config {
-            ntfy_url: Some(url),
-            ntfy_token: Some(token.into()),
+            roads: klaxon_core::roads::RoadSettings {
+                ntfy_url: Some(url),
+                ntfy_token: Some(token.into()),
+                ..Default::default()
+            },
             ..Default::default()
         };
         let app = TestApp::spawn_with(Backend::Sqlite, config).await;

@@ -109,7 +109,7 @@ impl Core {
                 .bind(actor.user_id)
                 .fetch_one(&self.db.pool)
                 .await?;
-        let server = self.config.ntfy_url.clone();
+        let server = self.config.roads.ntfy_url.clone();
         let both = server.as_deref().zip(topic.as_deref());
         Ok(PushSetup {
             subscribe_link: both.and_then(|(s, t)| push_setup::subscribe_link(s, t)),

@@ -24,7 +24,7 @@ pub mod webpush;
 
 pub use http::answered;
 pub use message::{Ack, Message, Page, Tone};
-pub use registry::Roads;
+pub use registry::{RoadSettings, Roads};
 
 use crate::Core;
 

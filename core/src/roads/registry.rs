@@ -13,6 +13,20 @@ use crate::Config;
 use klaxon_domain::contact::{AddForm, ContactKind, RoadWords};
 use std::sync::Arc;
 
+/// The administrator's settings of the roads that need some, read at start: a road's settings
+/// are one field here (and its flags in `klaxon serve`).
+#[derive(Debug, Clone, Default)]
+pub struct RoadSettings {
+    /// The ntfy server's base URL (`KLAXON_NTFY_URL`); no pages leave without it.
+    pub ntfy_url: Option<String>,
+    /// Bearer token for ntfy (`KLAXON_NTFY_TOKEN`).
+    pub ntfy_token: Option<String>,
+    /// `KLAXON_SMTP_*`; `None` sends no mail.
+    pub smtp: Option<super::email::SmtpConfig>,
+    /// `KLAXON_MATRIX_*`; `None`: no Matrix rooms.
+    pub matrix: Option<super::matrix::MatrixConfig>,
+}
+
 pub struct Roads {
     all: Vec<Arc<dyn Road>>,
     /// The Matrix bot, which also proves rooms (`channels::proof`).
@@ -22,6 +36,7 @@ pub struct Roads {
 impl Roads {
     /// The roads as `config` sets them up; an error names the setting that is wrong.
     pub fn new(config: &Config) -> Result<Roads, String> {
+        let config = &config.roads;
         let ntfy = config
             .ntfy_url
             .as_deref()
@@ -180,14 +195,12 @@ mod tests {
                 ("webhook", Some("Webhook URL".into())),
             ]
         );
-        let mail = Config {
-            smtp: Some(super::super::email::SmtpConfig {
-                url: "smtp://127.0.0.1:2525".into(),
-                from: "klaxon@example.org".into(),
-                ca_pem: None,
-            }),
-            ..Config::default()
-        };
+        let mut mail = Config::default();
+        mail.roads.smtp = Some(super::super::email::SmtpConfig {
+            url: "smtp://127.0.0.1:2525".into(),
+            from: "klaxon@example.org".into(),
+            ca_pem: None,
+        });
         let with_mail = Roads::new(&mail).unwrap();
         let email = with_mail
             .profile_words()

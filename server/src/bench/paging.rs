@@ -232,13 +232,16 @@ async fn run_paging(
         // figure is the delivery engine's, not the bundling's (which would send five a minute).
         let config = Config {
             public_url: base.clone(),
-            ntfy_url: Some(ntfy),
+            roads: klaxon_core::roads::RoadSettings {
+                ntfy_url: Some(ntfy),
+                smtp: smtp.as_ref().map(|s| klaxon_core::roads::email::SmtpConfig {
+                    url: format!("smtp://127.0.0.1:{}", s.port),
+                    from: "Klaxon <klaxon@bench.example>".into(),
+                    ca_pem: Some(s.ca_pem.clone()),
+                }),
+                ..Default::default()
+            },
             page_bundle_after: 0,
-            smtp: smtp.as_ref().map(|s| klaxon_core::roads::email::SmtpConfig {
-                url: format!("smtp://127.0.0.1:{}", s.port),
-                from: "Klaxon <klaxon@bench.example>".into(),
-                ca_pem: Some(s.ca_pem.clone()),
-            }),
             // The push service of the run listens on loopback.
             outbound_allow: klaxon_core::outbound::OutboundAllow::parse("127.0.0.0/8")
                 .map_err(err)?,
@@ -520,7 +523,10 @@ async fn measure_ticks(db: Db, size: usize, due: usize) -> Result<TickRow, Strin
     let arrivals = Arrivals::default();
     // Every page its own push, as in `run_paging`.
     let config = Config {
-        ntfy_url: Some(arrivals.serve().await?),
+        roads: klaxon_core::roads::RoadSettings {
+            ntfy_url: Some(arrivals.serve().await?),
+            ..Default::default()
+        },
         page_bundle_after: 0,
         ..Config::default()
     };

@@ -7,6 +7,7 @@ use klaxon_core::client::TrustedProxies;
 use klaxon_core::outbound::OutboundAllow;
 use klaxon_core::roads::email::SmtpConfig;
 use klaxon_core::roads::matrix::{MatrixAuth, MatrixConfig};
+use klaxon_core::roads::RoadSettings;
 use klaxon_core::sso::OidcConfig;
 use klaxon_core::Config;
 use klaxon_domain::alerting::Severity;
@@ -324,13 +325,15 @@ impl ServeArgs {
             password_login: self.password_login,
             metrics: self.metrics,
             oidc,
-            ntfy_url: self.ntfy_url.clone().filter(|u| !u.is_empty()),
-            ntfy_token: self.ntfy_token.clone().filter(|t| !t.is_empty()),
+            roads: RoadSettings {
+                ntfy_url: self.ntfy_url.clone().filter(|u| !u.is_empty()),
+                ntfy_token: self.ntfy_token.clone().filter(|t| !t.is_empty()),
+                smtp,
+                matrix: self.matrix()?,
+            },
             page_bundle_after: self.page_bundle_after,
             lane_wait: klaxon_core::lanes::WAIT_FOR_LANES,
             setting_seeds: seeds,
-            smtp,
-            matrix: self.matrix()?,
         })
     }
 }

@@ -206,9 +206,9 @@ impl TestApp {
         limits: Option<klaxon_server::listen::Limits>,
     ) -> TestApp {
         let ntfy = ntfy::Recorder::start().await;
-        if config.ntfy_url.is_none() {
-            config.ntfy_url = Some(ntfy.url.clone());
-            config.ntfy_token = Some(ntfy::TOKEN.into());
+        if config.roads.ntfy_url.is_none() {
+            config.roads.ntfy_url = Some(ntfy.url.clone());
+            config.roads.ntfy_token = Some(ntfy::TOKEN.into());
         }
         let _ = tracing_subscriber::fmt()
             .with_test_writer()

@@ -29,10 +29,9 @@ pub fn smtp() -> &'static Smtp {
 
 /// `test_config` with mail going to the binary's SMTP server.
 pub fn mail_config() -> klaxon_core::Config {
-    klaxon_core::Config {
-        smtp: Some(smtp().config()),
-        ..super::test_config()
-    }
+    let mut config = super::test_config();
+    config.roads.smtp = Some(smtp().config());
+    config
 }
 
 impl Smtp {

@@ -53,13 +53,12 @@ pub fn limited_matrix_config() -> klaxon_core::Config {
 
 fn with_bot(token: String) -> klaxon_core::Config {
     use klaxon_core::roads::matrix::{MatrixAuth, MatrixConfig};
-    klaxon_core::Config {
-        matrix: Some(MatrixConfig {
-            homeserver: synapse().url.clone(),
-            auth: MatrixAuth::Token(token),
-        }),
-        ..super::test_config()
-    }
+    let mut config = super::test_config();
+    config.roads.matrix = Some(MatrixConfig {
+        homeserver: synapse().url.clone(),
+        auth: MatrixAuth::Token(token),
+    });
+    config
 }
 
 /// A person on the homeserver, not rate-limited: their id and access token.
@@ -136,7 +135,8 @@ impl Synapse {
     /// The user id of the bot a test app's configuration posts as.
     pub fn bot_of(&self, config: &klaxon_core::Config) -> String {
         use klaxon_core::roads::matrix::MatrixAuth;
-        let Some(MatrixAuth::Token(token)) = config.matrix.as_ref().map(|m| m.auth.clone()) else {
+        let Some(MatrixAuth::Token(token)) = config.roads.matrix.as_ref().map(|m| m.auth.clone())
+        else {
             panic!("a Matrix bot with a token")
         };
         if token == self.bot {
