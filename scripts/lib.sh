@@ -7,6 +7,14 @@ if [ -n "${CARGO_TARGET_DIR:-}" ]; then
 fi
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 
+# The commit the binary reports (`klaxon version`): the last one that changed what it is built from,
+# so a commit of documentation alone does not rebuild the server (server/build.rs).
+if [ -z "${KLAXON_COMMIT:-}" ]; then
+  KLAXON_COMMIT="$(cd "$ROOT" && git log -1 --format=%h --abbrev=12 -- app core domain frontend server \
+    migrations style public .cargo Cargo.toml Cargo.lock 2>/dev/null || true)"
+  export KLAXON_COMMIT
+fi
+
 # cargo-leptos writes the site (wasm, JS, CSS, public/) to <workspace>/target/site even when
 # CARGO_TARGET_DIR points elsewhere; the server embeds that folder (server/src/assets.rs).
 KLAXON_SITE_DIR="$ROOT/target/site"
@@ -59,9 +67,11 @@ site_inputs() {
 pg_answers() {
   PGCONNECT_TIMEOUT=3 psql -h 127.0.0.1 -p 5432 -U postgres -d postgres -w -Atqc 'select 1' >/dev/null 2>&1
 }
-# Creates the database, exports KLAXON_TEST_DATABASE_URL and sets PG_SCRATCH_DB.
+# Creates the database (named $1, made anew, or a random name), exports KLAXON_TEST_DATABASE_URL and
+# sets PG_SCRATCH_DB.
 pg_create_scratch_db() {
-  PG_SCRATCH_DB="klaxon_test_$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')"
+  PG_SCRATCH_DB="${1:-klaxon_test_$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')}"
+  psql -h 127.0.0.1 -p 5432 -U postgres -d postgres -w -qc "DROP DATABASE IF EXISTS $PG_SCRATCH_DB WITH (FORCE)" >/dev/null
   psql -h 127.0.0.1 -p 5432 -U postgres -d postgres -w -qc "CREATE DATABASE $PG_SCRATCH_DB" >/dev/null
   export KLAXON_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:5432/$PG_SCRATCH_DB"
   echo "PostgreSQL tests use scratch database $PG_SCRATCH_DB"
