@@ -160,20 +160,26 @@ impl Core {
         .await?;
         let full = due.len() as i64 == batch;
         let ids = lanes.claimable(due);
-        let mut rows: Vec<T> = if ids.is_empty() {
-            Vec::new()
-        } else {
-            self.db
-                .write_in(
-                    &format!(
-                        "UPDATE {table} SET claimed_by = $1, claimed_until = $2 WHERE state = 'pending' AND due_at <= $3 \
-                         AND (claimed_until IS NULL OR claimed_until < $3) AND id IN ({{ids}}) RETURNING {columns}"
-                    ),
-                    &[holder.into(), (now + CLAIM_FOR).into(), now.into()],
-                    &ids,
-                )
-                .await?
-        };
+        if ids.is_empty() {
+            // Every due row waits for a lane still open here: nothing more to do in this pass,
+            // however many there are (going on at once would only read them again).
+            return Ok(Claim {
+                rows: Vec::new(),
+                ids: Vec::new(),
+                full: false,
+            });
+        }
+        let mut rows: Vec<T> = self
+            .db
+            .write_in(
+                &format!(
+                    "UPDATE {table} SET claimed_by = $1, claimed_until = $2 WHERE state = 'pending' AND due_at <= $3 \
+                     AND (claimed_until IS NULL OR claimed_until < $3) AND id IN ({{ids}}) RETURNING {columns}"
+                ),
+                &[holder.into(), (now + CLAIM_FOR).into(), now.into()],
+                &ids,
+            )
+            .await?;
         rows.sort_by_key(|r| r.id());
         let ids = rows.iter().map(|r| r.id()).collect();
         Ok(Claim { rows, ids, full })
