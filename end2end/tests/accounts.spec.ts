@@ -1,5 +1,5 @@
 import { expect } from '@playwright/test';
-import { test, PASSWORD, alertmanagerPayload, hydrated, signInApi } from './support';
+import { test, PASSWORD, alertmanagerPayload, hydrated, signInApi, pressSignIn } from './support';
 
 // Growing a team from the phone: an owner makes an invite link on one phone, a second phone
 // signs up through it and lands on the team's incidents; an administrator disables a user from
@@ -25,7 +25,7 @@ test('an invite link made on one phone brings a new person onto the team from an
   await ownerPage.goto('/login');
   await ownerPage.getByLabel('Username').fill('alice');
   await ownerPage.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await ownerPage.getByRole('button', { name: 'Sign in' }).click();
+  await pressSignIn(ownerPage);
   await expect(ownerPage).toHaveURL(/\/$/);
   await ownerPage.goto(`/teams/${teamId}`);
   await hydrated(ownerPage);
@@ -82,14 +82,14 @@ test('the admin console disables a user and their open session ends', async ({ b
   await carlPage.goto('/login');
   await carlPage.getByLabel('Username').fill(name);
   await carlPage.getByLabel('Password', { exact: true }).fill('carl password');
-  await carlPage.getByRole('button', { name: 'Sign in' }).click();
+  await pressSignIn(carlPage);
   await expect(carlPage).toHaveURL(/\/$/);
 
   // The administrator disables him from the console.
   await page.goto('/login');
   await page.getByLabel('Username').fill('alice');
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await pressSignIn(page);
   await expect(page).toHaveURL(/\/$/);
   await page.goto('/admin');
   await hydrated(page);

@@ -1,7 +1,7 @@
 import { expect } from '@playwright/test';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { test, PASSWORD, hydrated, removeTeam, signInApi } from './support';
+import { test, PASSWORD, hydrated, removeTeam, signInApi, pressSignIn } from './support';
 
 // Team channels on the team page: an owner adds a Slack-format channel and sends it a test (the
 // recording service receives it and the channel shows as working), adds a signed webhook (its
@@ -35,7 +35,7 @@ test('owner adds channels, tests them and sees which fail', async ({ page, reque
   await expect(page).toHaveURL(/\/login/);
   await page.getByLabel('Username').fill('alice');
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await pressSignIn(page);
   await expect(page).toHaveURL(new RegExp(`/teams/${team.id}$`));
   await hydrated(page);
 

@@ -1,5 +1,5 @@
 import { expect, type APIRequestContext } from '@playwright/test';
-import { test, PASSWORD, hydrated, signInApi } from './support';
+import { test, PASSWORD, hydrated, signInApi, pressSignIn } from './support';
 
 // Dead man's switches on the team page: an owner adds one (a matcher without alertname is refused
 // with the server's reason), heartbeats from two clusters make it healthy with a row per cluster,
@@ -54,7 +54,7 @@ test('owner adds, watches, changes and removes a switch', async ({ page, request
   await expect(page).toHaveURL(/\/login/);
   await page.getByLabel('Username').fill('alice');
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await pressSignIn(page);
   await expect(page).toHaveURL(new RegExp(`/teams/${teamId}$`));
   await hydrated(page);
 

@@ -2,7 +2,7 @@ import { expect } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { test, PASSWORD, hydrated, klaxonBinary, signInApi, startTerminalLogin } from './support';
+import { test, PASSWORD, hydrated, klaxonBinary, signInApi, startTerminalLogin, pressSignIn } from './support';
 
 // A responder signs a terminal in: `klaxon login` (the release binary, as a child process)
 // prints a link and a code; a signed-out phone opens the link, signs in, approves the code, and
@@ -19,7 +19,7 @@ test('a code from klaxon login is approved on the phone and signs the terminal i
   await expect(page).toHaveURL(/\/login\?next=/);
   await page.getByLabel('Username').fill('alice');
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await pressSignIn(page);
   await expect(page).toHaveURL(/\/device\?code=/);
   await expect(page.getByLabel('Code shown in the terminal')).toHaveValue(code);
   await hydrated(page);

@@ -1,5 +1,5 @@
 import { expect } from '@playwright/test';
-import { test, PASSWORD, alertmanagerPayload, hydrated, signInApi } from './support';
+import { test, PASSWORD, alertmanagerPayload, hydrated, signInApi, pressSignIn } from './support';
 
 // From alert to resolved incident on the phone: an Alertmanager webhook opens an incident, which is
 // acknowledged, annotated and resolved from its page; then a team owner adds an integration (its URL is
@@ -35,7 +35,7 @@ test('an alert is acknowledged, noted and resolved from the phone', async ({ pag
   await expect(page).toHaveURL(/\/login/);
   await page.getByLabel('Username').fill('alice');
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await pressSignIn(page);
   await expect(page).toHaveURL(/\/$/);
 
   // The list shows severity and state in words, the team and the age.

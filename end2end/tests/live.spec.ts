@@ -1,5 +1,5 @@
 import { expect, type Browser, type Page } from '@playwright/test';
-import { test, PASSWORD, alertmanagerPayload, hydrated, removeTeam, signInApi } from './support';
+import { test, PASSWORD, alertmanagerPayload, hydrated, removeTeam, signInApi, pressSignIn } from './support';
 
 // Live updates: what one responder does shows on another's phone without a reload, through the
 // server-sent event stream; a phone that loses the stream says so and how old its page is.
@@ -12,7 +12,7 @@ async function signIn(browser: Browser, username: string, password: string): Pro
   await page.goto('/login');
   await page.getByLabel('Username').fill(username);
   await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await pressSignIn(page);
   await expect(page).toHaveURL(/\/$/);
   return page;
 }

@@ -1,5 +1,5 @@
 import { expect, type Browser, type Page } from '@playwright/test';
-import { test, PASSWORD, hydrated, removeTeam, signInApi } from './support';
+import { test, PASSWORD, hydrated, removeTeam, signInApi, pressSignIn } from './support';
 
 // An existing person joins a team: an owner finds them by name in the Members list, adds them,
 // changes their role and removes them (asked once); someone signed in who opens an invite link
@@ -10,7 +10,7 @@ async function signInAs(page: Page, username: string, password: string) {
   await page.goto('/login');
   await page.getByLabel('Username').fill(username);
   await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await pressSignIn(page);
   await expect(page).toHaveURL(/\/$/);
 }
 

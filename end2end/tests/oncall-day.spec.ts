@@ -1,5 +1,5 @@
 import { expect } from '@playwright/test';
-import { test, PASSWORD, hydrated, removeTeam, signInApi } from './support';
+import { test, PASSWORD, hydrated, removeTeam, signInApi, pressSignIn } from './support';
 
 // The team's time on a phone: an owner previews moving the team's days to New York at 19:00,
 // sees what it would do before saving, saves it; then a cover is made from the calendar
@@ -42,7 +42,7 @@ test('the team zone is previewed and saved, and a cover is made from the calenda
   await page.goto('/login');
   await page.getByLabel('Username').fill('alice');
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await pressSignIn(page);
   await expect(page).toHaveURL(/\/$/);
   await page.goto(`/teams/${team.id}`);
   await hydrated(page);

@@ -1,5 +1,5 @@
 import { expect } from '@playwright/test';
-import { test, PASSWORD, alertmanagerPayload, hydrated, signInApi } from './support';
+import { test, PASSWORD, alertmanagerPayload, hydrated, signInApi, pressSignIn } from './support';
 
 // Paging from the phone: a test page from the profile (refused: this server has no push service), a team's
 // escalation ladder edited, checked in the browser, refused and then accepted by the server, and an
@@ -15,7 +15,7 @@ test('test page, escalation ladder and paging history', async ({ page, request }
   await expect(page).toHaveURL(/\/login/);
   await page.getByLabel('Username').fill('alice');
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await pressSignIn(page);
   await expect(page).toHaveURL(/\/me$/);
   await hydrated(page);
 

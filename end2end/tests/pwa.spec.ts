@@ -2,7 +2,7 @@ import { expect, chromium } from '@playwright/test';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { test, PASSWORD, hydrated, removeTeam, teamWithIncident } from './support';
+import { test, PASSWORD, hydrated, removeTeam, teamWithIncident, pressSignIn } from './support';
 
 // Installable and usable offline: Chromium finds nothing missing to install the app; the service
 // worker keeps the pages last seen and the app's code, so the app opens offline saying so, and an
@@ -29,7 +29,7 @@ test('installable, opens offline with what was last seen, refuses actions offlin
   await page.goto('/login');
   await page.getByLabel('Username').fill('alice');
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await pressSignIn(page);
   await expect(page).toHaveURL(/\/$/);
   await hydrated(page);
 
@@ -100,7 +100,7 @@ test('pages kept offline are the signed-in account\'s only', async ({ request, b
     const signIn = async (username: string) => {
       await page.getByLabel('Username').fill(username);
       await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await pressSignIn(page);
       await expect(page).toHaveURL(/\/$/);
       await hydrated(page);
     };

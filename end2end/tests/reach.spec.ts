@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { test, PASSWORD, alertmanagerPayload, hydrated, signInApi } from './support';
+import { test, PASSWORD, alertmanagerPayload, hydrated, signInApi, pressSignIn } from './support';
 
 // Reaching a person by several roads, on the phone: setting up a second road and the rules that
 // order them takes under a minute; a page sent by Web Push (through npm `web-push-testing`, a push
@@ -43,7 +43,7 @@ async function signIn(page: import('@playwright/test').Page, to: string) {
   await page.goto(to);
   await page.getByLabel('Username').fill('alice');
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await pressSignIn(page);
   await expect(page).toHaveURL(new RegExp(`${to}$`));
   await hydrated(page);
 }

@@ -1,5 +1,5 @@
 import { expect } from '@playwright/test';
-import { test, PASSWORD, hydrated, removeTeam, signInApi } from './support';
+import { test, PASSWORD, hydrated, removeTeam, signInApi, pressSignIn } from './support';
 
 // The rota on a phone: an owner makes a rotation, previews filling four weeks with it and applies
 // it; a teammate offers one of the dates from elsewhere, it appears without a reload, and the
@@ -32,7 +32,7 @@ test('a rotation is previewed and applied, and an offered date is taken', async 
   await expect(page).toHaveURL(/\/login/);
   await page.getByLabel('Username').fill('alice');
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await pressSignIn(page);
   await expect(page).toHaveURL(new RegExp(`/teams/${team.id}/rota$`));
   await hydrated(page);
   await expect(page.getByRole('heading', { name: 'Rota', level: 1 })).toBeVisible();

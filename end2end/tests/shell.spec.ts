@@ -1,5 +1,5 @@
 import { expect } from '@playwright/test';
-import { test } from './support';
+import { test, pressSignIn } from './support';
 
 // The phone shell end to end: first administrator, sign-in through a deep link, the signed-in
 // frame, hydration, and an API key shown exactly once.
@@ -33,7 +33,7 @@ test('sign in, hydrate, and create an API key', async ({ page, request }) => {
   await page.getByRole('button', { name: 'Hide password' }).click();
   await expect(password).toHaveAttribute('type', 'password');
 
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await pressSignIn(page);
   await expect(page).toHaveURL(/\/teams$/);
   const nav = page.getByRole('navigation', { name: 'Main' });
   for (const item of ['Incidents', 'Schedule', 'Teams', 'Me', 'Admin']) {

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { test, PASSWORD, hydrated, removeTeam, teamWithIncident } from './support';
+import { test, PASSWORD, hydrated, removeTeam, teamWithIncident, pressSignIn } from './support';
 
 // Silencing from the incident page against the real Alertmanager: the matchers are shown before
 // anything is sent, one tap silences for an hour and Alertmanager has the silence, and expiring it
@@ -73,7 +73,7 @@ test('an incident is silenced in Alertmanager from its page, then the silence is
     await expect(page).toHaveURL(/\/login/);
     await page.getByLabel('Username').fill('alice');
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await pressSignIn(page);
     await expect(page).toHaveURL(new RegExp(`/incidents/${incidentId}$`));
     await hydrated(page);
 

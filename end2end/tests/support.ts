@@ -65,12 +65,21 @@ export const test = base.extend<{ idpIssuer: string }, { instance: Instance }>({
 
 export const PASSWORD = 'correct horse battery';
 
+/// Presses Sign in and waits for the page it loads. Signing in loads the next page in full
+/// (`account_changes_load_in_full`); until that load the signed-out page, already hydrated, is
+/// still there and could be taken for the next one.
+export async function pressSignIn(page: Page) {
+  const loaded = page.waitForEvent('load');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await loaded;
+}
+
 /// Signs the browser page in as alice through the sign-in form, landing on the incident list.
 export async function signInPage(page: Page) {
   await page.goto('/login');
   await page.getByLabel('Username').fill('alice');
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await pressSignIn(page);
   await expect(page).toHaveURL(/\/$/);
 }
 

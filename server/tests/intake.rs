@@ -217,7 +217,7 @@ both!(a_grafana_integration_takes_grafanas_webhook, |app| {
         .post(
             &format!("/api/alertmanager/webhook/{key}"),
             &Auth::None,
-            fixture,
+            fixture.clone(),
         )
         .await
         .expect(200);
@@ -239,6 +239,17 @@ both!(a_grafana_integration_takes_grafanas_webhook, |app| {
         .await
         .expect(200);
     assert_eq!(list[0]["kind"], "grafana");
+    // Resolved by Grafana, and the timeline says who.
+    let mut resolved = fixture.clone();
+    resolved["status"] = json!("resolved");
+    resolved["alerts"][0]["status"] = json!("resolved");
+    resolved["alerts"][0]["endsAt"] = json!("2026-11-22T02:10:00+02:00");
+    let path = format!("/api/alertmanager/webhook/{key}");
+    app.post(&path, &Auth::None, resolved).await.expect(200);
+    let detail = app.detail(&bob, incidents[0]["id"].as_i64().unwrap()).await;
+    assert_eq!(detail["state"], "resolved");
+    let said = common::timeline_texts(&detail, "alert_resolved");
+    assert!(said[0].contains("resolved by Grafana"), "{said:?}");
 });
 
 both!(the_alert_transition_table, |app| {

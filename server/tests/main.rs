@@ -23,6 +23,7 @@ mod incidents;
 mod intake;
 mod invites;
 mod live;
+mod mail_server;
 mod maintenance;
 mod matrix;
 mod oncall_day;

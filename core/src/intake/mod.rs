@@ -141,6 +141,7 @@ impl Core {
             integration_id,
             group: Some(group),
             now,
+            sender: to.source.label(),
             ..Applied::default()
         };
         let beats = if switches {
@@ -220,6 +221,8 @@ pub(super) struct Applied<'a> {
     pub(super) integration_id: Option<i64>,
     pub(super) group: Option<&'a Group<'a>>,
     pub(super) now: i64,
+    /// The source's name, as its resolutions are told on the timeline.
+    pub(super) sender: &'static str,
     /// The group's open incident, looked up or opened once per payload.
     pub(super) incident: Option<i64>,
     pub(super) fired: Vec<String>,
@@ -319,7 +322,7 @@ impl Applied<'_> {
                 .push(entry(incident, TimelineKind::AlertFiring, text));
         }
         for (incident, names) in &self.resolved {
-            let text = summary("resolved by Alertmanager", names);
+            let text = summary(&format!("resolved by {}", self.sender), names);
             self.entries
                 .push(entry(*incident, TimelineKind::AlertResolved, text));
         }

@@ -3,6 +3,7 @@
 //! acknowledged links to the confirmation page (a mail scanner following links must not
 //! acknowledge anything).
 
+mod pool;
 pub mod smtp;
 
 pub use smtp::{Mail, MailError, Mailer, SmtpConfig};

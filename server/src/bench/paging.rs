@@ -32,8 +32,9 @@ pub struct PagingArgs {
     /// A `postgres://…` URL: measure PostgreSQL in a throwaway schema. Default: a SQLite file.
     #[arg(long)]
     database_url: Option<String>,
-    /// The road the on-call person is paged by (their only step).
-    #[arg(long, value_enum, default_value_t = Road::Ntfy)]
+    /// The road the on-call person is paged by (their only step); `all`: each road in turn,
+    /// with every road's figures against ntfy's at the end.
+    #[arg(long, value_enum, default_value_t = Road::All)]
     road: Road,
     /// ntfy refuses every page (403); the person's next step, after 30 minutes, is `--road`:
     /// the figure is from ntfy's refusal to that road's delivery.
@@ -52,6 +53,7 @@ pub enum Road {
     Ntfy,
     Webpush,
     Email,
+    All,
 }
 
 impl Road {
@@ -60,8 +62,19 @@ impl Road {
             Road::Ntfy => "ntfy publish",
             Road::Webpush => "Web Push message",
             Road::Email => "email",
+            Road::All => "every road",
         }
     }
+}
+
+/// One road's figures, for the comparison of a run over every road.
+struct Figures {
+    road: Road,
+    quiet_p99: f64,
+    storm_p50: f64,
+    storm_p99: f64,
+    /// Storm intake with this road paging, against the same storm with nobody to page.
+    intake_ratio: f64,
 }
 
 #[derive(Args)]
@@ -120,11 +133,49 @@ pub async fn paging(args: PagingArgs) -> Result<(), String> {
     if args.incidents == 0 || (args.storm_senders > 0 && args.storm_webhooks == 0) {
         return Err("--incidents and --storm-webhooks must be at least 1".into());
     }
+    let roads = match args.road {
+        Road::All if args.failover => return Err("--failover needs --road webpush or email".into()),
+        Road::All => vec![Road::Ntfy, Road::Webpush, Road::Email],
+        road => vec![road],
+    };
+    let mut figures = Vec::new();
+    for road in roads {
+        figures.extend(one_road(&args, road).await?);
+    }
+    let Some(ntfy) = figures.iter().find(|f| f.road == Road::Ntfy) else {
+        return Ok(());
+    };
+    if figures.len() < 2 {
+        return Ok(());
+    }
+    println!(
+        "{}: every road against ntfy (p99, storm intake):",
+        backend(args.database_url.as_deref())
+    );
+    for f in &figures {
+        println!(
+            "  {:<16} quiet p99 {:>7.1} ms ({:>5.2}x ntfy) · storm p50 {:>7.1} ms, p99 {:>7.1} ms ({:>5.2}x ntfy) · \
+             storm intake {:.2} of unpaged ({:.2}x ntfy's)",
+            f.road.name(),
+            f.quiet_p99,
+            f.quiet_p99 / ntfy.quiet_p99.max(1e-3),
+            f.storm_p50,
+            f.storm_p99,
+            f.storm_p99 / ntfy.storm_p99.max(1e-3),
+            f.intake_ratio,
+            f.intake_ratio / ntfy.intake_ratio.max(1e-3),
+        );
+    }
+    Ok(())
+}
+
+/// The quiet run and the storms of one road, printed; their figures when there was a storm.
+async fn one_road(args: &PagingArgs, road: Road) -> Result<Option<Figures>, String> {
     let name = backend(args.database_url.as_deref());
     let measured = if args.failover {
-        format!("ntfy refused the page → {} received", args.road.name())
+        format!("ntfy refused the page → {} received", road.name())
     } else {
-        format!("webhook answered → {} received", args.road.name())
+        format!("webhook answered → {} received", road.name())
     };
     let measured = if args.tarpits > 0 {
         format!(
@@ -134,7 +185,7 @@ pub async fn paging(args: PagingArgs) -> Result<(), String> {
     } else {
         measured
     };
-    let mut quiet = run_paging(&args, 0, args.incidents, true).await?;
+    let mut quiet = run_paging(args, road, 0, args.incidents, true).await?;
     println!(
         "{name}: quiet: {} incidents, each webhook after the previous page arrived; {measured}: \
          p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
@@ -144,19 +195,20 @@ pub async fn paging(args: PagingArgs) -> Result<(), String> {
         quiet.ms(100)
     );
     if args.storm_senders == 0 {
-        return Ok(());
+        return Ok(None);
     }
     // Paged and unpaged storms take turns, so a slow spell of a shared machine falls on both.
     let (mut storm, mut unpaged) = (PagingRun::default(), PagingRun::default());
     for _ in 0..args.rounds.max(1) {
         let (senders, webhooks) = (args.storm_senders, args.storm_webhooks);
-        unpaged.add(run_paging(&args, senders, webhooks, false).await?);
-        storm.add(run_paging(&args, senders, webhooks, true).await?);
+        unpaged.add(run_paging(args, road, senders, webhooks, false).await?);
+        storm.add(run_paging(args, road, senders, webhooks, true).await?);
     }
+    let intake_ratio = storm.alerts_per_s() / unpaged.alerts_per_s();
     println!(
         "{name}: storm: {} webhooks from {} senders, an incident and a page each, {} rounds; {measured}: \
          p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms; intake {:.0} alerts/s, \
-         {:.2}x the same storm with nobody to page ({:.0} alerts/s)",
+         {intake_ratio:.2}x the same storm with nobody to page ({:.0} alerts/s)",
         args.storm_webhooks,
         args.storm_senders,
         args.rounds.max(1),
@@ -164,10 +216,15 @@ pub async fn paging(args: PagingArgs) -> Result<(), String> {
         storm.ms(99),
         storm.ms(100),
         storm.alerts_per_s(),
-        storm.alerts_per_s() / unpaged.alerts_per_s(),
         unpaged.alerts_per_s(),
     );
-    Ok(())
+    Ok(Some(Figures {
+        road,
+        quiet_p99: quiet.ms(99),
+        storm_p50: storm.ms(50),
+        storm_p99: storm.ms(99),
+        intake_ratio,
+    }))
 }
 
 /// What paging runs measured: each page's webhook answered → publish received (none when
@@ -204,6 +261,7 @@ impl PagingRun {
 /// every incident is paged, else nobody can be (the same intake work, no pages).
 async fn run_paging(
     args: &PagingArgs,
+    road: Road,
     senders: usize,
     webhooks: usize,
     paged: bool,
@@ -213,7 +271,6 @@ async fn run_paging(
     with_db(url.as_deref(), dir.path(), "paging", |db| async move {
         let arrivals = Arrivals::default();
         let ntfy = arrivals.serve().await?;
-        let road = args.road;
         let push = if road == Road::Webpush {
             Some(super::sinks::push_sink(arrivals.clone()).await?)
         } else {

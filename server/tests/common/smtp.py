@@ -1,6 +1,7 @@
 """A real SMTP server for the email tests: aiosmtpd with STARTTLS required and AUTH required.
 
-Usage: smtp.py PORT CERT KEY OUTDIR USER PASSWORD
+Usage: smtp.py PORT CERT KEY OUTDIR USER PASSWORD TLS_PORT
+On TLS_PORT the same server speaks TLS from the first byte (smtps) instead of STARTTLS.
 Each accepted message is written to OUTDIR as N.eml, after an X-Rcpt-To header naming its
 recipients. A recipient whose address starts with "refused" is refused with 550; one that starts
 with "bounce" takes its first message and refuses the later ones with a 550 naming a person. The server exits
@@ -18,7 +19,7 @@ from aiosmtpd.smtp import AuthResult
 # aiosmtpd logs a warning about its own use of a deprecated attribute on every login.
 logging.getLogger("mail.log").setLevel(logging.ERROR)
 
-port, cert, key, outdir, user, password = sys.argv[1:7]
+port, cert, key, outdir, user, password, tls_port = sys.argv[1:8]
 
 
 class Recorder:
@@ -62,17 +63,33 @@ def authenticator(server, session, envelope, mechanism, auth_data):
 
 context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
 context.load_cert_chain(cert, key)
-controller = Controller(
-    Recorder(),
-    hostname="127.0.0.1",
-    port=int(port),
-    server_hostname="localhost",
-    tls_context=context,
-    require_starttls=True,
-    authenticator=authenticator,
-    auth_required=True,
-)
-controller.start()
+recorder = Recorder()
+controllers = [
+    Controller(
+        recorder,
+        hostname="127.0.0.1",
+        port=int(port),
+        server_hostname="localhost",
+        tls_context=context,
+        require_starttls=True,
+        authenticator=authenticator,
+        auth_required=True,
+    ),
+    Controller(
+        recorder,
+        hostname="127.0.0.1",
+        port=int(tls_port),
+        server_hostname="localhost",
+        ssl_context=context,
+        authenticator=authenticator,
+        auth_required=True,
+        # aiosmtpd counts only STARTTLS as encryption; this connection is TLS from its first byte.
+        auth_require_tls=False,
+    ),
+]
+for controller in controllers:
+    controller.start()
 print("ready", flush=True)
 sys.stdin.read()
-controller.stop()
+for controller in controllers:
+    controller.stop()

@@ -13,7 +13,10 @@ pub const USER: &str = "klaxon";
 pub const PASSWORD: &str = "mail password";
 
 pub struct Smtp {
+    /// STARTTLS.
     pub port: u16,
+    /// TLS from the first byte (smtps).
+    pub tls_port: u16,
     /// The certificate the server presents, to be trusted (`KLAXON_SMTP_CA`).
     pub ca_pem: Vec<u8>,
     dir: PathBuf,
@@ -107,11 +110,14 @@ impl Smtp {
                 .expect("openssl makes the SMTP server's certificate");
             assert!(made.success(), "openssl {args:?} failed");
         }
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let free_port = || {
+            std::net::TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port()
+        };
+        let (port, tls_port) = (free_port(), free_port());
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/common/smtp.py");
         let mut child = Command::new("python3")
             .arg(script)
@@ -120,6 +126,7 @@ impl Smtp {
             .arg(&key)
             .arg(&out)
             .args([USER, PASSWORD])
+            .arg(tls_port.to_string())
             // Its standard input closes when this process ends, and then it stops.
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -132,6 +139,7 @@ impl Smtp {
         assert_eq!(ready.trim(), "ready", "aiosmtpd did not start");
         Smtp {
             port,
+            tls_port,
             ca_pem: std::fs::read(&ca).unwrap(),
             dir: out,
             _child: Mutex::new(child),

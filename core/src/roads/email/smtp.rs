@@ -2,11 +2,13 @@
 //! refuses a server without it, `smtps://` is TLS from the first byte; a user and password in the
 //! URL log in. Without the settings Klaxon sends no mail and offers no email contact method.
 
+use super::pool::{Pool, Tls};
 use lettre::message::{Mailbox, MultiPart};
 use lettre::transport::smtp::authentication::Credentials;
-use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
-use lettre::{AsyncSmtpTransport, AsyncTransport, Tokio1Executor};
-use std::time::Duration;
+use lettre::transport::smtp::client::{Certificate, TlsParameters};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName};
+use std::sync::Arc;
 
 /// The mail settings, as configured.
 #[derive(Debug, Clone)]
@@ -37,9 +39,19 @@ pub struct MailError {
     pub refused: bool,
 }
 
+impl MailError {
+    /// The server could not be reached or did not finish: another try may go through.
+    pub fn outage(reason: &str) -> MailError {
+        MailError {
+            reason: reason.into(),
+            refused: false,
+        }
+    }
+}
+
 /// Sends mail through the configured server; cheap to share, connections pooled.
 pub struct Mailer {
-    transport: AsyncSmtpTransport<Tokio1Executor>,
+    pool: Pool,
     from: Mailbox,
 }
 
@@ -70,40 +82,38 @@ impl Mailer {
             .trim_matches(|c| c == '[' || c == ']')
             .to_string();
         let port = url.port().unwrap_or(if implicit { 465 } else { 587 });
-        let mut tls = TlsParameters::builder(host.clone());
-        if let Some(pem) = &config.ca_pem {
-            let cert = Certificate::from_pem(pem)
-                .map_err(|e| format!("KLAXON_SMTP_CA: not a PEM certificate ({e})"))?;
-            tls = tls.add_root_certificate(cert);
-        }
-        let tls = tls
-            .build_rustls()
-            .map_err(|e| format!("KLAXON_SMTP_URL: {e}"))?;
-        let mut builder = AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(host)
-            .port(port)
-            .tls(if implicit {
-                Tls::Wrapper(tls)
-            } else {
-                Tls::Required(tls)
-            })
-            .timeout(Some(Duration::from_secs(20)));
-        if !url.username().is_empty() {
+        let tls = if implicit {
+            Tls::Implicit {
+                config: Arc::new(tls_config(config.ca_pem.as_deref())?),
+                name: ServerName::try_from(host.clone())
+                    .map_err(|e| format!("KLAXON_SMTP_URL: {e}"))?,
+            }
+        } else {
+            let mut tls = TlsParameters::builder(host.clone());
+            for der in ca_certs(config.ca_pem.as_deref())? {
+                let cert = Certificate::from_der(der.to_vec())
+                    .map_err(|e| format!("KLAXON_SMTP_CA: {e}"))?;
+                tls = tls.add_root_certificate(cert);
+            }
+            Tls::Start(
+                tls.build_rustls()
+                    .map_err(|e| format!("KLAXON_SMTP_URL: {e}"))?,
+            )
+        };
+        let credentials = (!url.username().is_empty()).then(|| {
             let decode = |s: &str| {
                 percent_encoding::percent_decode_str(s)
                     .decode_utf8_lossy()
                     .into_owned()
             };
-            builder = builder.credentials(Credentials::new(
-                decode(url.username()),
-                decode(url.password().unwrap_or("")),
-            ));
-        }
+            Credentials::new(decode(url.username()), decode(url.password().unwrap_or("")))
+        });
         let from: Mailbox = config
             .from
             .parse()
             .map_err(|e| format!("KLAXON_SMTP_FROM: not an address ({e})"))?;
         Ok(Mailer {
-            transport: builder.build(),
+            pool: Pool::new(host, port, tls, credentials),
             from,
         })
     }
@@ -127,21 +137,46 @@ impl Mailer {
                 reason: e.to_string(),
                 refused: true,
             })?;
-        self.transport.send(message).await.map(|_| ()).map_err(|e| {
-            // The server's own words can name people (an unknown mailbox, an employee
-            // number) and the reason is shown to every member on the timeline: keep the
-            // code and say the rest in Klaxon's words; the words go to the log.
-            tracing::warn!(error = %e, "the mail server did not take a message");
-            MailError {
-                refused: e.is_permanent(),
-                reason: failure_sentence(&e),
-            }
-        })
+        self.pool
+            .send(message.envelope(), &message.formatted())
+            .await
     }
 }
 
+/// The certificates of `KLAXON_SMTP_CA`, at least one when it is set.
+fn ca_certs(pem: Option<&[u8]>) -> Result<Vec<CertificateDer<'static>>, String> {
+    let Some(pem) = pem else {
+        return Ok(Vec::new());
+    };
+    let certs = CertificateDer::pem_slice_iter(pem)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("KLAXON_SMTP_CA: not a PEM certificate ({e})"))?;
+    if certs.is_empty() {
+        return Err("KLAXON_SMTP_CA: holds no PEM certificate".into());
+    }
+    Ok(certs)
+}
+
+/// TLS from the first byte: the public roots and the configured CA, as for STARTTLS.
+fn tls_config(ca_pem: Option<&[u8]>) -> Result<rustls::ClientConfig, String> {
+    let mut roots = rustls::RootCertStore {
+        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+    };
+    for cert in ca_certs(ca_pem)? {
+        roots
+            .add(cert)
+            .map_err(|e| format!("KLAXON_SMTP_CA: {e}"))?;
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    Ok(rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| format!("KLAXON_SMTP_URL: {e}"))?
+        .with_root_certificates(roots)
+        .with_no_client_auth())
+}
+
 /// Why the mail server did not take a message, in Klaxon's words and the SMTP code.
-fn failure_sentence(e: &lettre::transport::smtp::Error) -> String {
+pub(super) fn failure_sentence(e: &lettre::transport::smtp::Error) -> String {
     match e.status() {
         Some(code) if e.is_permanent() => {
             format!("the mail server refused the message (SMTP {code})")
@@ -149,6 +184,8 @@ fn failure_sentence(e: &lettre::transport::smtp::Error) -> String {
         Some(code) => format!("the mail server could not take the message now (SMTP {code})"),
         None if e.is_timeout() => "the mail server did not answer in time".into(),
         None if e.is_tls() => "the mail server's TLS connection failed".into(),
+        // No login mechanism in common, no SMTPUTF8 for such an address: the log says which.
+        None if e.is_client() => "the mail server does not offer what sending needs".into(),
         None => "the mail server could not be reached".into(),
     }
 }
@@ -175,5 +212,15 @@ mod tests {
         assert!(wrong("mail.example.org", from).starts_with("KLAXON_SMTP_URL"));
         assert!(wrong("smtp://", from).starts_with("KLAXON_SMTP_URL"));
         assert!(wrong("smtp://mail.example.org", "not an address").starts_with("KLAXON_SMTP_FROM"));
+        let no_ca = |url: &str| {
+            Mailer::new(&SmtpConfig {
+                url: url.into(),
+                from: from.into(),
+                ca_pem: Some(b"not a certificate".to_vec()),
+            })
+            .unwrap_err()
+        };
+        assert!(no_ca("smtp://mail.example.org").starts_with("KLAXON_SMTP_CA"));
+        assert!(no_ca("smtps://mail.example.org").starts_with("KLAXON_SMTP_CA"));
     }
 }
