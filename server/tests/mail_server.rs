@@ -91,3 +91,51 @@ fn address() -> String {
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     format!("smtps-{n}@example.org")
 }
+
+both_with!(
+    a_storm_to_one_address_is_five_mails_a_minute_the_last_a_summary,
+    common::smtp::mail_config(),
+    |app| {
+        let smtp = common::smtp::smtp();
+        let w = app.paging_world().await;
+        let path = format!("/api/users/{}/contact-methods", w.alice.0);
+        let to = address();
+        let m = app
+            .post(
+                &path,
+                &w.alice.1,
+                json!({"name": "Mail", "kind": "email", "address": to}),
+            )
+            .await
+            .expect(201);
+        let code = smtp.wait_for(&to, 1).await;
+        let at = code.find("verification code is ").expect("the code") + 21;
+        app.post(
+            &format!("{path}/{}/verify", m["id"]),
+            &w.alice.1,
+            json!({"code": &code[at..at + 6]}),
+        )
+        .await
+        .expect(200);
+        app.put(
+            &format!("/api/users/{}/notification-rules", w.alice.0),
+            &w.alice.1,
+            json!({"high": [{"after_minutes": 0, "method_id": m["id"]}]}),
+        )
+        .await
+        .expect(200);
+        for i in 0..12 {
+            app.fire(&w.key, &format!("mail-storm-{i}")).await;
+        }
+        app.tick().await;
+        // The code, four pages alone and one summary of the other eight.
+        let mails = smtp.messages_to(&to);
+        assert_eq!(mails.len(), 6, "{mails:#?}");
+        assert!(
+            mails[5].contains("8 new incidents in payments"),
+            "{}",
+            mails[5]
+        );
+        assert!(app.ntfy.published().is_empty(), "alice's one road is email");
+    }
+);

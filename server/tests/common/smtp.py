@@ -12,12 +12,15 @@ import os
 import ssl
 import sys
 import threading
+import warnings
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult
 
 # aiosmtpd logs a warning about its own use of a deprecated attribute on every login.
 logging.getLogger("mail.log").setLevel(logging.ERROR)
+# The smtps server is TLS from its first byte, which aiosmtpd's warning does not know.
+warnings.filterwarnings("ignore", message="Requiring AUTH while not requiring TLS")
 
 port, cert, key, outdir, user, password, tls_port = sys.argv[1:8]
 
