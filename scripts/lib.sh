@@ -8,10 +8,11 @@ fi
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 
 # The commit the binary reports (`klaxon version`): the last one that changed what it is built from,
-# so a commit of documentation alone does not rebuild the server (server/build.rs).
+# so a commit of documentation or tests alone does not rebuild the server (server/build.rs).
 if [ -z "${KLAXON_COMMIT:-}" ]; then
   KLAXON_COMMIT="$(cd "$ROOT" && git log -1 --format=%h --abbrev=12 -- app core domain frontend server \
-    migrations style public .cargo Cargo.toml Cargo.lock 2>/dev/null || true)"
+    migrations style public .cargo Cargo.toml Cargo.lock \
+    ':(exclude)core/tests' ':(exclude)domain/tests' ':(exclude)server/tests' 2>/dev/null || true)"
   export KLAXON_COMMIT
 fi
 
