@@ -6,7 +6,8 @@
 mod pool;
 pub mod smtp;
 
-pub use smtp::{Mail, MailError, Mailer, SmtpConfig};
+pub use pool::MailError;
+pub use smtp::{Mail, Mailer, SmtpConfig};
 
 use super::message::{Message, IGNORE, TEST_TITLE};
 use super::{Failure, Form, Info, Profile, Road, Sent, To};

@@ -3,7 +3,6 @@
 //! back until the server's delayed ACK, each mail cost about 40 ms, so a storm to one address went
 //! at 25 mails a second. Here the socket is Klaxon's (no delay) and lettre speaks SMTP over it.
 
-use super::smtp::MailError;
 use lettre::address::Envelope;
 use lettre::transport::smtp::authentication::{Credentials, Mechanism};
 use lettre::transport::smtp::client::{AsyncSmtpConnection, AsyncTokioStream, TlsParameters};
@@ -14,6 +13,24 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
+
+/// Why a message was not sent. `refused` is the server's permanent answer about this message
+/// (a 5xx, such as an address it does not accept): trying again will not help.
+#[derive(Debug)]
+pub struct MailError {
+    pub reason: String,
+    pub refused: bool,
+}
+
+impl MailError {
+    /// The server could not be reached or did not finish: another try may go through.
+    pub fn outage(reason: &str) -> MailError {
+        MailError {
+            reason: reason.into(),
+            refused: false,
+        }
+    }
+}
 
 /// How long a connection, a login or one mail may take: a hung server holds one send, not the road.
 pub const TIMEOUT: Duration = Duration::from_secs(20);
@@ -160,7 +177,22 @@ fn from_smtp(e: lettre::transport::smtp::Error) -> MailError {
     tracing::warn!(error = %e, "the mail server did not take a message");
     MailError {
         refused: e.is_permanent(),
-        reason: super::smtp::failure_sentence(&e),
+        reason: failure_sentence(&e),
+    }
+}
+
+/// Why the mail server did not take a message, in Klaxon's words and the SMTP code.
+fn failure_sentence(e: &lettre::transport::smtp::Error) -> String {
+    match e.status() {
+        Some(code) if e.is_permanent() => {
+            format!("the mail server refused the message (SMTP {code})")
+        }
+        Some(code) => format!("the mail server could not take the message now (SMTP {code})"),
+        None if e.is_timeout() => "the mail server did not answer in time".into(),
+        None if e.is_tls() => "the mail server's TLS connection failed".into(),
+        // No login mechanism in common, no SMTPUTF8 for such an address: the log says which.
+        None if e.is_client() => "the mail server does not offer what sending needs".into(),
+        None => "the mail server could not be reached".into(),
     }
 }
 

@@ -2,7 +2,7 @@
 //! refuses a server without it, `smtps://` is TLS from the first byte; a user and password in the
 //! URL log in. Without the settings Klaxon sends no mail and offers no email contact method.
 
-use super::pool::{Pool, Tls};
+use super::pool::{MailError, Pool, Tls};
 use lettre::message::{Mailbox, MultiPart};
 use lettre::transport::smtp::authentication::Credentials;
 use lettre::transport::smtp::client::{Certificate, TlsParameters};
@@ -29,24 +29,6 @@ pub struct Mail {
     pub subject: String,
     pub text: String,
     pub html: String,
-}
-
-/// Why a message was not sent. `refused` is the server's permanent answer about this message
-/// (a 5xx, such as an address it does not accept): trying again will not help.
-#[derive(Debug)]
-pub struct MailError {
-    pub reason: String,
-    pub refused: bool,
-}
-
-impl MailError {
-    /// The server could not be reached or did not finish: another try may go through.
-    pub fn outage(reason: &str) -> MailError {
-        MailError {
-            reason: reason.into(),
-            refused: false,
-        }
-    }
 }
 
 /// Sends mail through the configured server; cheap to share, connections pooled.
@@ -173,21 +155,6 @@ fn tls_config(ca_pem: Option<&[u8]>) -> Result<rustls::ClientConfig, String> {
         .map_err(|e| format!("KLAXON_SMTP_URL: {e}"))?
         .with_root_certificates(roots)
         .with_no_client_auth())
-}
-
-/// Why the mail server did not take a message, in Klaxon's words and the SMTP code.
-pub(super) fn failure_sentence(e: &lettre::transport::smtp::Error) -> String {
-    match e.status() {
-        Some(code) if e.is_permanent() => {
-            format!("the mail server refused the message (SMTP {code})")
-        }
-        Some(code) => format!("the mail server could not take the message now (SMTP {code})"),
-        None if e.is_timeout() => "the mail server did not answer in time".into(),
-        None if e.is_tls() => "the mail server's TLS connection failed".into(),
-        // No login mechanism in common, no SMTPUTF8 for such an address: the log says which.
-        None if e.is_client() => "the mail server does not offer what sending needs".into(),
-        None => "the mail server could not be reached".into(),
-    }
 }
 
 #[cfg(test)]
