@@ -3,3 +3,4 @@
 mod hostile_input;
 mod module_graph;
 mod paging_lane;
+mod room_sizes;

@@ -15,7 +15,9 @@ use crate::{Duration, Timestamp};
 use std::collections::{BTreeSet, HashSet};
 
 mod rota;
+mod turns;
 use rota::check_rota;
+use turns::{check_covers, check_rotations};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
@@ -183,38 +185,7 @@ fn check_team(c: &mut Checker, at: &str, team: &TeamSpec, known: &Known) {
         check_rota(c, at, rota, (&members, known), &mut person);
     }
     if let Some(rotations) = &team.rotations {
-        for (i, r) in rotations.iter().enumerate() {
-            let path = format!("{at}.rotations[{i}]");
-            c.text(format!("{path}.name"), &r.name, |s| {
-                Label::parse(s).map(String::from)
-            });
-            if r.members.is_empty() || r.members.len() > crate::rotation::MAX_MEMBERS {
-                c.fail(format!("{path}.members"), "1 to 100 turns");
-            }
-            for (j, u) in r.members.iter().enumerate() {
-                let p = format!("{path}.members[{j}]");
-                person(c, p.clone(), u);
-                if known.usernames.contains(u.as_str()) && !members.contains(u.as_str()) {
-                    c.fail(p, format!("\"{u}\" is not a member of the team"));
-                }
-            }
-            if !(1..=crate::rotation::MAX_SHIFT_DAYS).contains(&r.shift_days) {
-                c.fail(format!("{path}.shiftDays"), "1 to 365 days");
-            }
-            if r.fill_days
-                .is_some_and(|d| !(1..=crate::rotation::MAX_APPLY_DATES as u32).contains(&d))
-            {
-                c.fail(format!("{path}.fillDays"), "1 to 365 dates");
-            }
-            if crate::calendar::parse_date(&r.start_date).is_none() {
-                c.fail(format!("{path}.startDate"), "a date, YYYY-MM-DD");
-            }
-        }
-        c.unique(
-            &format!("{at}.rotations"),
-            rotations.iter().map(|r| r.name.as_str()),
-            "rotation",
-        );
+        check_rotations(c, at, rotations, (&members, known), &mut person);
     }
     if let Some(switches) = &team.deadman_switches {
         check_switches(c, at, switches);
@@ -223,43 +194,7 @@ fn check_team(c: &mut Checker, at: &str, team: &TeamSpec, known: &Known) {
         check_windows(c, at, windows);
     }
     if let Some(covers) = &team.covers {
-        for (i, cover) in covers.iter().enumerate() {
-            let path = format!("{at}.covers[{i}]");
-            person(c, format!("{path}.username"), &cover.username);
-            if let Some(covered) = &cover.covering {
-                person(c, format!("{path}.covering"), covered);
-                if covered == &cover.username {
-                    c.fail(format!("{path}.covering"), "nobody covers for themselves");
-                } else if known.usernames.contains(covered.as_str())
-                    && !members.contains(covered.as_str())
-                {
-                    c.fail(
-                        format!("{path}.covering"),
-                        format!("\"{covered}\" is not a member of the team"),
-                    );
-                }
-            }
-            if known.usernames.contains(cover.username.as_str())
-                && !members.contains(cover.username.as_str())
-            {
-                c.fail(
-                    format!("{path}.username"),
-                    format!("\"{}\" is not a member of the team", cover.username),
-                );
-            }
-            match (
-                Timestamp::parse(&cover.starts_at),
-                Timestamp::parse(&cover.ends_at),
-            ) {
-                (Some(s), Some(e))
-                    if e.0 > s.0 && e.0 - s.0 <= crate::oncall_day::MAX_COVER_SECONDS => {}
-                (Some(_), Some(_)) => c.fail(
-                    format!("{path}.endsAt"),
-                    "after the start, at most 14 days later",
-                ),
-                _ => c.fail(path, "startsAt and endsAt are RFC 3339 times"),
-            }
-        }
+        check_covers(c, at, covers, (&members, known), &mut person);
     }
     if let Some(channels) = &team.channels {
         check_channels(c, at, channels, known);
