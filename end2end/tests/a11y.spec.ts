@@ -1,6 +1,6 @@
 import { expect, type APIRequestContext, type Page } from '@playwright/test';
 import { createRequire } from 'node:module';
-import { test, hydrated, removeTeam, teamWithIncident, signInPage } from './support';
+import { test, hydrated, liveReload, removeTeam, teamWithIncident, signInPage } from './support';
 
 // Every page passes axe-core with no serious or critical violation, in the dark and the light
 // scheme; the incident flow works from the keyboard alone and announces its result.
@@ -74,8 +74,10 @@ test('the incident flow works from the keyboard and announces what happened', as
   // no incident of another test left open.
   try {
     await signInPage(page);
+    const reloaded = liveReload(page, 'incident_page');
     await page.goto(`/incidents/${w.incident}`);
     await hydrated(page);
+    await reloaded();
     const acknowledge = page.getByRole('button', { name: 'Acknowledge' });
     // Tab from the top of the page until the Acknowledge button has the focus.
     await page.locator('body').focus();
