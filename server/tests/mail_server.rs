@@ -28,27 +28,10 @@ both_with!(
         let (bob_id, bob) = app.user(&admin, "bob").await;
         let path = format!("/api/users/{bob_id}/contact-methods");
         let to = address();
-        let m = app
-            .post(
-                &path,
-                &bob,
-                json!({"name": "Mail", "kind": "email", "address": to}),
-            )
-            .await
-            .expect(201);
-        let message = smtp.wait_for(&to, 1).await;
-        let at = message.find("verification code is ").expect("the code") + 21;
-        let code = &message[at..at + 6];
-        app.post(
-            &format!("{path}/{}/verify", m["id"]),
-            &bob,
-            json!({"code": code}),
-        )
-        .await
-        .expect(200);
+        let id = common::smtp::verified_email(&app, &(bob_id, bob.clone()), &to).await;
         // Three test mails in a row: each arrives whole, the kept connection carrying the later ones.
         for i in 2..=4 {
-            app.post(&format!("{path}/{}/test", m["id"]), &bob, json!({}))
+            app.post(&format!("{path}/{id}/test"), &bob, json!({}))
                 .await
                 .expect(204);
             let test = smtp.wait_for(&to, i).await;
@@ -98,29 +81,12 @@ both_with!(
     |app| {
         let smtp = common::smtp::smtp();
         let w = app.paging_world().await;
-        let path = format!("/api/users/{}/contact-methods", w.alice.0);
         let to = address();
-        let m = app
-            .post(
-                &path,
-                &w.alice.1,
-                json!({"name": "Mail", "kind": "email", "address": to}),
-            )
-            .await
-            .expect(201);
-        let code = smtp.wait_for(&to, 1).await;
-        let at = code.find("verification code is ").expect("the code") + 21;
-        app.post(
-            &format!("{path}/{}/verify", m["id"]),
-            &w.alice.1,
-            json!({"code": &code[at..at + 6]}),
-        )
-        .await
-        .expect(200);
+        let id = common::smtp::verified_email(&app, &w.alice, &to).await;
         app.put(
             &format!("/api/users/{}/notification-rules", w.alice.0),
             &w.alice.1,
-            json!({"high": [{"after_minutes": 0, "method_id": m["id"]}]}),
+            json!({"high": [{"after_minutes": 0, "method_id": id}]}),
         )
         .await
         .expect(200);

@@ -3,7 +3,7 @@
 //! Web Push checked by an independent implementation, and the paging history per person and road.
 
 use crate::common;
-use common::smtp::{mail_config, smtp};
+use common::smtp::{mail_config, smtp, verified_email};
 use common::webpush::push_service;
 use common::*;
 use serde_json::{json, Value};
@@ -13,31 +13,6 @@ fn address(who: &str) -> String {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     format!("{who}-reach-{n}@example.org")
-}
-
-/// Adds an email method for `user` and verifies it with the code mailed to it: (id, address).
-async fn verified_email(app: &TestApp, user: &(i64, Auth)) -> (i64, String) {
-    let to = address("alice");
-    let path = format!("/api/users/{}/contact-methods", user.0);
-    let m = app
-        .post(
-            &path,
-            &user.1,
-            json!({"name": "Work mail", "kind": "email", "address": to}),
-        )
-        .await
-        .expect(201);
-    let message = smtp().wait_for(&to, 1).await;
-    let at = message.find("verification code is ").unwrap() + 21;
-    let code = &message[at..at + 6];
-    app.post(
-        &format!("{path}/{}/verify", m["id"]),
-        &user.1,
-        json!({ "code": code }),
-    )
-    .await
-    .expect(200);
-    (m["id"].as_i64().unwrap(), to)
 }
 
 /// Adds an ntfy method (a second topic) for `user`: its id.
@@ -115,7 +90,8 @@ both_with!(
     mail_config(),
     |app| {
         let w = app.paging_world().await;
-        let (email, to) = verified_email(&app, &w.alice).await;
+        let to = address("alice");
+        let email = verified_email(&app, &w.alice, &to).await;
         set_rules(
             &app,
             &w.alice,
@@ -272,7 +248,8 @@ both_with!(
     mail_config(),
     |app| {
         let w = app.paging_world().await;
-        let (email, to) = verified_email(&app, &w.alice).await;
+        let to = address("alice");
+        let email = verified_email(&app, &w.alice, &to).await;
         set_rules(
             &app,
             &w.alice,
@@ -314,7 +291,8 @@ both_with!(
     mail_config(),
     |app| {
         let w = app.paging_world().await;
-        let (email, to) = verified_email(&app, &w.alice).await;
+        let to = address("alice");
+        let email = verified_email(&app, &w.alice, &to).await;
         set_rules(
             &app,
             &w.alice,
@@ -642,7 +620,8 @@ both_with!(
     },
     |app| {
         let w = app.paging_world().await;
-        let (email, to) = verified_email(&app, &w.alice).await;
+        let to = address("alice");
+        let email = verified_email(&app, &w.alice, &to).await;
         let service = push_service();
         let sub = service.subscribe().await;
         let phone = app

@@ -30,6 +30,30 @@ pub fn smtp() -> &'static Smtp {
     SERVER.get_or_init(Smtp::start)
 }
 
+/// Adds an email method `to` for `user` and verifies it with the code mailed there: its id.
+pub async fn verified_email(app: &super::TestApp, user: &(i64, super::Auth), to: &str) -> i64 {
+    let path = format!("/api/users/{}/contact-methods", user.0);
+    let m = app
+        .post(
+            &path,
+            &user.1,
+            serde_json::json!({"name": "Work mail", "kind": "email", "address": to}),
+        )
+        .await
+        .expect(201);
+    let message = smtp().wait_for(to, 1).await;
+    let at = message.find("verification code is ").unwrap() + 21;
+    let code = &message[at..at + 6];
+    app.post(
+        &format!("{path}/{}/verify", m["id"]),
+        &user.1,
+        serde_json::json!({ "code": code }),
+    )
+    .await
+    .expect(200);
+    m["id"].as_i64().unwrap()
+}
+
 /// `test_config` with mail going to the binary's SMTP server.
 pub fn mail_config() -> klaxon_core::Config {
     let mut config = super::test_config();
