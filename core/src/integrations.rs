@@ -195,20 +195,21 @@ impl Core {
         Ok(())
     }
 
-    /// The integration a raw key names: its id, team, the team's count of dead man's switches,
-    /// and its kind (the format its sender speaks); 401 for an unknown or revoked key.
-    pub(crate) async fn integration_by_key(&self, key: &str) -> Result<(i64, i64, i64, String)> {
+    /// The integration a raw key names; 401 for an unknown or revoked key.
+    pub(crate) async fn integration_by_key(&self, key: &str) -> Result<KeyedIntegration> {
         if !looks_like_token(key) {
             return Err(Error::Unauthorized);
         }
         sqlx::query_as(
-            "SELECT i.id, i.team_id, (SELECT COUNT(*) FROM deadman_switches d WHERE d.team_id = i.team_id), \
+            "SELECT i.id, i.team_id, \
+             (SELECT COUNT(*) FROM deadman_switches d WHERE d.team_id = i.team_id) AS switches, \
+             (SELECT COUNT(*) FROM channels c WHERE c.team_id = i.team_id) AS channels, \
              i.kind FROM integrations i WHERE i.key_hash = $1",
         )
-            .bind(hash_token(key))
-            .fetch_optional(&self.db.pool)
-            .await?
-            .ok_or(Error::Unauthorized)
+        .bind(hash_token(key))
+        .fetch_optional(&self.db.pool)
+        .await?
+        .ok_or(Error::Unauthorized)
     }
 }
 
@@ -219,4 +220,17 @@ fn same_origin(old: Option<&str>, new: &str) -> bool {
         (Some(a), Some(b)) => a.is_tuple() && a == b,
         _ => false,
     }
+}
+
+/// An integration as intake finds it by its key.
+#[derive(sqlx::FromRow)]
+pub(crate) struct KeyedIntegration {
+    pub id: i64,
+    pub team_id: i64,
+    /// The team's dead man's switches, counted.
+    pub switches: i64,
+    /// The team's chat channels, counted.
+    pub channels: i64,
+    /// The format its sender speaks.
+    pub kind: String,
 }

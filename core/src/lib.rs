@@ -134,6 +134,8 @@ pub struct Core {
     /// The page topics and team channels with sends in flight on this replica (`lanes`).
     pub(crate) page_lanes: Arc<lanes::Lanes<String>>,
     pub(crate) channel_lanes: Arc<lanes::Lanes<i64>>,
+    /// The integrations whose times this replica has stamped this second (`intake`).
+    pub(crate) stamps: Arc<intake::Stamps>,
 }
 
 impl Core {
@@ -174,6 +176,7 @@ impl Core {
             personal_outbound,
             page_lanes: lanes::Lanes::new(),
             channel_lanes: lanes::Lanes::new(),
+            stamps: Arc::default(),
         };
         core.seed_settings().await?;
         core.seed_switches().await?;

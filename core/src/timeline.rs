@@ -41,6 +41,12 @@ pub async fn timeline(
 /// Writes timeline entries in one insert, in order, and queues the team channels'
 /// announcements they call for (`announcements`).
 pub async fn timelines(tx: &mut Tx, entries: &[Entry]) -> Result<()> {
+    write(tx, entries, true).await
+}
+
+/// `timelines`, for a caller that knows whether the team has a channel to announce to: without
+/// one, the announcements' statement (a round trip in a writer's turn) is not made.
+pub(crate) async fn write(tx: &mut Tx, entries: &[Entry], channels: bool) -> Result<()> {
     let sql = insert_rows(
         tx.backend,
         "timeline",
@@ -53,6 +59,9 @@ pub async fn timelines(tx: &mut Tx, entries: &[Entry]) -> Result<()> {
         ],
     );
     insert_json(tx, &sql, entries).await?;
+    if !channels {
+        return Ok(());
+    }
     let happened: Vec<Happened> = entries
         .iter()
         .map(|e| Happened {

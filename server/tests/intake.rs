@@ -498,6 +498,33 @@ both!(concurrent_deliveries_open_exactly_one_incident, |app| {
     assert_eq!(detail["alerts"].as_array().unwrap().len(), 2);
 });
 
+// Every delivery reads its group as unopened before any commits, so all but one lose the
+// insert of the incident and join the one that won, inside their own transaction.
+both!(
+    concurrent_new_alerts_of_one_group_join_one_incident_paged_once,
+    |app| {
+        let w = app.paging_world().await;
+        let (app, key) = (&app, &w.key);
+        let sends = (0..24).map(|i| {
+            let p = Payload::new("storm").alert(&format!("n{i}"), "firing", 0, None, json!({}));
+            async move { app.webhook(key, &p).await }
+        });
+        for r in futures::future::join_all(sends).await {
+            assert_eq!(r.status.as_u16(), 200, "{}", r.text);
+        }
+        let incidents = app.incidents(&w.admin, w.team).await;
+        assert_eq!(incidents.len(), 1, "{incidents:?}");
+        let detail = app
+            .detail(&w.admin, incidents[0]["id"].as_i64().unwrap())
+            .await;
+        assert_eq!(detail["alerts"].as_array().unwrap().len(), 24);
+        assert_eq!(timeline_texts(&detail, "opened").len(), 1);
+        assert_eq!(timeline_texts(&detail, "paged"), vec!["paging alice"]);
+        assert_eq!(app.tick().await.sent, 1);
+        assert_eq!(app.ntfy.published().len(), 1);
+    }
+);
+
 both!(hostile_payloads_get_4xx_or_a_correct_result, |app| {
     let (_, bob, team, key) = setup(&app).await;
     let path = format!("/api/alertmanager/webhook/{key}");

@@ -117,7 +117,8 @@ impl Core {
         let mut tx = self.db.begin().await?;
         let mut entries = Vec::new();
         let (incident, _) =
-            lifecycle::open_or_join(&mut tx, *team_id, &group, &alert, now, &mut entries).await?;
+            lifecycle::open_or_join(&mut tx, *team_id, &group, &alert, now, &mut entries, None)
+                .await?;
         let claimed = sqlx::query(
             "UPDATE deadman_heartbeats SET incident_id = $1 \
              WHERE switch_id = $2 AND cluster = $3 AND last_seen_at = $4 AND incident_id IS NULL",

@@ -3,7 +3,7 @@
 //! (queueing the all-clear). Their timeline entries are written through `crate::timeline`.
 
 use crate::db::Tx;
-use crate::paging::{self, all_clears, Cleared};
+use crate::paging::{self, all_clears, Cleared, GroupPlan, Planned};
 use crate::timeline::{timelines, Entry};
 use crate::Result;
 use klaxon_domain::alerting::{signature, IncomingAlert, Severity};
@@ -36,26 +36,38 @@ fn title(alert: &IncomingAlert) -> String {
 /// The open incident of this group, or a new one. A unique index allows one open incident per
 /// (team, group key), so concurrent deliveries of the same group converge on one incident.
 /// Returns (incident id, whether this call opened it). An opening's timeline entries are added
-/// to `entries` for the caller to write with its own, in one insert.
-pub async fn open_or_join(
+/// to `entries` for the caller to write with its own, in one insert. `planned` is what the
+/// caller read before its transaction (`paging::plan_group`): an opening plan is used as read
+/// (a race is settled by the index); a join is read again, as its incident may have resolved.
+pub(crate) async fn open_or_join(
     tx: &mut Tx,
     team_id: i64,
     group: &Group<'_>,
     alert: &IncomingAlert,
     now: i64,
     entries: &mut Vec<Entry>,
+    mut planned: Option<GroupPlan>,
 ) -> Result<(i64, bool)> {
     for _ in 0..3 {
-        let before = paging::before_opening(tx, team_id, group.key, now).await?;
-        if let Some(id) = before.open {
-            raise_severity(
-                tx,
-                id,
-                Severity::from_label(alert.labels.get("severity").map(String::as_str)),
-            )
-            .await?;
-            return Ok((id, false));
-        }
+        let plan = match planned.take() {
+            Some(GroupPlan::Open(p)) => GroupPlan::Open(p),
+            _ => {
+                let backend = tx.backend;
+                paging::plan_group(tx, backend, team_id, group.key, now).await?
+            }
+        };
+        let Planned { holder, opening } = match plan {
+            GroupPlan::Join(id) => {
+                raise_severity(
+                    tx,
+                    id,
+                    Severity::from_label(alert.labels.get("severity").map(String::as_str)),
+                )
+                .await?;
+                return Ok((id, false));
+            }
+            GroupPlan::Open(p) => *p,
+        };
         let alertname = alert
             .labels
             .get("alertname")
@@ -69,9 +81,6 @@ pub async fn open_or_join(
         let severity = Severity::from_label(alert.labels.get("severity").map(String::as_str));
         // Who is paged is chosen before the insert, so the row carries it: an opening is a
         // dozen statements otherwise, most of intake's cost on PostgreSQL.
-        let holder = before.holder;
-        let reach = holder.as_ref().map(|h| h.reach.clone());
-        let opening = paging::plan_opening(tx, team_id, reach, &before.policy, now).await?;
         let created: Option<(i64,)> = sqlx::query_as(
             "INSERT INTO incidents (team_id, title, state, severity, group_key, signature, assignee_id, created_at, \
              page_topic, page_user_id, page_owners, reminded_at, esc_step, esc_due_at) \

@@ -5,17 +5,19 @@
 
 mod store;
 
-use crate::db::Tx;
+use crate::db::{Backend, Tx};
 use crate::deadman;
 use crate::incidents::lifecycle::{self, Group};
+use crate::paging::{self, GroupPlan};
 use crate::sources::{source, Alerts, Source};
 use crate::timeline::{self, Entry};
 use crate::{Core, Error, Result};
 use klaxon_domain::alerting::{IncomingAlert, Ingest, Severity};
 use klaxon_domain::incident::TimelineKind;
 use serde::Serialize;
+use sqlx::AnyConnection;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use store::{apply_alert, insert_new, load_stored};
+use store::{any_fires, apply_alert, insert_new, load_stored, StoredRow};
 
 /// How a payload arrived.
 pub enum Route<'a> {
@@ -41,6 +43,9 @@ pub struct Destination {
     /// Whether the team has dead man's switches, read with the key: a payload's transaction
     /// reads them only then (a switch added while a payload is in flight counts from the next).
     switches: bool,
+    /// Whether the team has chat channels, read likewise: without one, a payload's timeline
+    /// entries are written without the statement that queues their announcements.
+    channels: bool,
     /// The format the integration's sender speaks.
     source: &'static dyn Source,
 }
@@ -52,13 +57,13 @@ impl Core {
     pub async fn intake_destination(&self, route: Route<'_>) -> Result<Destination> {
         match route {
             Route::Key(key) => {
-                let (integration_id, team_id, switches, kind) =
-                    self.integration_by_key(key).await?;
+                let found = self.integration_by_key(key).await?;
                 Ok(Destination {
-                    integration_id: Some(integration_id),
-                    team_id,
-                    switches: switches > 0,
-                    source: source(&kind),
+                    integration_id: Some(found.id),
+                    team_id: found.team_id,
+                    switches: found.switches > 0,
+                    channels: found.channels > 0,
+                    source: source(&found.kind),
                 })
             }
             Route::Legacy if !self.config.legacy_webhook => Err(Error::NotFound),
@@ -74,6 +79,7 @@ impl Core {
                     integration_id: None,
                     team_id,
                     switches: true,
+                    channels: true,
                     source: source("alertmanager"),
                 })
             }
@@ -134,14 +140,33 @@ impl Core {
             ..
         } = to;
         let now = self.now();
-        let mut tx = self.db.begin().await?;
-        let mut stored = load_stored(&mut tx, team_id, alerts.keys()).await?;
+        // What the payload's alerts were and, when one fires, how its group's incident opens
+        // or which it joins. On SQLite read before the transaction, which holds the one
+        // writer's turn, so only writes (and what a race makes read again) happen inside; on
+        // PostgreSQL inside it, where its plans are kept (`Db::begin_indexed`).
+        let (mut tx, mut stored, planned) = match self.db.backend {
+            Backend::Sqlite => {
+                let mut conn = self.db.pool.acquire().await?;
+                let (stored, planned) =
+                    read_payload(&mut conn, Backend::Sqlite, to, group, alerts, now).await?;
+                drop(conn);
+                (self.db.begin_indexed().await?, stored, planned)
+            }
+            Backend::Postgres => {
+                let mut tx = self.db.begin_indexed().await?;
+                let (stored, planned) =
+                    read_payload(&mut tx, Backend::Postgres, to, group, alerts, now).await?;
+                (tx, stored, planned)
+            }
+        };
         let mut p = Applied {
             team_id,
             integration_id,
             group: Some(group),
             now,
             sender: to.source.label(),
+            channels: to.channels,
+            planned,
             ..Applied::default()
         };
         let beats = if switches {
@@ -176,15 +201,38 @@ impl Core {
         deadman::record_heartbeats(&mut tx, &heard, now).await?;
         let opened = p.opened;
         let paged = p.finish(&mut tx).await?;
-        if let Some(id) = integration_id {
-            stamp_integration(&mut tx, id, !alerts.is_empty(), now).await?;
+        let stamp = integration_id
+            .map(|id| (id, !alerts.is_empty()))
+            .filter(|&(id, alerted)| self.stamps.due(id, now, alerted));
+        if let Some((id, alerted)) = stamp {
+            stamp_integration(&mut tx, id, alerted, now).await?;
         }
         tx.commit().await?;
+        if let Some((id, alerted)) = stamp {
+            self.stamps.done(id, now, alerted);
+        }
         if paged {
             self.wake_notifier();
         }
         Ok(Committed { discarded, opened })
     }
+}
+
+/// A payload's stored alerts and, when one of them fires, its group's plan (`GroupPlan`).
+async fn read_payload(
+    conn: &mut AnyConnection,
+    backend: Backend,
+    to: Destination,
+    group: &Group<'_>,
+    alerts: &BTreeMap<String, IncomingAlert>,
+    now: i64,
+) -> Result<(HashMap<String, StoredRow>, Option<GroupPlan>)> {
+    let stored = load_stored(conn, backend, to.team_id, alerts.keys()).await?;
+    let planned = match any_fires(&stored, alerts.values()) {
+        true => Some(paging::plan_group(conn, backend, to.team_id, group.key, now).await?),
+        false => None,
+    };
+    Ok((stored, planned))
 }
 
 /// Moves the integration's last webhook time (and with usable alerts its last alert time) to
@@ -206,6 +254,37 @@ pub async fn stamp_integration(tx: &mut Tx, id: i64, alerted: bool, now: i64) ->
     Ok(())
 }
 
+/// The second each integration's times were last stamped by this replica, and whether with an
+/// alert: a payload in a second already stamped skips the statement (a round trip inside the
+/// writer's turn). Another replica's stamp is not known here; the statement's own condition
+/// then skips the write.
+#[derive(Default)]
+pub(crate) struct Stamps(std::sync::Mutex<HashMap<i64, (i64, bool)>>);
+
+impl Stamps {
+    /// Whether a payload of integration `id` at second `now` still has a stamp to write.
+    fn due(&self, id: i64, now: i64, alerted: bool) -> bool {
+        let stamped = self.0.lock().map(|m| m.get(&id).copied()).ok().flatten();
+        !matches!(stamped, Some((at, with_alert)) if at >= now && (with_alert || !alerted))
+    }
+
+    /// Notes a committed stamp.
+    fn done(&self, id: i64, now: i64, alerted: bool) {
+        if let Ok(mut stamps) = self.0.lock() {
+            // Integrations deleted since are forgotten now and then; the map stays small.
+            if stamps.len() >= 10_000 {
+                stamps.clear();
+            }
+            let entry = stamps.entry(id).or_insert((now, alerted));
+            if entry.0 < now {
+                *entry = (now, alerted);
+            } else if entry.0 == now {
+                entry.1 |= alerted;
+            }
+        }
+    }
+}
+
 /// What a committed payload did.
 struct Committed {
     /// Alerts older than the stored instance.
@@ -223,8 +302,12 @@ pub(super) struct Applied<'a> {
     pub(super) now: i64,
     /// The source's name, as its resolutions are told on the timeline.
     pub(super) sender: &'static str,
+    /// Whether the team has chat channels to announce to (`Destination::channels`).
+    pub(super) channels: bool,
     /// The group's open incident, looked up or opened once per payload.
     pub(super) incident: Option<i64>,
+    /// How the group's incident opens, or which it joins, as read before the transaction.
+    pub(super) planned: Option<GroupPlan>,
     pub(super) fired: Vec<String>,
     pub(super) severity: Option<Severity>,
     pub(super) resolved: BTreeMap<i64, Vec<String>>,
@@ -249,9 +332,16 @@ impl Applied<'_> {
             return Ok(id);
         }
         let group = self.group.expect("set at construction");
-        let (id, opened) =
-            lifecycle::open_or_join(tx, self.team_id, group, alert, self.now, &mut self.entries)
-                .await?;
+        let (id, opened) = lifecycle::open_or_join(
+            tx,
+            self.team_id,
+            group,
+            alert,
+            self.now,
+            &mut self.entries,
+            self.planned.take(),
+        )
+        .await?;
         if opened {
             self.opened_severity = Some(Severity::from_label(
                 alert.labels.get("severity").map(String::as_str),
@@ -327,7 +417,7 @@ impl Applied<'_> {
                 .push(entry(*incident, TimelineKind::AlertResolved, text));
         }
         if !self.entries.is_empty() {
-            timeline::timelines(tx, &self.entries).await?;
+            timeline::write(tx, &self.entries, self.channels).await?;
         }
         let mut paged = self.paged;
         for incident in self.touched {
@@ -352,5 +442,26 @@ fn summary(what: &str, names: &[String]) -> String {
             };
             format!("{} alerts {what}: {}{tail}", many.len(), shown.join(", "))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Stamps;
+
+    #[test]
+    fn a_second_is_stamped_once_and_again_when_an_alert_first_comes() {
+        let stamps = Stamps::default();
+        assert!(stamps.due(1, 100, false));
+        stamps.done(1, 100, false);
+        assert!(!stamps.due(1, 100, false));
+        assert!(
+            stamps.due(1, 100, true),
+            "the alert time is not stamped yet"
+        );
+        stamps.done(1, 100, true);
+        assert!(!stamps.due(1, 100, true) && !stamps.due(1, 100, false));
+        assert!(stamps.due(2, 100, false), "another integration");
+        assert!(stamps.due(1, 101, false), "the next second");
     }
 }

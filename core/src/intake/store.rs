@@ -3,10 +3,11 @@
 //! with writes conditional on the row still being what was read.
 
 use super::Applied;
-use crate::db::{insert_rows, Col::*, Tx};
+use crate::db::{fetch_in, insert_rows, Backend, Col::*, Tx};
 use crate::{Error, Result};
 use klaxon_domain::alerting::{ingest, AlertStatus, IncomingAlert, Ingest, StoredAlert};
 use serde::Serialize;
+use sqlx::AnyConnection;
 use std::collections::{HashMap, HashSet};
 
 /// An alert as stored, as much as applying a new instance of it needs.
@@ -22,26 +23,51 @@ pub(super) struct StoredRow {
 
 const STORED_COLUMNS: &str = "fingerprint, id, status, starts_at, incident_id";
 
+impl StoredRow {
+    fn previous(&self) -> StoredAlert {
+        StoredAlert {
+            status: self.status,
+            starts_at: self.starts_at,
+        }
+    }
+}
+
 /// The stored state of a payload's alerts, read in a few queries instead of one per alert.
+/// Read before the payload's transaction: every write it leads to is conditional on the row
+/// still being so (`apply_alert`), or skipped when a concurrent delivery inserted it first.
 pub(super) async fn load_stored<'a>(
-    tx: &mut Tx,
+    conn: &mut AnyConnection,
+    backend: Backend,
     team_id: i64,
     fingerprints: impl Iterator<Item = &'a String>,
 ) -> Result<HashMap<String, StoredRow>> {
     let fingerprints: Vec<&String> = fingerprints.collect();
-    let rows: Vec<StoredRow> = tx
-        .fetch_in(
-            &format!(
-                "SELECT {STORED_COLUMNS} FROM alerts WHERE team_id = $1 AND fingerprint IN ({{ids}})"
-            ),
-            &[team_id.into()],
-            &fingerprints,
-        )
-        .await?;
+    let rows: Vec<StoredRow> = fetch_in(
+        conn,
+        backend,
+        &format!(
+            "SELECT {STORED_COLUMNS} FROM alerts WHERE team_id = $1 AND fingerprint IN ({{ids}})"
+        ),
+        &[team_id.into()],
+        &fingerprints,
+    )
+    .await?;
     Ok(rows
         .into_iter()
         .map(|r| (r.fingerprint.clone(), r))
         .collect())
+}
+
+/// Whether any of the alerts starts a new occurrence (opens or joins its group's incident),
+/// as far as `stored` tells.
+pub(super) fn any_fires<'a>(
+    stored: &HashMap<String, StoredRow>,
+    mut alerts: impl Iterator<Item = &'a IncomingAlert>,
+) -> bool {
+    alerts.any(|a| {
+        let previous = stored.get(&a.fingerprint).map(StoredRow::previous);
+        ingest(previous, a.status, a.starts_at) == Ingest::Fire
+    })
 }
 
 /// An alert row as intake writes it, inserted from JSON (`insert_rows`) or bound to an update.
@@ -180,10 +206,7 @@ pub(super) async fn apply_alert(
             .fetch_optional(&mut **tx)
             .await?;
         }
-        let previous = stored.as_ref().map(|s| StoredAlert {
-            status: s.status,
-            starts_at: s.starts_at,
-        });
+        let previous = stored.as_ref().map(StoredRow::previous);
         let decision = ingest(previous, a.status, a.starts_at);
         if decision == Ingest::Discard {
             return Ok(decision);

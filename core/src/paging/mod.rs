@@ -41,7 +41,7 @@ pub(crate) use test_page::SendNowError;
 pub(crate) use all_clear::{all_clears, Cleared};
 pub(crate) use enqueue::{enqueue_many, NewPage};
 pub(crate) use membership::{left_team, release_held};
-pub(crate) use opening::{before_opening, plan_opening, queue_opening};
+pub(crate) use opening::{plan_group, queue_opening, GroupPlan, Planned};
 pub use reach::Reached;
 pub(crate) use reach::{oncall_today, policy, reach_user, reachable_owners};
 pub(crate) use reminders::{remind_many, reminders_to, Owed};

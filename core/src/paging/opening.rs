@@ -3,12 +3,13 @@
 //! the pages and timeline entries that opening queues.
 
 use super::enqueue::{enqueue_after, NewPage};
-use super::reach::{parse_policy, reachable_owners, ReachRow, Reached, REACH_COLUMNS};
-use crate::db::Tx;
+use super::reach::{owners_on, parse_policy, ReachRow, Reached, REACH_COLUMNS};
+use crate::db::{Backend, Tx};
 use crate::timeline::Entry;
 use crate::Result;
 use klaxon_domain::incident::TimelineKind;
 use klaxon_domain::paging::{EscalationPolicy, PageKind};
+use sqlx::AnyConnection;
 use std::collections::HashSet;
 
 /// Who holds the team's pager now, and whether they can be paged.
@@ -20,20 +21,57 @@ pub(crate) struct Holder {
     pub why: String,
 }
 
-/// What opening an incident of a team's group needs, read in at most two queries because
-/// intake opens incidents at storm rates and every statement is a round trip.
-pub(crate) struct BeforeOpening {
+/// What opening or joining a group's incident needs. Intake reads it before its transaction,
+/// outside SQLite's writer's turn, because it opens incidents at storm rates and every
+/// statement inside the turn holds every other writer back; inside, only the insert remains
+/// (a unique index settles a race with a concurrent opening, and a join is read again).
+pub(crate) enum GroupPlan {
+    /// The group's open incident, which a firing alert joins.
+    Join(i64),
+    /// Nothing of the group is open: who holds the pager and how a new incident is paged.
+    Open(Box<Planned>),
+}
+
+/// How a group's new incident opens: its assignee and its opening pages.
+pub(crate) struct Planned {
+    pub holder: Option<Holder>,
+    pub opening: Opening,
+}
+
+/// Reads the `GroupPlan` of group `group_key` of team `team_id` at `now`: one query when the
+/// group has an open incident, two or three otherwise.
+pub(crate) async fn plan_group(
+    conn: &mut AnyConnection,
+    backend: Backend,
+    team_id: i64,
+    group_key: &str,
+    now: i64,
+) -> Result<GroupPlan> {
+    let before = before_opening(conn, team_id, group_key, now).await?;
+    if let Some(id) = before.open {
+        return Ok(GroupPlan::Join(id));
+    }
+    let reach = before.holder.as_ref().map(|h| h.reach.clone());
+    let opening = plan_opening(conn, backend, team_id, reach, &before.policy, now).await?;
+    Ok(GroupPlan::Open(Box::new(Planned {
+        holder: before.holder,
+        opening,
+    })))
+}
+
+/// The group's open incident, or who holds the pager and the team's policy.
+struct BeforeOpening {
     /// The group's open incident, which a firing alert joins instead.
-    pub open: Option<i64>,
+    open: Option<i64>,
     /// The holder at that instant (a cover's person, else the day's), with whether they can
     /// be paged; not read when the group has an open incident.
-    pub holder: Option<Holder>,
-    pub policy: EscalationPolicy,
+    holder: Option<Holder>,
+    policy: EscalationPolicy,
 }
 
 /// Reads `BeforeOpening` for the group `group_key` of team `team_id` at `now`.
-pub(crate) async fn before_opening(
-    tx: &mut Tx,
+async fn before_opening(
+    conn: &mut AnyConnection,
     team_id: i64,
     group_key: &str,
     now: i64,
@@ -60,7 +98,7 @@ pub(crate) async fn before_opening(
     .bind(team_id)
     .bind(group_key)
     .bind(now)
-    .fetch_one(&mut **tx)
+    .fetch_one(&mut *conn)
     .await?;
     let policy = parse_policy(team.policy);
     if team.open_id.is_some() {
@@ -103,7 +141,7 @@ pub(crate) async fn before_opening(
     .bind(team_id)
     .bind(&date)
     .bind(cover.as_ref().map(|c| c.user_id))
-    .fetch_one(&mut **tx)
+    .fetch_one(&mut *conn)
     .await?;
     let holder = match (row.user_id, row.username, row.disabled) {
         (Some(user_id), Some(username), Some(disabled)) => {
@@ -157,8 +195,9 @@ pub(crate) struct Opening {
 }
 
 /// Chooses the opening topic of a new incident of `team_id` whose assignee is `assignee`.
-pub(crate) async fn plan_opening(
-    tx: &mut Tx,
+async fn plan_opening(
+    conn: &mut AnyConnection,
+    backend: Backend,
     team_id: i64,
     assignee: Option<Result<Reached, String>>,
     policy: &EscalationPolicy,
@@ -171,7 +210,7 @@ pub(crate) async fn plan_opening(
         (Err(why), Some(topic)) => Choice::Fallback(topic.to_string(), why),
         // A ladder pages its first level at once; without one the owners are the last resort.
         (Err(why), None) if ladder => Choice::Nobody(why),
-        (Err(why), None) => match reachable_owners(tx, &[team_id]).await?.remove(&team_id) {
+        (Err(why), None) => match owners_on(conn, backend, &[team_id]).await?.remove(&team_id) {
             Some(owners) => Choice::Owners(owners, why),
             None => Choice::Nobody(why),
         },

@@ -2,7 +2,7 @@
 //! enabled), a team's reachable owners, the holder of its pager at an instant, its escalation
 //! policy, and everyone an incident's later pages go to (`fan_out`).
 
-use crate::db::Tx;
+use crate::db::{fetch_in, Backend, Tx};
 use crate::Result;
 use klaxon_domain::paging::EscalationPolicy;
 use sqlx::AnyConnection;
@@ -88,11 +88,22 @@ pub(crate) async fn reachable_owners(
     tx: &mut Tx,
     team_ids: &[i64],
 ) -> Result<HashMap<i64, Vec<Reached>>> {
+    let backend = tx.backend;
+    owners_on(tx, backend, team_ids).await
+}
+
+/// `reachable_owners` on any connection (intake reads them before its transaction).
+pub(super) async fn owners_on(
+    conn: &mut AnyConnection,
+    backend: Backend,
+    team_ids: &[i64],
+) -> Result<HashMap<i64, Vec<Reached>>> {
     let mut teams = team_ids.to_vec();
     teams.sort_unstable();
     teams.dedup();
-    let rows: Vec<(i64, i64, String, String)> = tx
-        .fetch_in(
+    let rows: Vec<(i64, i64, String, String)> = fetch_in(
+            conn,
+            backend,
             "SELECT m.team_id, u.id, u.username, COALESCE(u.push_topic, '') FROM team_members m JOIN users u ON u.id = m.user_id \
              WHERE m.role = 'owner' AND u.disabled = 0 AND m.team_id IN ({ids}) AND (u.push_topic IS NOT NULL \
                OR EXISTS (SELECT 1 FROM contact_methods c WHERE c.user_id = u.id AND c.verified_at IS NOT NULL)) \
