@@ -21,8 +21,8 @@ pub(crate) struct Holder {
     pub why: String,
 }
 
-/// What opening or joining a group's incident needs. Intake reads it before its transaction,
-/// outside SQLite's writer's turn, because it opens incidents at storm rates and every
+/// What opening or joining a group's incident needs. On SQLite intake reads it before its
+/// transaction, outside the writer's turn, because it opens incidents at storm rates and every
 /// statement inside the turn holds every other writer back; inside, only the insert remains
 /// (a unique index settles a race with a concurrent opening, and a join is read again).
 pub(crate) enum GroupPlan {
