@@ -42,16 +42,37 @@ pub(super) async fn load_stored<'a>(
     fingerprints: impl Iterator<Item = &'a String>,
 ) -> Result<HashMap<String, StoredRow>> {
     let fingerprints: Vec<&String> = fingerprints.collect();
-    let rows: Vec<StoredRow> = fetch_in(
-        conn,
-        backend,
-        &format!(
-            "SELECT {STORED_COLUMNS} FROM alerts WHERE team_id = $1 AND fingerprint IN ({{ids}})"
-        ),
-        &[team_id.into()],
-        &fingerprints,
-    )
-    .await?;
+    let rows: Vec<StoredRow> = match backend {
+        // One statement text whatever the payload's length, so it is prepared and planned once
+        // per connection (an id list of each length was planned at every payload). The fence
+        // (`OFFSET 0`) keeps the plan a lookup per fingerprint: a plan kept from while the
+        // table was small would otherwise read the team's every alert.
+        Backend::Postgres => {
+            let list = serde_json::to_string(&fingerprints)
+                .map_err(|e| Error::Internal(e.to_string()))?;
+            sqlx::query_as(&format!(
+                "SELECT a.* FROM json_array_elements_text(CAST($2 AS json)) AS f(fingerprint) \
+                 CROSS JOIN LATERAL (SELECT {STORED_COLUMNS} FROM alerts \
+                 WHERE team_id = $1 AND fingerprint = f.fingerprint OFFSET 0) AS a"
+            ))
+            .bind(team_id)
+            .bind(list)
+            .fetch_all(&mut *conn)
+            .await?
+        }
+        Backend::Sqlite => {
+            fetch_in(
+                conn,
+                backend,
+                &format!(
+                    "SELECT {STORED_COLUMNS} FROM alerts WHERE team_id = $1 AND fingerprint IN ({{ids}})"
+                ),
+                &[team_id.into()],
+                &fingerprints,
+            )
+            .await?
+        }
+    };
     Ok(rows
         .into_iter()
         .map(|r| (r.fingerprint.clone(), r))

@@ -412,6 +412,7 @@ async fn run_paging(
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
+        arrivals.count(); // opens what came since, duplicates included
         let published = arrivals.total.load(std::sync::atomic::Ordering::SeqCst);
         if pages != webhooks as i64 || published != webhooks {
             return Err(format!(
