@@ -115,6 +115,8 @@ pub struct Core {
     pub sso: Option<Arc<sso::Sso>>,
     /// Wakes this replica's notifier when a page is queued, so it leaves at once.
     pub wake: Arc<tokio::sync::Notify>,
+    /// Set by `wake_notifier`: the next pass does the due work too.
+    due_wanted: Arc<std::sync::atomic::AtomicBool>,
     /// Dead man's switch matchers, parsed once.
     pub(crate) matchers: Arc<deadman::MatcherCache>,
     /// This replica's name in leases and page claims: unique per process.
@@ -161,6 +163,7 @@ impl Core {
             config: Arc::new(config),
             roads,
             wake: Arc::new(tokio::sync::Notify::new()),
+            due_wanted: Arc::default(),
             matchers: Arc::default(),
             holder: format!(
                 "{}-{}",
@@ -198,9 +201,25 @@ impl Core {
         }
     }
 
-    /// Tells this replica's notifier that pages are waiting.
+    /// Tells this replica's notifier that pages are waiting or that something may have come
+    /// due (a snooze ended, a ladder level, a reminder): its next pass does both halves.
     pub fn wake_notifier(&self) {
+        self.due_wanted
+            .store(true, std::sync::atomic::Ordering::Release);
         self.wake.notify_one();
+    }
+
+    /// Tells this replica's notifier that pages were queued and nothing else came due: the
+    /// pass it wakes may only deliver (`Core::notify_pass`), so a storm's pages do not each cost
+    /// a pass of the due work's reads.
+    pub fn wake_delivery(&self) {
+        self.wake.notify_one();
+    }
+
+    /// Whether a wake since the last call asked for the due work (`wake_notifier`).
+    pub fn take_due_wanted(&self) -> bool {
+        self.due_wanted
+            .swap(false, std::sync::atomic::Ordering::AcqRel)
     }
 
     pub fn now(&self) -> i64 {

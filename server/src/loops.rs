@@ -143,9 +143,19 @@ pub fn spawn_notifier(
 ) -> JoinHandle<()> {
     let core = core.paging_lane();
     tokio::spawn(async move {
+        let mut due_at: Option<tokio::time::Instant> = None;
+        let mut timed_out = true;
         loop {
             let started = tokio::time::Instant::now();
-            let pass = core.notify_tick(&holder).await;
+            let due = due_pass(
+                timed_out,
+                core.take_due_wanted(),
+                due_at.map(|t| started - t),
+            );
+            if due {
+                due_at = Some(started);
+            }
+            let pass = core.notify_pass(&holder, due).await;
             let pages = match &pass {
                 Ok(r) => r.sent + r.failed + r.cancelled,
                 Err(_) => 0,
@@ -164,7 +174,9 @@ pub fn spawn_notifier(
                 Err(e) => tracing::warn!(error = %e, "notifier pass failed"),
             }
             tokio::select! {
-                _ = tokio::time::timeout(core.clock.tick(TICK), core.wake.notified()) => {}
+                woken = tokio::time::timeout(core.clock.tick(TICK), core.wake.notified()) => {
+                    timed_out = woken.is_err();
+                }
                 _ = stopped.changed() => return,
             }
             // Woken soon after a pass with pages: what is queued until its gap has passed goes
@@ -215,6 +227,18 @@ pub(crate) fn spawn_announcer(core: Core, mut stopped: watch::Receiver<bool>) ->
     })
 }
 
+/// Whether a pass does the due work (snoozes, ladder levels, reminders) before delivering: when
+/// the timer woke it, when a wake asked for it (`Core::wake_notifier`), or when it last ran
+/// `DUE_EVERY` ago or more. Woken only for queued pages (`Core::wake_delivery`) a pass just
+/// delivers: in a storm, one pass a page or two read every due list again and planned each read
+/// afresh on PostgreSQL, taking turns from intake.
+fn due_pass(timed_out: bool, wanted: bool, since_due: Option<Duration>) -> bool {
+    timed_out || wanted || since_due.is_none_or(|d| d >= DUE_EVERY)
+}
+
+/// The longest a storm of queued pages puts the due work off.
+const DUE_EVERY: Duration = Duration::from_millis(500);
+
 /// The least time from the start of a pass that handled `pages` pages to the next pass's start:
 /// none after a lone page, else `GAP_PER_PAGE` a page, at most the backend's most. In a storm
 /// the gap grows with the passes until pages go in batches, rather than a pass (a dozen
@@ -238,6 +262,19 @@ const GAP_PER_PAGE: Duration = Duration::from_millis(2);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn queued_pages_put_the_due_work_off_for_half_a_second_at_most() {
+        let ms = Duration::from_millis;
+        assert!(due_pass(false, false, None), "the first pass");
+        assert!(
+            !due_pass(false, false, Some(ms(20))),
+            "a storm's pages only"
+        );
+        assert!(due_pass(false, false, Some(ms(500))), "not put off longer");
+        assert!(due_pass(true, false, Some(ms(20))), "the timer");
+        assert!(due_pass(false, true, Some(ms(20))), "asked for");
+    }
 
     #[test]
     fn a_lone_page_waits_for_nobody_and_a_storm_goes_in_batches() {

@@ -33,9 +33,19 @@ fn title(alert: &IncomingAlert) -> String {
     t.chars().take(200).collect()
 }
 
+/// What `open_or_join` did with a group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Took {
+    /// Joined its open incident.
+    Joined,
+    /// Opened a new one; with `ladder`, its ladder's first level is due at once (the
+    /// notifier's due work enters it, `Core::wake_notifier`).
+    Opened { ladder: bool },
+}
+
 /// The open incident of this group, or a new one. A unique index allows one open incident per
 /// (team, group key), so concurrent deliveries of the same group converge on one incident.
-/// Returns (incident id, whether this call opened it). An opening's timeline entries are added
+/// Returns the incident's id and what this call did (`Took`). An opening's timeline entries are added
 /// to `entries` for the caller to write with its own, in one insert. `planned` is what the
 /// caller read before its transaction (`paging::plan_group`): an opening plan is used as read
 /// (a race is settled by the index); a join is read again, as its incident may have resolved.
@@ -47,7 +57,7 @@ pub(crate) async fn open_or_join(
     now: i64,
     entries: &mut Vec<Entry>,
     mut planned: Option<GroupPlan>,
-) -> Result<(i64, bool)> {
+) -> Result<(i64, Took)> {
     for _ in 0..3 {
         let plan = match planned.take() {
             Some(GroupPlan::Open(p)) => GroupPlan::Open(p),
@@ -64,7 +74,7 @@ pub(crate) async fn open_or_join(
                     Severity::from_label(alert.labels.get("severity").map(String::as_str)),
                 )
                 .await?;
-                return Ok((id, false));
+                return Ok((id, Took::Joined));
             }
             GroupPlan::Open(p) => *p,
         };
@@ -116,8 +126,9 @@ pub(crate) async fn open_or_join(
                     format!("assigned to {}, {}", h.username, h.why),
                 ));
             }
+            let ladder = opening.ladder;
             paging::queue_opening(tx, id, opening, now, entries).await?;
-            return Ok((id, true));
+            return Ok((id, Took::Opened { ladder }));
         }
         // Another transaction opened it between our look and our insert: join that one.
     }

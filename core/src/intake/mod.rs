@@ -7,7 +7,7 @@ mod store;
 
 use crate::db::{Backend, Tx};
 use crate::deadman;
-use crate::incidents::lifecycle::{self, Group};
+use crate::incidents::lifecycle::{self, Group, Took};
 use crate::paging::{self, GroupPlan};
 use crate::sources::{source, Alerts, Source};
 use crate::timeline::{self, Entry};
@@ -199,7 +199,7 @@ impl Core {
             }
         }
         deadman::record_heartbeats(&mut tx, &heard, now).await?;
-        let opened = p.opened;
+        let (opened, ladder) = (p.opened, p.ladder);
         let paged = p.finish(&mut tx).await?;
         let stamp = integration_id
             .map(|id| (id, !alerts.is_empty()))
@@ -211,8 +211,10 @@ impl Core {
         if let Some((id, alerted)) = stamp {
             self.stamps.done(id, now, alerted);
         }
-        if paged {
-            self.wake_notifier();
+        match (paged, ladder) {
+            (true, true) => self.wake_notifier(),
+            (true, false) => self.wake_delivery(),
+            (false, _) => {}
         }
         Ok(Committed { discarded, opened })
     }
@@ -317,6 +319,9 @@ pub(super) struct Applied<'a> {
     pub(super) opened_severity: Option<Severity>,
     /// Whether a page may have been queued (an incident opened or resolved).
     pub(super) paged: bool,
+    /// Whether an incident opened with a ladder, whose first level the notifier's due work
+    /// enters: without one, the notifier is woken to deliver only (`Core::wake_delivery`).
+    pub(super) ladder: bool,
     /// Timeline entries of an incident this payload opened, written with its summaries.
     pub(super) entries: Vec<Entry>,
     pub(super) opened: u64,
@@ -332,7 +337,7 @@ impl Applied<'_> {
             return Ok(id);
         }
         let group = self.group.expect("set at construction");
-        let (id, opened) = lifecycle::open_or_join(
+        let (id, took) = lifecycle::open_or_join(
             tx,
             self.team_id,
             group,
@@ -342,6 +347,8 @@ impl Applied<'_> {
             self.planned.take(),
         )
         .await?;
+        let opened = took != Took::Joined;
+        self.ladder |= took == Took::Opened { ladder: true };
         if opened {
             self.opened_severity = Some(Severity::from_label(
                 alert.labels.get("severity").map(String::as_str),

@@ -47,8 +47,16 @@ pub(super) struct Batch {
 impl Core {
     /// One notifier pass. `holder` names this replica in page claims.
     pub async fn notify_tick(&self, holder: &str) -> Result<NotifyReport> {
+        self.notify_pass(holder, true).await
+    }
+
+    /// A notifier pass, with the due work (`schedule_due`) or delivery alone.
+    pub async fn notify_pass(&self, holder: &str, due: bool) -> Result<NotifyReport> {
         let started = std::time::Instant::now();
-        let mut report = self.schedule_due().await?;
+        let mut report = match due {
+            true => self.schedule_due().await?,
+            false => NotifyReport::default(),
+        };
         let delivered = self.deliver_pending(holder).await?;
         report.sent = delivered.sent;
         report.failed = delivered.failed;
@@ -97,7 +105,7 @@ impl Core {
             }
         }
         // Still more: the next pass continues at once.
-        self.wake_notifier();
+        self.wake_delivery();
         Ok((report, publishing))
     }
 
