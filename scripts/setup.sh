@@ -93,6 +93,13 @@ if [ "$(python3 -m pip show http_ece 2>/dev/null | awk '/^Version:/ {print $2}')
   say "installing http_ece $http_ece_version (PyPI)"
   python3 -m pip install --quiet "http-ece==$http_ece_version"
 fi
+# PyPI: twilio, whose RequestValidator signs the stand-in carrier's callbacks and whose TwiML
+# writer the call menu is compared with (an implementation of Twilio's that is not Klaxon's).
+twilio_version=9.13.0
+if [ "$(python3 -m pip show twilio 2>/dev/null | awk '/^Version:/ {print $2}')" != "$twilio_version" ]; then
+  say "installing twilio $twilio_version (PyPI)"
+  python3 -m pip install --quiet "twilio==$twilio_version"
+fi
 # PyPI: Synapse, the real Matrix homeserver the team-channel tests post to, in a virtualenv of its
 # own outside the clone (it brings many packages); the tests find it at KLAXON_SYNAPSE_PYTHON.
 synapse_version=1.163.2

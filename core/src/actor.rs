@@ -9,6 +9,8 @@ pub enum Via {
     ApiKey(i64),
     /// A calendar feed's link, which reads one team's schedule and nothing else.
     CalendarFeed(i64),
+    /// A page's acknowledge token (its row), used from a call's keypress or a text's reply.
+    Delivery(i64),
 }
 
 #[derive(Debug, Clone)]
@@ -31,7 +33,7 @@ impl Actor {
     pub fn session_id(&self) -> Option<i64> {
         match self.via {
             Via::Session(id) => Some(id),
-            Via::ApiKey(_) | Via::CalendarFeed(_) => None,
+            Via::ApiKey(_) | Via::CalendarFeed(_) | Via::Delivery(_) => None,
         }
     }
 

@@ -7,6 +7,7 @@ pub mod accounts;
 pub mod actor;
 pub(crate) mod announcements;
 pub mod authz;
+pub mod callbacks;
 pub mod channels;
 pub mod client;
 pub mod clock;

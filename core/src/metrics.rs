@@ -32,6 +32,22 @@ pub struct RoadLabel {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct PhoneLabel {
+    /// `twilio` or `sms-gateway`: `roads::phone::Provider::name`.
+    pub provider: &'static str,
+    /// `text` or `call`.
+    pub kind: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct PhoneOutcomeLabel {
+    pub provider: &'static str,
+    pub kind: &'static str,
+    /// `sent` or `failed`.
+    pub outcome: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct ChannelLabel {
     /// `matrix`, `slack`, `teams` or `webhook`: never the channel's URL, which is a secret.
     pub kind: &'static str,
@@ -77,6 +93,9 @@ pub struct Metrics {
     pub page_latency: Family<RoadLabel, Histogram, fn() -> Histogram>,
     pub notifier_pass: Histogram,
     pub sweeper_pass: Histogram,
+    pub phone_sends: Family<PhoneOutcomeLabel, Counter>,
+    pub phone_units: Family<PhoneLabel, Counter>,
+    pub phone_latency: Family<PhoneLabel, Histogram, fn() -> Histogram>,
     pub channel_messages: Family<ChannelLabel, Counter>,
     pub channel_summaries: Family<ChannelLabel, Counter>,
     pub channel_failures: Family<ChannelLabel, Counter>,
@@ -110,6 +129,9 @@ impl Default for Metrics {
             page_latency: Family::new_with_constructor(delivery_histogram),
             notifier_pass: seconds_histogram(),
             sweeper_pass: seconds_histogram(),
+            phone_sends: Family::default(),
+            phone_units: Family::default(),
+            phone_latency: Family::new_with_constructor(seconds_histogram),
             channel_messages: Family::default(),
             channel_summaries: Family::default(),
             channel_failures: Family::default(),
@@ -208,6 +230,22 @@ impl Default for Metrics {
             "channel_posts_given_up",
             "Channel posts abandoned after a day of failures, by channel kind",
             m.channel_given_up.clone(),
+        );
+        r.register(
+            "phone_sends",
+            "Texts and calls handed to a phone provider, by provider, kind and outcome",
+            m.phone_sends.clone(),
+        );
+        r.register(
+            "phone_units",
+            "What the bill counts: SMS segments of texts and calls placed, by provider and kind",
+            m.phone_units.clone(),
+        );
+        r.register_with_unit(
+            "phone_request_duration",
+            "How long a phone provider took to take a text or a call, by provider and kind",
+            Unit::Seconds,
+            m.phone_latency.clone(),
         );
         r.register(
             "channels_failing",

@@ -2,7 +2,7 @@
 //! subscription, an email address, a Matrix account, a signed webhook), each checked here once
 //! for the server and the phone app.
 
-use crate::text::{Email, Label, MatrixUser, Topic};
+use crate::text::{Email, Label, MatrixUser, PhoneNumber, Topic};
 use crate::Timestamp;
 use base64::Engine;
 use serde::{Deserialize, Serialize};
@@ -30,6 +30,8 @@ pub enum ContactKind {
     Email,
     Matrix,
     Webhook,
+    Sms,
+    Voice,
 }
 
 crate::words!(ContactKind, "contact method kind" {
@@ -38,6 +40,8 @@ crate::words!(ContactKind, "contact method kind" {
     Email => "email",
     Matrix => "matrix",
     Webhook => "webhook",
+    Sms => "sms",
+    Voice => "voice",
 });
 
 /// A road a person can have, as the profile shows it. Its words come from the server's roads,
@@ -96,55 +100,35 @@ pub struct ContactMethod {
 /// Where one page goes. Its key is what the outbox's `topic` column holds (which orders a
 /// destination's pages and holds its backoff): an ntfy topic as itself (the push topic, a team's
 /// fallback topic or an ntfy method's), another road as `kind:method_id`; the row's `road` and
-/// `method_id` columns name it typed.
-/// ntfy topics have no `:`, so the two never meet.
+/// `method_id` columns name it typed. ntfy topics have no `:`, so the two never meet.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Destination {
     Ntfy(String),
-    Webpush(i64),
-    Email(i64),
-    Matrix(i64),
-    Webhook(i64),
+    /// One of a person's contact methods of any other road.
+    Method(ContactKind, i64),
 }
 
 impl Destination {
     pub fn parse(stored: &str) -> Destination {
-        let method = |prefix: &str| {
-            stored
-                .strip_prefix(prefix)
-                .and_then(|id| id.parse::<i64>().ok())
-        };
-        if let Some(id) = method("webpush:") {
-            Destination::Webpush(id)
-        } else if let Some(id) = method("email:") {
-            Destination::Email(id)
-        } else if let Some(id) = method("matrix:") {
-            Destination::Matrix(id)
-        } else if let Some(id) = method("webhook:") {
-            Destination::Webhook(id)
-        } else {
-            Destination::Ntfy(stored.to_string())
-        }
+        let method = stored.split_once(':').and_then(|(kind, id)| {
+            let kind = ContactKind::parse(kind).filter(|k| *k != ContactKind::Ntfy)?;
+            Some(Destination::Method(kind, id.parse::<i64>().ok()?))
+        });
+        method.unwrap_or_else(|| Destination::Ntfy(stored.to_string()))
     }
 
     /// The road of one of a person's methods.
     pub fn of_method(kind: ContactKind, id: i64, target: &str) -> Destination {
         match kind {
             ContactKind::Ntfy => Destination::Ntfy(target.to_string()),
-            ContactKind::Webpush => Destination::Webpush(id),
-            ContactKind::Email => Destination::Email(id),
-            ContactKind::Matrix => Destination::Matrix(id),
-            ContactKind::Webhook => Destination::Webhook(id),
+            kind => Destination::Method(kind, id),
         }
     }
 
     pub fn kind(&self) -> ContactKind {
         match self {
             Destination::Ntfy(_) => ContactKind::Ntfy,
-            Destination::Webpush(_) => ContactKind::Webpush,
-            Destination::Email(_) => ContactKind::Email,
-            Destination::Matrix(_) => ContactKind::Matrix,
-            Destination::Webhook(_) => ContactKind::Webhook,
+            Destination::Method(kind, _) => *kind,
         }
     }
 
@@ -152,10 +136,7 @@ impl Destination {
     pub fn method_id(&self) -> Option<i64> {
         match self {
             Destination::Ntfy(_) => None,
-            Destination::Webpush(id)
-            | Destination::Email(id)
-            | Destination::Matrix(id)
-            | Destination::Webhook(id) => Some(*id),
+            Destination::Method(_, id) => Some(*id),
         }
     }
 }
@@ -164,10 +145,7 @@ impl std::fmt::Display for Destination {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Destination::Ntfy(topic) => f.write_str(topic),
-            Destination::Webpush(id) => write!(f, "webpush:{id}"),
-            Destination::Email(id) => write!(f, "email:{id}"),
-            Destination::Matrix(id) => write!(f, "matrix:{id}"),
-            Destination::Webhook(id) => write!(f, "webhook:{id}"),
+            Destination::Method(kind, id) => write!(f, "{}:{id}", kind.as_str()),
         }
     }
 }
@@ -230,6 +208,20 @@ pub enum Road {
             )
         )]
         url: String,
+    },
+    /// Pages are texted to the number, with reply codes that act on them.
+    Sms {
+        number: PhoneNumber,
+        /// The install's provider to text by (`twilio`, `sms-gateway`); its default when absent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        provider: Option<String>,
+    },
+    /// Pages ring the number and are read out, with keypresses that act on them.
+    Voice {
+        number: PhoneNumber,
+        /// The install's provider to call by (`twilio`); its default when absent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        provider: Option<String>,
     },
 }
 
@@ -318,6 +310,8 @@ impl Road {
             Road::Email { .. } => ContactKind::Email,
             Road::Matrix { .. } => ContactKind::Matrix,
             Road::Webhook { .. } => ContactKind::Webhook,
+            Road::Sms { .. } => ContactKind::Sms,
+            Road::Voice { .. } => ContactKind::Voice,
         }
     }
 }

@@ -158,6 +158,14 @@ text_type!(
         "A Matrix user id such as @ana:example.org, at most 255 characters; spaces around it are dropped.")
 );
 
+text_type!(
+    /// A phone number in international form, kept as E.164 (`+` and 8 to 15 digits): written
+    /// with its `+` and country code, spaces, dots, dashes and brackets allowed between digits.
+    /// Whether the number is allocated and may be called is the server's number database's say.
+    PhoneNumber, phone_number, schema(9, 32, "^ *\\+[1-9][0-9 ().-]*[0-9] *$",
+        "A phone number with its country code, such as +44 20 7946 0000 (E.164 once the separators are dropped).")
+);
+
 impl LabelOrBlank {
     /// The label, or `None` when blank.
     pub fn label(&self) -> Option<Label> {
@@ -187,6 +195,29 @@ fn matrix_user(raw: &str) -> Result<String, String> {
         }
         _ => Err(WHY.into()),
     }
+}
+
+fn phone_number(raw: &str) -> Result<String, String> {
+    const WHY: &str =
+        "must be a phone number with its country code, such as +44 20 7946 0000 (8 to 15 digits)";
+    let written = identifier(raw);
+    let Some(rest) = written.strip_prefix('+') else {
+        return Err(WHY.into());
+    };
+    if raw.chars().count() > 32
+        || !rest
+            .chars()
+            .all(|c| c.is_ascii_digit() || " ().-".contains(c))
+    {
+        return Err(WHY.into());
+    }
+    let digits: String = rest.chars().filter(char::is_ascii_digit).collect();
+    let ends = rest.starts_with(|c: char| ('1'..='9').contains(&c))
+        && rest.ends_with(|c: char| c.is_ascii_digit());
+    if !ends || !(8..=15).contains(&digits.len()) {
+        return Err(WHY.into());
+    }
+    Ok(format!("+{digits}"))
 }
 
 /// Identifiers drop the spaces a phone keyboard adds around a word, and only those: the

@@ -127,7 +127,8 @@ both!(
             json!({"name": "x", "kind": "ntfy", "topic": ""}),
             json!({"name": "x", "kind": "ntfy", "topic": "no spaces inside"}),
             json!({"name": "", "kind": "ntfy", "topic": "bob"}),
-            json!({"name": "x", "kind": "sms", "number": "+15555550100"}),
+            json!({"name": "x", "kind": "pigeon", "number": "+15555550100"}),
+            json!({"name": "x", "kind": "sms", "number": "5555550100"}),
             json!({"name": "x", "kind": "email", "address": "not-an-address"}),
             webpush("http://push.example.net/plain-http"),
             webpush("https://user:pw@push.example.net/a"),
@@ -153,6 +154,18 @@ both!(
             .await
             .expect_error(409, "conflict");
         assert!(why.contains("KLAXON_SMTP_URL"), "{why}");
+        // So do texts and calls, for a phone provider.
+        for kind in ["sms", "voice"] {
+            let why = app
+                .post(
+                    &path,
+                    &bob,
+                    json!({"name": "P", "kind": kind, "number": "+14155552671"}),
+                )
+                .await
+                .expect_error(409, "conflict");
+            assert!(why.contains("KLAXON_TWILIO_"), "{why}");
+        }
         assert_eq!(app.get(&path, &bob).await.expect(200), json!([]));
         // Loopback http is allowed, for a push service on this machine.
         app.post(&path, &bob, webpush("http://127.0.0.1:9/notify/a"))

@@ -31,6 +31,7 @@ mod ops;
 mod outbound;
 mod paging;
 mod personal_webhook;
+mod phone;
 mod process;
 mod reach;
 mod replicas;

@@ -41,8 +41,9 @@ pub async fn get_reach() -> Result<Reach, ServerFnError> {
 }
 
 /// Adds a method: `kind` is `ntfy` (`target` a topic), `email` (`target` an address), `matrix`
-/// (`target` a user id), `webhook` (`target` a URL) or `webpush` (`target` the subscription as
-/// `JSON.stringify` gives it). An address, an account and a webhook get a code first.
+/// (`target` a user id), `webhook` (`target` a URL), `sms` or `voice` (`target` a phone number)
+/// or `webpush` (`target` the subscription as `JSON.stringify` gives it). An address, an account,
+/// a webhook and a number get a code first.
 #[server(prefix = "/rpc")]
 pub async fn add_contact_method(
     kind: String,
@@ -51,7 +52,7 @@ pub async fn add_contact_method(
 ) -> Result<ContactMethod, ServerFnError> {
     use crate::server::{fail, field, signed_in};
     use klaxon_domain::contact::{NewContactMethod, PushSubscription, Road};
-    use klaxon_domain::text::{Email, Label, MatrixUser, Topic};
+    use klaxon_domain::text::{Email, Label, MatrixUser, PhoneNumber, Topic};
     let name = field("name", Label::parse(&name))?;
     let road = match kind.as_str() {
         "ntfy" => Road::Ntfy {
@@ -64,6 +65,14 @@ pub async fn add_contact_method(
             user: field("user", MatrixUser::parse(&target))?,
         },
         "webhook" => Road::Webhook { url: target },
+        "sms" => Road::Sms {
+            number: field("number", PhoneNumber::parse(&target))?,
+            provider: None,
+        },
+        "voice" => Road::Voice {
+            number: field("number", PhoneNumber::parse(&target))?,
+            provider: None,
+        },
         "webpush" => Road::Webpush {
             subscription: field(
                 "subscription",
@@ -73,7 +82,7 @@ pub async fn add_contact_method(
         },
         _ => field::<Road>(
             "kind",
-            Err("must be ntfy, email, matrix, webhook or webpush".into()),
+            Err("must be ntfy, email, matrix, webhook, webpush, sms or voice".into()),
         )?,
     };
     let (core, actor) = signed_in().await?;

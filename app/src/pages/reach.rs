@@ -210,7 +210,8 @@ fn AddRoads(reach: Reach, add: ServerAction<AddContactMethod>) -> impl IntoView 
 fn AddRoad(kind: ContactKind, form: AddForm, add: ServerAction<AddContactMethod>) -> impl IntoView {
     let id = format!("new-{}", kind.as_str());
     let inputmode = (form.input == "url").then_some("url");
-    let autocomplete = (form.input == "email").then_some("email");
+    // A phone number is offered from the phone's own autofill.
+    let autocomplete = matches!(form.input.as_str(), "email" | "tel").then_some(form.input.clone());
     let placeholder = (!form.placeholder.is_empty()).then_some(form.placeholder);
     let hint = (!form.hint.is_empty()).then(|| view! { <p class="hint">{form.hint}</p> });
     let fields = view! {

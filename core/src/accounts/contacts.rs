@@ -53,10 +53,11 @@ fn code_hash(method_id: i64, code: &str) -> String {
 
 impl Core {
     /// A method as listed. A subscription's endpoint and a webhook's URL are capabilities: its
-    /// road shows only their origin.
-    fn listed(&self, r: MethodRow) -> ContactMethod {
+    /// road shows only their origin; a phone number is masked to anyone but its owner.
+    fn listed(&self, r: MethodRow, actor: &Actor) -> ContactMethod {
         let target = match self.roads.get(r.kind.as_str()) {
-            Some(road) => road.shown(&r.target),
+            Some(road) if actor.user_id == r.user_id => road.shown(&r.target),
+            Some(road) => road.shown_to_others(&r.target),
             None => r.target,
         };
         ContactMethod {
@@ -91,7 +92,7 @@ impl Core {
         .bind(user_id)
         .fetch_all(&self.db.pool)
         .await?;
-        Ok(rows.into_iter().map(|r| self.listed(r)).collect())
+        Ok(rows.into_iter().map(|r| self.listed(r, actor)).collect())
     }
 
     /// Adds a method. A topic and a subscription are verified as added (the person chose the
@@ -125,7 +126,9 @@ impl Core {
             Road::Email { address } => (address.to_string(), None),
             Road::Matrix { user } => (user.to_string(), None),
             Road::Webhook { url } => (url.clone(), None),
+            Road::Sms { number, .. } | Road::Voice { number, .. } => (number.to_string(), None),
         };
+        let provider = self.chosen_provider(&new.road)?;
         let kind = new.road.kind();
         let road = self
             .roads
@@ -161,8 +164,8 @@ impl Core {
         }
         let (p256dh, auth) = keys.unzip();
         let row: MethodRow = sqlx::query_as(&format!(
-            "INSERT INTO contact_methods (user_id, kind, name, target, p256dh, auth, verified_at, created_at, signing_secret) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING {COLUMNS}"
+            "INSERT INTO contact_methods (user_id, kind, name, target, p256dh, auth, verified_at, created_at, signing_secret, provider) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING {COLUMNS}"
         ))
         .bind(user_id)
         .bind(new.road.kind().as_str())
@@ -173,6 +176,7 @@ impl Core {
         .bind((!needs_code).then_some(now))
         .bind(now)
         .bind(&secret)
+        .bind(&provider)
         .fetch_one(&mut *tx)
         .await
         .map_err(Error::unique("this contact method is already added"))?;
@@ -195,7 +199,7 @@ impl Core {
         }
         Ok(ContactMethod {
             signing_secret: secret,
-            ..self.listed(row)
+            ..self.listed(row, actor)
         })
     }
 
@@ -337,7 +341,7 @@ impl Core {
         .fetch_optional(&self.db.pool)
         .await?;
         if let Some(row) = verified {
-            return Ok(self.listed(row));
+            return Ok(self.listed(row, actor));
         }
         let left = (CODE_ATTEMPTS - attempts).max(0);
         Err(Error::Invalid(if left == 0 {
@@ -407,6 +411,24 @@ impl Core {
         self.send_now(kind.as_str(), &to, &Message::Code(&code))
             .await
             .map_err(Error::from)
+    }
+
+    /// The provider a new phone method names, checked against this install's: `None` for the
+    /// default (and for every other road).
+    fn chosen_provider(&self, road: &Road) -> Result<Option<String>> {
+        let (named, ringing) = match road {
+            Road::Sms { provider, .. } => (provider, false),
+            Road::Voice { provider, .. } => (provider, true),
+            _ => return Ok(None),
+        };
+        match named.as_deref() {
+            None => Ok(None),
+            Some(name) if self.roads.phones.offers(name, ringing) => Ok(Some(name.to_string())),
+            Some(name) => Err(Error::Invalid(format!(
+                "provider: {name} is not a phone provider of this install that can {}",
+                if ringing { "call" } else { "text" }
+            ))),
+        }
     }
 
     /// A target as rate limits count it (`Road::counted_as`).

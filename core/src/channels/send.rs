@@ -62,6 +62,7 @@ impl Core {
             keys: None,
             room: None,
             method_id: None,
+            provider: None,
             owner: Owner::Team,
             name: to.team.clone(),
             delivery: delivery.to_string(),

@@ -166,6 +166,38 @@ impl Core {
         self.finish(tx, id).await
     }
 
+    /// "Escalate now" (a call's key 5): the incident's next ladder level is due at once. A 409
+    /// when no level is waiting (no ladder, its last level reached, or the incident owned,
+    /// snoozed or resolved).
+    pub async fn escalate_now(&self, actor: &Actor, id: i64) -> Result<Incident> {
+        let (_, mut tx) = self.act(actor, id).await?;
+        let now = self.now();
+        let done = sqlx::query(
+            "UPDATE incidents SET esc_due_at = $1 WHERE id = $2 AND state = 'triggered' \
+             AND esc_due_at IS NOT NULL AND snoozed_until IS NULL",
+        )
+        .bind(now)
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+        if done.rows_affected() == 0 {
+            return Err(Error::Conflict(
+                "no escalation level is waiting to be brought forward".into(),
+            ));
+        }
+        let text = "asked to escalate now: the next level is paged";
+        timeline(
+            &mut tx,
+            id,
+            now,
+            TimelineKind::Escalated,
+            Some(actor.user_id),
+            text,
+        )
+        .await?;
+        self.finish(tx, id).await
+    }
+
     pub async fn snooze(&self, actor: &Actor, id: i64, duration: Duration) -> Result<Incident> {
         if duration < SNOOZE_MIN || duration > SNOOZE_MAX {
             return Err(Error::Invalid(format!(

@@ -1,5 +1,5 @@
 //! Bundling: a topic gets at most `page_bundle_after` (default `BUNDLE_AFTER`) pushes in a
-//! sliding minute. When a batch holds
+//! sliding minute, or fewer where its road says so (`Info::per_minute`: a number one text). When a batch holds
 //! more pages for a topic than it has room for, the first go alone and the rest go as one
 //! summary push with an Acknowledge-all button; when the topic has no room left, its pages wait
 //! (`bundled`) until the oldest push of the minute ages out, then go together in one summary.
@@ -77,7 +77,14 @@ impl Core {
             sends.sort_by_key(|s| s.page.id);
             let (pushed, oldest) = minute.get(&topic).copied().unwrap_or((0, now));
             let waiting = sends.iter().any(|s| s.page.bundled == 1);
-            match bundling(sends.len(), pushed, waiting, self.config.page_bundle_after) {
+            let after = self
+                .roads
+                .get(&sends[0].page.road)
+                .and_then(|r| r.info().per_minute)
+                .map_or(self.config.page_bundle_after, |most| {
+                    most.min(self.config.page_bundle_after)
+                });
+            match bundling(sends.len(), pushed, waiting, after) {
                 Bundling::Alone => out
                     .pushes
                     .extend(sends.into_iter().map(|s| Push::One(Box::new(s)))),

@@ -88,6 +88,50 @@ pub(super) async fn fail_over(
     Ok(true)
 }
 
+impl crate::Core {
+    /// A provider reported after taking it that page `page_id` did not reach its person (a call
+    /// not answered or answered by voicemail, a text not delivered): the page is failed, and
+    /// its person's next road goes now, as after a failure for good. A report for a page no
+    /// longer `sent` (a replay, or a second report) changes nothing. True when it acted.
+    pub(crate) async fn failed_after_sending(&self, page_id: i64, reason: &str) -> Result<bool> {
+        let now = self.now();
+        let mut tx = self.db.begin().await?;
+        let page: Option<Claimed> = sqlx::query_as(&format!(
+            "UPDATE pages SET state = 'failed', last_error = $1 WHERE id = $2 AND state = 'sent' \
+             RETURNING {}",
+            Claimed::COLUMNS
+        ))
+        .bind(reason)
+        .bind(page_id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some(page) = page else {
+            return Ok(false);
+        };
+        let failure = Failure::permanent(reason);
+        let woke = fail_over(&mut tx, &self.roads, &page, &failure, true, now).await?;
+        if !woke {
+            if let Some(incident_id) = page.incident_id {
+                let text = format!("{} failed: {reason}", self.roads.label(&page.road));
+                timeline(
+                    &mut tx,
+                    incident_id,
+                    now,
+                    TimelineKind::PushFailed,
+                    None,
+                    &text,
+                )
+                .await?;
+            }
+        }
+        tx.commit().await?;
+        if woke {
+            self.wake_notifier();
+        }
+        Ok(true)
+    }
+}
+
 /// Every road to the person failed for this page: the escalation rules take over.
 async fn nobody_reachable(
     tx: &mut Tx,

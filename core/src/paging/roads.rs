@@ -340,7 +340,10 @@ mod tests {
     fn a_person_without_steps_is_paged_on_every_verified_road_at_once() {
         let mut p = Person {
             push_topic: Some("alice".into()),
-            methods: vec![(4, Destination::Email(4)), (5, Destination::Webpush(5))],
+            methods: vec![
+                (4, Destination::Method(ContactKind::Email, 4)),
+                (5, Destination::Method(ContactKind::Webpush, 5)),
+            ],
             ..Person::default()
         };
         let roads = p.roads(Urgency::High);
@@ -348,8 +351,8 @@ mod tests {
             roads,
             vec![
                 (Destination::Ntfy("alice".into()), 0),
-                (Destination::Email(4), 0),
-                (Destination::Webpush(5), 0)
+                (Destination::Method(ContactKind::Email, 4), 0),
+                (Destination::Method(ContactKind::Webpush, 5), 0)
             ]
         );
         // Steps: push topic now, email after 5 minutes; an unverified method (9) is skipped.
@@ -358,13 +361,16 @@ mod tests {
             p.roads(Urgency::High),
             vec![
                 (Destination::Ntfy("alice".into()), 0),
-                (Destination::Email(4), 300)
+                (Destination::Method(ContactKind::Email, 4), 300)
             ]
         );
         // Low urgency without its own steps takes the high ones; with them, its own.
         assert_eq!(p.roads(Urgency::Low), p.roads(Urgency::High));
         p.low = vec![(10, Some(4))];
-        assert_eq!(p.roads(Urgency::Low), vec![(Destination::Email(4), 600)]);
+        assert_eq!(
+            p.roads(Urgency::Low),
+            vec![(Destination::Method(ContactKind::Email, 4), 600)]
+        );
         // Steps that all name unusable methods fall back to the default.
         p.high = vec![(0, Some(9))];
         assert_eq!(p.roads(Urgency::High).len(), 3);

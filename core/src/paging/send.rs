@@ -16,6 +16,7 @@ pub(crate) struct Method {
     pub auth: Option<String>,
     pub signing_secret: Option<String>,
     pub room: Option<String>,
+    pub provider: Option<String>,
     pub username: String,
 }
 
@@ -31,6 +32,7 @@ impl Method {
             keys: self.p256dh.clone().zip(self.auth.clone()),
             room: self.room.clone(),
             method_id: Some(self.id),
+            provider: self.provider.clone(),
             owner: Owner::Person,
             name: self.username.clone(),
             delivery,
@@ -76,6 +78,7 @@ impl Core {
                 keys: None,
                 room: None,
                 method_id: None,
+                provider: None,
                 owner: Owner::Person,
                 name: String::new(),
                 delivery,
@@ -91,4 +94,4 @@ impl Core {
 
 /// The columns of `Method`, from `contact_methods m JOIN users u`.
 pub(crate) const METHOD_COLUMNS: &str =
-    "m.id, m.target, m.p256dh, m.auth, m.signing_secret, m.room, u.username";
+    "m.id, m.target, m.p256dh, m.auth, m.signing_secret, m.room, m.provider, u.username";

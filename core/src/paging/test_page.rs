@@ -24,6 +24,7 @@ impl Core {
             keys: None,
             room: None,
             method_id: None,
+            provider: None,
             owner: Owner::Person,
             name: actor.username.clone(),
             delivery: format!("test-{}", self.now()),

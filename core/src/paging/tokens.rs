@@ -29,6 +29,12 @@ impl Core {
         if !looks_like_token(token) {
             return Err(Error::NotFound);
         }
+        self.acknowledge_with_hash(&hash_token(token)).await
+    }
+
+    /// The same, by the token's hash: a text's reply code names the token it stands for so
+    /// (`callbacks::texts`).
+    pub(crate) async fn acknowledge_with_hash(&self, token_hash: &str) -> Result<AckOutcome> {
         let now = self.now();
         let mut tx = self.db.begin().await?;
         let used: Option<(i64, i64, Option<i64>)> = sqlx::query_as(
@@ -39,12 +45,12 @@ impl Core {
              RETURNING incident_id, user_id, bundle_id",
         )
         .bind(now)
-        .bind(hash_token(token))
+        .bind(token_hash)
         .fetch_optional(&mut *tx)
         .await?;
         let Some((incident_id, user_id, bundle_id)) = used else {
             drop(tx);
-            return Err(self.already_acknowledged(token, now).await?);
+            return Err(self.already_acknowledged(token_hash, now).await?);
         };
         let Some(bundle_id) = bundle_id else {
             self.acknowledge_in(&mut tx, IncidentId(incident_id), UserId(user_id))
@@ -104,7 +110,7 @@ impl Core {
         .fetch_optional(&self.db.pool)
         .await?;
         let Some((incident_id, title, severity, bundle_id)) = row else {
-            return Err(self.already_acknowledged(token, now).await?);
+            return Err(self.already_acknowledged(&hash_token(token), now).await?);
         };
         let incidents = match bundle_id {
             None => 1,
@@ -128,7 +134,7 @@ impl Core {
 
     /// Why a token that acknowledged nothing did not: used already (a sentence naming who
     /// acknowledged), or not a live token at all.
-    async fn already_acknowledged(&self, token: &str, now: i64) -> Result<Error> {
+    async fn already_acknowledged(&self, token_hash: &str, now: i64) -> Result<Error> {
         let used: Option<(String, Option<String>)> = sqlx::query_as(
             "SELECT i.state, (SELECT username FROM users WHERE id = i.acknowledged_by) \
              FROM ack_tokens t JOIN incidents i ON i.id = t.incident_id \
@@ -136,7 +142,7 @@ impl Core {
              AND t.user_id IN (SELECT id FROM users WHERE disabled = 0) \
              AND t.user_id IN (SELECT user_id FROM team_members WHERE team_id = i.team_id)",
         )
-        .bind(hash_token(token))
+        .bind(token_hash)
         .bind(now)
         .fetch_optional(&self.db.pool)
         .await?;

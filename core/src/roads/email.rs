@@ -35,6 +35,7 @@ static INFO: Info = Info {
     needs_code: true,
     shared_service: true,
     signed: false,
+    per_minute: None,
 };
 
 /// The road; `None` without `KLAXON_SMTP_URL`.

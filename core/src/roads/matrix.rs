@@ -38,6 +38,7 @@ static INFO: Info = Info {
     needs_code: true,
     shared_service: true,
     signed: false,
+    per_minute: None,
 };
 
 /// The road; `None` without `KLAXON_MATRIX_HOMESERVER`.

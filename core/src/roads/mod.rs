@@ -1,5 +1,6 @@
 //! The roads a message takes to people: an ntfy topic, a browser's Web Push subscription, an
-//! email address, a Matrix account or room, a signed webhook, a Slack-format or a Teams webhook.
+//! email address, a Matrix account or room, a signed webhook, a phone number texted or rung
+//! (`phone`'s providers), a Slack-format or a Teams webhook.
 //! Each is one file here implementing `Road`, and is registered once in `registry`; paging, the
 //! announcer, tests and verification codes ask the registry for a road by its name and hand it
 //! a neutral `Message`. The switch is on the kind of message, inside each road; nothing outside
@@ -16,9 +17,12 @@ mod http;
 pub mod matrix;
 pub mod message;
 pub mod ntfy;
+pub mod phone;
 mod registry;
 mod slack;
+mod sms;
 mod teams;
+mod voice;
 pub mod webhook;
 pub mod webpush;
 
@@ -49,6 +53,9 @@ pub struct Info {
     pub shared_service: bool,
     /// Its messages are signed with a secret made for each target, shown once when it is added.
     pub signed: bool,
+    /// A target takes at most this many pages a minute, fewer than the install's bundling
+    /// allows (a text costs money and a phone buzzes for each): more go as one summary.
+    pub per_minute: Option<i64>,
 }
 
 /// How the profile shows a road a person can have, in the road's own words, so the app names no
@@ -98,6 +105,9 @@ pub struct To {
     pub room: Option<String>,
     /// The contact method, for a person's road (`None` for a topic or a team channel).
     pub method_id: Option<i64>,
+    /// The provider a phone number's method names (`roads::phone`); the install's default
+    /// when `None`.
+    pub provider: Option<String>,
     pub owner: Owner,
     /// The person's username, or the team's name.
     pub name: String,
@@ -194,9 +204,15 @@ pub trait Road: Send + Sync {
         target.to_string()
     }
 
-    /// The target as it may be shown again: an endpoint or a URL can be a capability.
+    /// The target as it may be shown again to its owner: an endpoint or a URL can be a
+    /// capability.
     fn shown(&self, target: &str) -> String {
         target.to_string()
+    }
+
+    /// The target as an administrator or a teammate sees it: a phone number masked.
+    fn shown_to_others(&self, target: &str) -> String {
+        self.shown(target)
     }
 
     /// Sends one message, rendered this road's way.

@@ -29,6 +29,7 @@ static INFO: Info = Info {
     needs_code: false,
     shared_service: true,
     signed: false,
+    per_minute: None,
 };
 
 /// The road; `None` without `KLAXON_NTFY_URL`.

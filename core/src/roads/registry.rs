@@ -5,6 +5,9 @@
 use super::email::{EmailRoad, Mailer};
 use super::matrix::{Matrix, MatrixRoad};
 use super::ntfy::{Ntfy, NtfyRoad};
+use super::phone::gateway::{Gateway, GatewayConfig};
+use super::phone::twilio::{Twilio, TwilioConfig};
+use super::phone::{Phones, Provider};
 use super::webhook::WebhookRoad;
 use super::webpush::WebPushRoad;
 use super::Road;
@@ -15,7 +18,7 @@ use std::sync::Arc;
 
 /// The administrator's settings of the roads that need some, read at start: a road's settings
 /// are one field here (and its flags in `klaxon serve`).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct RoadSettings {
     /// The ntfy server's base URL (`KLAXON_NTFY_URL`); no pages leave without it.
     pub ntfy_url: Option<String>,
@@ -25,12 +28,39 @@ pub struct RoadSettings {
     pub smtp: Option<super::email::SmtpConfig>,
     /// `KLAXON_MATRIX_*`; `None`: no Matrix rooms.
     pub matrix: Option<super::matrix::MatrixConfig>,
+    /// `KLAXON_TWILIO_*`: texts and calls by the Twilio REST API or a service speaking it.
+    pub twilio: Option<TwilioConfig>,
+    /// `KLAXON_SMS_GATEWAY_*`: texts by a team's own Android phone.
+    pub sms_gateway: Option<GatewayConfig>,
+    /// `KLAXON_PHONE_PROVIDER`: the default of several (`twilio`, `sms-gateway`).
+    pub phone_provider: Option<String>,
+    /// `KLAXON_PHONE_HOURLY_LIMIT`: texts and calls an hour, the whole install.
+    pub phone_hourly_limit: i64,
+}
+
+impl Default for RoadSettings {
+    fn default() -> RoadSettings {
+        RoadSettings {
+            ntfy_url: None,
+            ntfy_token: None,
+            smtp: None,
+            matrix: None,
+            twilio: None,
+            sms_gateway: None,
+            phone_provider: None,
+            phone_hourly_limit: super::phone::ceiling::HOURLY_LIMIT,
+        }
+    }
 }
 
 pub struct Roads {
     all: Vec<Arc<dyn Road>>,
     /// The Matrix bot, which also proves rooms (`channels::proof`).
     matrix: Option<Arc<Matrix>>,
+    /// The phone providers, which also check their own callbacks (`callbacks`).
+    pub phones: Phones,
+    pub twilio: Option<Arc<Twilio>>,
+    pub sms_gateway: Option<Arc<Gateway>>,
 }
 
 impl Roads {
@@ -48,16 +78,37 @@ impl Roads {
             Some(m) => Some(Arc::new(Matrix::new(m, Outbound::trusted())?)),
             None => None,
         };
+        let twilio = config.twilio.clone().map(|c| Arc::new(Twilio::new(c)));
+        let sms_gateway = config
+            .sms_gateway
+            .clone()
+            .map(|c| Arc::new(Gateway::new(c)));
+        let mut providers: Vec<Arc<dyn Provider>> = Vec::new();
+        if let Some(t) = &twilio {
+            providers.push(t.clone());
+        }
+        if let Some(g) = &sms_gateway {
+            providers.push(g.clone());
+        }
+        let phones = Phones::new(providers, config.phone_provider.as_deref())?;
         let all: Vec<Arc<dyn Road>> = vec![
             Arc::new(NtfyRoad(ntfy)),
             Arc::new(WebPushRoad),
             Arc::new(EmailRoad(mailer)),
             Arc::new(MatrixRoad(matrix.clone())),
             Arc::new(WebhookRoad),
+            Arc::new(super::sms::SmsRoad(phones.clone())),
+            Arc::new(super::voice::VoiceRoad(phones.clone())),
             Arc::new(super::slack::road()),
             Arc::new(super::teams::road()),
         ];
-        Ok(Roads { all, matrix })
+        Ok(Roads {
+            all,
+            matrix,
+            phones,
+            twilio,
+            sms_gateway,
+        })
     }
 
     /// The road named `name` (`contact_methods.kind`, `channels.kind`).
@@ -193,6 +244,8 @@ mod tests {
                 ("email", None),
                 ("matrix", None),
                 ("webhook", Some("Webhook URL".into())),
+                ("sms", None),
+                ("voice", None),
             ]
         );
         let mut mail = Config::default();

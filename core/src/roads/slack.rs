@@ -15,6 +15,7 @@ static INFO: Info = Info {
     needs_code: false,
     shared_service: false,
     signed: false,
+    per_minute: None,
 };
 
 /// The road: a chat webhook (`chat`) that posts announcements rendered as Slack shows them.

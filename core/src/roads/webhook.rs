@@ -35,6 +35,7 @@ static INFO: Info = Info {
     needs_code: true,
     shared_service: false,
     signed: true,
+    per_minute: None,
 };
 
 pub struct WebhookRoad;

@@ -23,6 +23,7 @@ static INFO: Info = Info {
     needs_code: false,
     shared_service: false,
     signed: false,
+    per_minute: None,
 };
 
 pub struct WebPushRoad;

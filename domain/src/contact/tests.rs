@@ -20,10 +20,12 @@ use super::*;
 fn destinations_round_trip_and_never_take_a_topic_for_a_method() {
     for d in [
         Destination::Ntfy("alice-phone".into()),
-        Destination::Webpush(7),
-        Destination::Email(12),
-        Destination::Matrix(3),
-        Destination::Webhook(4),
+        Destination::Method(ContactKind::Webpush, 7),
+        Destination::Method(ContactKind::Email, 12),
+        Destination::Method(ContactKind::Matrix, 3),
+        Destination::Method(ContactKind::Webhook, 4),
+        Destination::Method(ContactKind::Sms, 5),
+        Destination::Method(ContactKind::Voice, 6),
     ] {
         assert_eq!(Destination::parse(&d.to_string()), d);
     }
@@ -31,7 +33,14 @@ fn destinations_round_trip_and_never_take_a_topic_for_a_method() {
         Destination::parse("email-alerts"),
         Destination::Ntfy("email-alerts".into())
     );
-    assert_eq!(Destination::Email(3).method_id(), Some(3));
+    assert_eq!(
+        Destination::parse("ntfy:3"),
+        Destination::Ntfy("ntfy:3".into())
+    );
+    assert_eq!(
+        Destination::Method(ContactKind::Email, 3).method_id(),
+        Some(3)
+    );
     assert_eq!(Destination::Ntfy("x".into()).kind(), ContactKind::Ntfy);
 }
 
@@ -156,4 +165,31 @@ fn codes_are_read_as_people_type_them() {
     assert_eq!(normalize_code("12345"), None);
     assert_eq!(normalize_code("12345a"), None);
     assert_eq!(normalize_code("123\t456"), None);
+}
+
+#[test]
+fn phone_numbers_are_kept_as_e164_and_need_their_country_code() {
+    use crate::text::PhoneNumber;
+    for (written, kept) in [
+        (" +44 20 7946 0000 ", "+442079460000"),
+        ("+1 (415) 555-2671", "+14155552671"),
+        ("+49.30.1234567", "+49301234567"),
+    ] {
+        assert_eq!(
+            PhoneNumber::parse(written).unwrap().as_str(),
+            kept,
+            "{written}"
+        );
+    }
+    for bad in [
+        "020 7946 0000",
+        "+0 20 7946 0000",
+        "+44 20 7946 0000 ext 1",
+        "+1234567",
+        "+1234567890123456",
+        "+44-",
+        "++442079460000",
+    ] {
+        assert!(PhoneNumber::parse(bad).is_err(), "{bad}");
+    }
 }

@@ -18,6 +18,7 @@ mod invites;
 mod maintenance;
 pub(crate) mod ops;
 mod paging;
+mod phone;
 pub mod roads;
 mod rotations;
 mod schedule;
@@ -271,6 +272,7 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(paging::get_policy, paging::put_policy))
         .routes(routes!(paging::acknowledge))
         .routes(routes!(paging::test_page))
+        .merge(phone::routes())
         .routes(routes!(config::export))
         .routes(routes!(config::export_team))
         .split_for_parts()

@@ -7,6 +7,8 @@ use klaxon_core::client::TrustedProxies;
 use klaxon_core::outbound::OutboundAllow;
 use klaxon_core::roads::email::SmtpConfig;
 use klaxon_core::roads::matrix::{MatrixAuth, MatrixConfig};
+use klaxon_core::roads::phone::gateway::GatewayConfig;
+use klaxon_core::roads::phone::twilio::TwilioConfig;
 use klaxon_core::roads::RoadSettings;
 use klaxon_core::sso::OidcConfig;
 use klaxon_core::Config;
@@ -65,6 +67,42 @@ pub(super) struct ServeArgs {
     /// ntfy access token (tk_…).
     #[arg(long, env = "KLAXON_NTFY_TOKEN", hide_env_values = true)]
     pub(super) ntfy_token: Option<String>,
+    /// Twilio REST API base URL for texts and calls: https://api.twilio.com, or another service
+    /// that serves its 2010-04-01 paths (SignalWire: https://SPACE.signalwire.com/api/laml).
+    #[arg(
+        long,
+        env = "KLAXON_TWILIO_URL",
+        default_value = "https://api.twilio.com"
+    )]
+    pub(super) twilio_url: String,
+    /// The account SID (AC…); with the auth token and a number, texts and calls go by Twilio.
+    #[arg(long, env = "KLAXON_TWILIO_ACCOUNT_SID")]
+    pub(super) twilio_account_sid: Option<String>,
+    /// The auth token: the API's password, and the key of the signatures on Twilio's callbacks.
+    #[arg(long, env = "KLAXON_TWILIO_AUTH_TOKEN", hide_env_values = true)]
+    pub(super) twilio_auth_token: Option<String>,
+    /// The number texts and calls come from, with its country code (+15005550006).
+    #[arg(long, env = "KLAXON_TWILIO_FROM")]
+    pub(super) twilio_from: Option<String>,
+    /// SMS Gateway for Android's API base: https://api.sms-gate.app/3rdparty/v1, a private
+    /// server's, or the phone's own (http://192.168.1.10:8080).
+    #[arg(long, env = "KLAXON_SMS_GATEWAY_URL")]
+    pub(super) sms_gateway_url: Option<String>,
+    /// The gateway's user name and password (the app's Home tab).
+    #[arg(long, env = "KLAXON_SMS_GATEWAY_USERNAME")]
+    pub(super) sms_gateway_username: Option<String>,
+    #[arg(long, env = "KLAXON_SMS_GATEWAY_PASSWORD", hide_env_values = true)]
+    pub(super) sms_gateway_password: Option<String>,
+    /// The key the app signs its webhooks with (Settings → Webhooks → Signing Key).
+    #[arg(long, env = "KLAXON_SMS_GATEWAY_SIGNING_KEY", hide_env_values = true)]
+    pub(super) sms_gateway_signing_key: Option<String>,
+    /// The default phone provider when several are set: twilio or sms-gateway.
+    #[arg(long, env = "KLAXON_PHONE_PROVIDER")]
+    pub(super) phone_provider: Option<String>,
+    /// Texts and calls the whole install sends in an hour at most; beyond it a page fails and
+    /// its person's next road goes.
+    #[arg(long, env = "KLAXON_PHONE_HOURLY_LIMIT", default_value_t = 100)]
+    pub(super) phone_hourly_limit: i64,
     /// Mail server for email contact methods: smtp://[user:password@]host[:port] (STARTTLS, port
     /// 587) or smtps://… (TLS, port 465). Without it no mail is sent.
     #[arg(long, env = "KLAXON_SMTP_URL", hide_env_values = true)]
@@ -330,6 +368,10 @@ impl ServeArgs {
                 ntfy_token: self.ntfy_token.clone().filter(|t| !t.is_empty()),
                 smtp,
                 matrix: self.matrix()?,
+                twilio: self.twilio()?,
+                sms_gateway: self.sms_gateway()?,
+                phone_provider: self.phone_provider.clone().filter(|p| !p.is_empty()),
+                phone_hourly_limit: self.phone_hourly_limit.max(0),
             },
             page_bundle_after: self.page_bundle_after,
             lane_wait: klaxon_core::lanes::WAIT_FOR_LANES,
@@ -339,6 +381,50 @@ impl ServeArgs {
 }
 
 impl ServeArgs {
+    /// `KLAXON_TWILIO_*`: all three of SID, token and number, or none.
+    fn twilio(&self) -> Result<Option<TwilioConfig>, String> {
+        let given = |v: &Option<String>| v.clone().filter(|s| !s.trim().is_empty());
+        match (
+            given(&self.twilio_account_sid),
+            given(&self.twilio_auth_token),
+            given(&self.twilio_from),
+        ) {
+            (None, None, None) => Ok(None),
+            (Some(account_sid), Some(auth_token), Some(from)) => Ok(Some(TwilioConfig {
+                url: self.twilio_url.clone(),
+                account_sid,
+                auth_token,
+                from: klaxon_core::roads::phone::number::check(&from)
+                    .map_err(|e| format!("KLAXON_TWILIO_FROM: {e}"))?,
+            })),
+            _ => Err("KLAXON_TWILIO_ACCOUNT_SID, KLAXON_TWILIO_AUTH_TOKEN and KLAXON_TWILIO_FROM go together".into()),
+        }
+    }
+
+    /// `KLAXON_SMS_GATEWAY_*`: the URL with its user name, password and signing key, or none.
+    fn sms_gateway(&self) -> Result<Option<GatewayConfig>, String> {
+        let given = |v: &Option<String>| v.clone().filter(|s| !s.trim().is_empty());
+        match (
+            given(&self.sms_gateway_url),
+            given(&self.sms_gateway_username),
+            given(&self.sms_gateway_password),
+            given(&self.sms_gateway_signing_key),
+        ) {
+            (None, None, None, None) => Ok(None),
+            (Some(url), Some(username), Some(password), Some(signing_key)) => {
+                Ok(Some(GatewayConfig {
+                    url,
+                    username,
+                    password,
+                    signing_key,
+                }))
+            }
+            _ => Err(
+                "KLAXON_SMS_GATEWAY_URL, _USERNAME, _PASSWORD and _SIGNING_KEY go together".into(),
+            ),
+        }
+    }
+
     /// The switch `KLAXON_DEADMAN_*` describes, checked like one made through the API.
     pub(super) fn deadman_seed(&self) -> Result<Option<SwitchSpec>, String> {
         let given = [

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod alertmanager;
+pub mod carrier;
 pub mod chat;
 pub mod live;
 pub mod ntfy;

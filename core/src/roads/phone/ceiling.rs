@@ -1,0 +1,98 @@
+//! The limits that protect people and the bill, counted in the database so every replica counts
+//! alike: per method at most one text a minute and three calls in fifteen minutes (pages beyond
+//! wait, and go together as one summary when they may, as GoAlert does); per install at most
+//! `KLAXON_PHONE_HOURLY_LIMIT` texts and calls an hour (beyond it a page fails and its person's
+//! next road goes). Codes and tests count toward the install's ceiling (they cost the same) but
+//! not toward a method's: a code asked for just before a page must not hold the page back.
+//!
+//! The count and the record are two statements, so replicas sending at the same instant may each
+//! pass the last free place: the overshoot is bounded by the sends in flight (the outbox's lanes).
+
+use crate::roads::Failure;
+use crate::Core;
+
+pub const TEXTS_PER_MINUTE: i64 = 1;
+pub const CALLS_PER_QUARTER: i64 = 3;
+/// The default of `KLAXON_PHONE_HOURLY_LIMIT`.
+pub const HOURLY_LIMIT: i64 = 100;
+
+/// Which of the two a send is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Text,
+    Call,
+}
+
+impl Kind {
+    fn road(self) -> &'static str {
+        match self {
+            Kind::Text => "sms",
+            Kind::Call => "voice",
+        }
+    }
+
+    /// The window a method's sends are counted over, and how many fit in it.
+    fn per_method(self) -> (i64, i64) {
+        match self {
+            Kind::Text => (60, TEXTS_PER_MINUTE),
+            Kind::Call => (15 * 60, CALLS_PER_QUARTER),
+        }
+    }
+}
+
+/// Takes one send of `kind` from the ceilings, or says why not: a page to `method_id` from the
+/// method's and the install's, another message (`method_id` `None`) from the install's.
+pub async fn reserve(core: &Core, method_id: Option<i64>, kind: Kind) -> Result<(), Failure> {
+    let now = core.now();
+    let db = |e: sqlx::Error| Failure::outage(format!("the database failed counting sends: {e}"));
+    let limit = core.config.roads.phone_hourly_limit;
+    let (hour,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM phone_sends WHERE at > $1")
+        .bind(now - 3600)
+        .fetch_one(&core.db.pool)
+        .await
+        .map_err(db)?;
+    if hour >= limit {
+        return Err(Failure::permanent(format!(
+            "this install's ceiling of {limit} texts and calls an hour is reached (KLAXON_PHONE_HOURLY_LIMIT)"
+        )));
+    }
+    if let Some(id) = method_id {
+        let (window, most) = kind.per_method();
+        let (count, first): (i64, Option<i64>) = sqlx::query_as(
+            "SELECT COUNT(*), MIN(at) FROM phone_sends WHERE method_id = $1 AND road = $2 AND at > $3",
+        )
+        .bind(id)
+        .bind(kind.road())
+        .bind(now - window)
+        .fetch_one(&core.db.pool)
+        .await
+        .map_err(db)?;
+        if count >= most {
+            let wait = first.map_or(window, |at| at + window - now).max(1);
+            let what = match kind {
+                Kind::Text => "one text a minute",
+                Kind::Call => "three calls in 15 minutes",
+            };
+            return Err(Failure {
+                reason: format!("a number gets at most {what}"),
+                retry_after: Some(wait),
+                outage: true,
+                rate_limited: true,
+                ..Failure::default()
+            });
+        }
+    }
+    sqlx::query("DELETE FROM phone_sends WHERE at <= $1")
+        .bind(now - 3600)
+        .execute(&core.db.pool)
+        .await
+        .map_err(db)?;
+    sqlx::query("INSERT INTO phone_sends (method_id, road, at) VALUES ($1, $2, $3)")
+        .bind(method_id)
+        .bind(kind.road())
+        .bind(now)
+        .execute(&core.db.pool)
+        .await
+        .map_err(db)?;
+    Ok(())
+}
