@@ -111,6 +111,7 @@ impl Core {
             .await?;
         self.prune_events().await?;
         self.forget_old_attempts().await?;
+        self.forget_phone_rows(now).await?;
         if report.incidents_resolved > 0 {
             // Resolved incidents may have queued all-clears.
             self.wake_notifier();

@@ -47,13 +47,10 @@ fn refused(provider: &str, what: &str) -> Error {
 
 impl Core {
     /// True the first time `provider` reports event `id` (a message's or an event's id);
-    /// false for a replay, which is not acted on again. A day of ids is kept.
+    /// false for a replay, which is not acted on again. A day of ids is kept (the sweeper
+    /// forgets older ones).
     async fn first_report(&self, provider: &str, id: &str) -> Result<bool> {
         let now = self.now();
-        sqlx::query("DELETE FROM phone_seen WHERE at <= $1")
-            .bind(now - 86_400)
-            .execute(&self.db.pool)
-            .await?;
         let done = sqlx::query(
             "INSERT INTO phone_seen (provider, event_id, at) VALUES ($1, $2, $3) \
              ON CONFLICT (provider, event_id) DO NOTHING",

@@ -48,11 +48,6 @@ impl Core {
         if let Some((code,)) = kept {
             return Ok(Some(code));
         }
-        sqlx::query("DELETE FROM phone_replies WHERE expires_at <= $1")
-            .bind(now)
-            .execute(&self.db.pool)
-            .await
-            .map_err(db)?;
         for attempt in 0..16 {
             let code = new_code(attempt >= 8);
             let made = sqlx::query(

@@ -36,6 +36,9 @@ pub struct RoadSettings {
     pub phone_provider: Option<String>,
     /// `KLAXON_PHONE_HOURLY_LIMIT`: texts and calls an hour, the whole install.
     pub phone_hourly_limit: i64,
+    /// A number's own limits (one text a minute, three calls in 15 minutes). Always on in a
+    /// server; `klaxon bench paging` turns them off to measure delivery itself.
+    pub phone_number_limits: bool,
 }
 
 impl Default for RoadSettings {
@@ -49,6 +52,7 @@ impl Default for RoadSettings {
             sms_gateway: None,
             phone_provider: None,
             phone_hourly_limit: super::phone::ceiling::HOURLY_LIMIT,
+            phone_number_limits: true,
         }
     }
 }

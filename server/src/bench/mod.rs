@@ -1,6 +1,7 @@
 //! `klaxon bench`: measurements on throwaway databases, reported as ratios and percentiles
 //! from one run, because the machine they run on is shared and noisy.
 
+mod carrier;
 mod chaos;
 mod cluster;
 mod flaky_ntfy;

@@ -1,5 +1,6 @@
 //! `klaxon bench paging`: webhook received → page received by its road (the stand-in ntfy, a push
-//! service for Web Push, an SMTP server for email; `sinks`), over loopback with the real notifier
+//! service for Web Push, an SMTP server for email, `sinks`; Twilio's API for texts and calls,
+//! `carrier`), over loopback with the real notifier
 //! loop; or, with `--failover`, ntfy refusing each page and the time until the next road has it. `klaxon bench ticks`: the cost of one notifier pass and one sweep with
 //! many open, idle incidents and a fixed amount of due work, at two sizes.
 
@@ -53,6 +54,8 @@ pub enum Road {
     Ntfy,
     Webpush,
     Email,
+    Sms,
+    Voice,
     All,
 }
 
@@ -62,6 +65,8 @@ impl Road {
             Road::Ntfy => "ntfy publish",
             Road::Webpush => "Web Push message",
             Road::Email => "email",
+            Road::Sms => "SMS request",
+            Road::Voice => "call request",
             Road::All => "every road",
         }
     }
@@ -134,8 +139,16 @@ pub async fn paging(args: PagingArgs) -> Result<(), String> {
         return Err("--incidents and --storm-webhooks must be at least 1".into());
     }
     let roads = match args.road {
-        Road::All if args.failover => return Err("--failover needs --road webpush or email".into()),
-        Road::All => vec![Road::Ntfy, Road::Webpush, Road::Email],
+        Road::All if args.failover => {
+            return Err("--failover needs one road other than ntfy".into())
+        }
+        Road::All => vec![
+            Road::Ntfy,
+            Road::Webpush,
+            Road::Email,
+            Road::Sms,
+            Road::Voice,
+        ],
         road => vec![road],
     };
     let mut figures = Vec::new();
@@ -194,6 +207,21 @@ async fn one_road(args: &PagingArgs, road: Road) -> Result<Option<Figures>, Stri
         quiet.ms(99),
         quiet.ms(100)
     );
+    if !quiet.acks.is_empty() {
+        quiet.acks.sort();
+        let at = |q: usize| {
+            let i = (quiet.acks.len() * q / 100).min(quiet.acks.len() - 1);
+            quiet.acks[i].as_secs_f64() * 1e3
+        };
+        println!(
+            "{name}: quiet: each call answered and key 4 pressed; key pressed → acknowledgement stored \
+             (Klaxon's answer): p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms over {} calls",
+            at(50),
+            at(99),
+            at(100),
+            quiet.acks.len()
+        );
+    }
     if args.storm_senders == 0 {
         return Ok(None);
     }
@@ -234,6 +262,8 @@ struct PagingRun {
     latencies: Vec<Duration>,
     webhooks: usize,
     intake: Duration,
+    /// A quiet voice run's key 4 pressed → acknowledgement stored, each call.
+    acks: Vec<Duration>,
 }
 
 impl PagingRun {
@@ -281,6 +311,12 @@ async fn run_paging(
         } else {
             None
         };
+        let carrier = if matches!(road, Road::Sms | Road::Voice) {
+            let press = road == Road::Voice && senders == 0;
+            Some(super::carrier::Carrier::start(arrivals.clone(), press).await?)
+        } else {
+            None
+        };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .map_err(err)?;
@@ -296,6 +332,11 @@ async fn run_paging(
                     from: "Klaxon <klaxon@bench.example>".into(),
                     ca_pem: Some(s.ca_pem.clone()),
                 }),
+                twilio: carrier.as_ref().map(|c| c.config()),
+                // One number is paged for every incident: its own limits (one text a minute)
+                // would measure the limit, not delivery, as bundling would.
+                phone_number_limits: false,
+                phone_hourly_limit: i64::MAX,
                 ..Default::default()
             },
             page_bundle_after: 0,
@@ -318,7 +359,12 @@ async fn run_paging(
         let mut strangers = None;
         let webhook = if paged {
             let team = on_call_setup(&base).await?;
-            roads_setup(&base, &team, road, args.failover, push.as_ref(), smtp.as_ref()).await?;
+            let sinks = Sinks {
+                push: push.as_ref(),
+                smtp: smtp.as_ref(),
+                carrier: carrier.as_ref(),
+            };
+            roads_setup(&base, &team, road, args.failover, sinks).await?;
             if args.failover {
                 arrivals.refuse.store(true, std::sync::atomic::Ordering::SeqCst);
             }
@@ -366,9 +412,9 @@ async fn run_paging(
         if !paged {
             server.abort();
             return Ok(PagingRun {
-                latencies: Vec::new(),
                 webhooks,
                 intake,
+                ..PagingRun::default()
             });
         }
         arrivals
@@ -419,13 +465,22 @@ async fn run_paging(
                 "a page was lost or sent twice: {published} published, {pages} marked sent, for {webhooks} incidents"
             ));
         }
+        let acks = carrier.map(|c| c.acks.lock().unwrap().clone());
         Ok(PagingRun {
             latencies,
             webhooks,
             intake,
+            acks: acks.unwrap_or_default(),
         })
     })
     .await
+}
+
+/// The run's stand-ins a road's method is made at.
+struct Sinks<'a> {
+    push: Option<&'a super::sinks::PushSink>,
+    smtp: Option<&'a super::sinks::SmtpSink>,
+    carrier: Option<&'a super::carrier::Carrier>,
 }
 
 /// The bench team, after giving its owner a topic and today's on-call shift.
@@ -457,12 +512,32 @@ async fn roads_setup(
     team: &super::BenchTeam,
     road: Road,
     failover: bool,
-    push: Option<&super::sinks::PushSink>,
-    smtp: Option<&super::sinks::SmtpSink>,
+    sinks: Sinks<'_>,
 ) -> Result<(), String> {
     let client = reqwest::Client::new();
     let methods = format!("{base}/api/users/{}/contact-methods", team.user_id);
-    let method = match (road, push, smtp) {
+    let method = match (road, sinks.push, sinks.smtp) {
+        (Road::Sms | Road::Voice, _, _) => {
+            let carrier = sinks.carrier.ok_or("no carrier for a phone road")?;
+            let kind = if road == Road::Sms { "sms" } else { "voice" };
+            let body = json!({"name": "bench phone", "kind": kind, "number": "+14155552671"});
+            let id = post(&client, &methods, Some(&team.api_key), body).await?["id"].clone();
+            let code = carrier
+                .codes
+                .lock()
+                .unwrap()
+                .last()
+                .cloned()
+                .ok_or("no verification code was texted or said")?;
+            post(
+                &client,
+                &format!("{methods}/{id}/verify"),
+                Some(&team.api_key),
+                json!({"code": code}),
+            )
+            .await?;
+            Some(id)
+        }
         (Road::Webpush, Some(p), _) => {
             let body = json!({"name": "bench phone", "kind": "webpush", "subscription":
                 {"endpoint": p.endpoint, "keys": {"p256dh": p.p256dh, "auth": p.auth}}});
@@ -492,7 +567,7 @@ async fn roads_setup(
     };
     let steps = match (method, failover) {
         (None, false) => return Ok(()),
-        (None, true) => return Err("--failover needs --road webpush or email".into()),
+        (None, true) => return Err("--failover needs a road other than ntfy".into()),
         (Some(m), false) => json!([{"after_minutes": 0, "method_id": m}]),
         (Some(m), true) => json!([{"after_minutes": 0}, {"after_minutes": 30, "method_id": m}]),
     };

@@ -95,7 +95,7 @@ impl Arrivals {
         self.record_at(title, Instant::now());
     }
 
-    fn record_at(&self, title: String, at: Instant) {
+    pub fn record_at(&self, title: String, at: Instant) {
         self.seen.lock().unwrap().entry(title).or_insert(at);
         self.total.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.arrived.notify_waiters();
@@ -176,7 +176,7 @@ pub(super) fn one_alert(i: usize) -> Value {
 }
 
 /// The page title of the incident a text names ("…Bench12…").
-fn titled(text: &str) -> Option<String> {
+pub(super) fn titled(text: &str) -> Option<String> {
     let at = text.find("Bench")? + "Bench".len();
     let digits: String = text[at..]
         .chars()

@@ -372,6 +372,7 @@ impl ServeArgs {
                 sms_gateway: self.sms_gateway()?,
                 phone_provider: self.phone_provider.clone().filter(|p| !p.is_empty()),
                 phone_hourly_limit: self.phone_hourly_limit.max(0),
+                phone_number_limits: true,
             },
             page_bundle_after: self.page_bundle_after,
             lane_wait: klaxon_core::lanes::WAIT_FOR_LANES,

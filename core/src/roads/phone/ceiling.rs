@@ -16,6 +16,22 @@ pub const CALLS_PER_QUARTER: i64 = 3;
 /// The default of `KLAXON_PHONE_HOURLY_LIMIT`.
 pub const HOURLY_LIMIT: i64 = 100;
 
+impl Core {
+    /// The sweeper's: sends counted more than an hour ago, reply codes lapsed, callbacks seen
+    /// more than a day ago (kept out of the sends themselves, which go one after another to a
+    /// number).
+    pub(crate) async fn forget_phone_rows(&self, now: i64) -> crate::Result<()> {
+        for (sql, before) in [
+            ("DELETE FROM phone_sends WHERE at <= $1", now - 3600),
+            ("DELETE FROM phone_replies WHERE expires_at <= $1", now),
+            ("DELETE FROM phone_seen WHERE at <= $1", now - 86_400),
+        ] {
+            sqlx::query(sql).bind(before).execute(&self.db.pool).await?;
+        }
+        Ok(())
+    }
+}
+
 /// Which of the two a send is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -56,7 +72,7 @@ pub async fn reserve(core: &Core, method_id: Option<i64>, kind: Kind) -> Result<
             "this install's ceiling of {limit} texts and calls an hour is reached (KLAXON_PHONE_HOURLY_LIMIT)"
         )));
     }
-    if let Some(id) = method_id {
+    if let Some(id) = method_id.filter(|_| core.config.roads.phone_number_limits) {
         let (window, most) = kind.per_method();
         let (count, first): (i64, Option<i64>) = sqlx::query_as(
             "SELECT COUNT(*), MIN(at) FROM phone_sends WHERE method_id = $1 AND road = $2 AND at > $3",
@@ -82,11 +98,6 @@ pub async fn reserve(core: &Core, method_id: Option<i64>, kind: Kind) -> Result<
             });
         }
     }
-    sqlx::query("DELETE FROM phone_sends WHERE at <= $1")
-        .bind(now - 3600)
-        .execute(&core.db.pool)
-        .await
-        .map_err(db)?;
     sqlx::query("INSERT INTO phone_sends (method_id, road, at) VALUES ($1, $2, $3)")
         .bind(method_id)
         .bind(kind.road())
