@@ -118,6 +118,8 @@ pub struct Core {
     pub wake: Arc<tokio::sync::Notify>,
     /// Set by `wake_notifier`: the next pass does the due work too.
     due_wanted: Arc<std::sync::atomic::AtomicBool>,
+    /// A provider's report came before its page was recorded as sent (`callbacks::status`).
+    pub(crate) phone_reports_waiting: Arc<std::sync::atomic::AtomicBool>,
     /// Dead man's switch matchers, parsed once.
     pub(crate) matchers: Arc<deadman::MatcherCache>,
     /// This replica's name in leases and page claims: unique per process.
@@ -165,6 +167,7 @@ impl Core {
             roads,
             wake: Arc::new(tokio::sync::Notify::new()),
             due_wanted: Arc::default(),
+            phone_reports_waiting: Arc::default(),
             matchers: Arc::default(),
             holder: format!(
                 "{}-{}",

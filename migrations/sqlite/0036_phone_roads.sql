@@ -152,3 +152,10 @@ CREATE TABLE phone_seen (
     PRIMARY KEY (provider, event_id)
 );
 CREATE INDEX phone_seen_at ON phone_seen(at);
+-- A provider's report that a page's text or call did not reach its person, kept until the page is
+-- recorded as sent (a report can come before the send's own answer is written) and acted on then.
+CREATE TABLE phone_reports (
+    page_id BIGINT PRIMARY KEY,
+    reason TEXT NOT NULL,
+    at BIGINT NOT NULL
+);

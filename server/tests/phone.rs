@@ -437,6 +437,38 @@ phone_test!(
                 .any(|t| t == "Phone call failed: the call was not answered; SMS tried next"),
             "{failed:?}"
         );
+        // A report that comes before the call's own answer is recorded is kept, and acted on
+        // once the page is recorded as sent (a busy line answers in milliseconds).
+        app.clock.advance(120);
+        let early = app.fire(&w.key, "cpu").await;
+        let detail = app.detail(&w.alice.1, early).await;
+        let pending = detail["pages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["road"] == "voice")
+            .unwrap()["id"]
+            .as_i64()
+            .unwrap();
+        let url = format!("http://127.0.0.1:8080/api/phone/twilio/status/page-{pending}");
+        assert_eq!(
+            carrier
+                .twilio(&app.url, &url, report("busy"), None)
+                .await
+                .status,
+            204
+        );
+        app.tick().await;
+        app.tick().await;
+        assert_eq!(carrier.sent("calls", "+14155552673").await.len(), 3);
+        assert_eq!(carrier.sent("messages", "+14155552674").await.len(), 3);
+        let failed = timeline_texts(&app.detail(&w.alice.1, early).await, "push_failed");
+        assert!(
+            failed
+                .iter()
+                .any(|t| t == "Phone call failed: the line was busy; SMS tried next"),
+            "{failed:?}"
+        );
         // A second report of the same call changes nothing more.
         assert_eq!(
             carrier
@@ -446,7 +478,7 @@ phone_test!(
             204
         );
         app.tick().await;
-        assert_eq!(carrier.sent("messages", "+14155552674").await.len(), 2);
+        assert_eq!(carrier.sent("messages", "+14155552674").await.len(), 3);
     }
 );
 

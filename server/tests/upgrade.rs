@@ -27,6 +27,7 @@ async fn before_page_roads(app: &TestApp) {
         "DROP TABLE phone_sends",
         "DROP TABLE phone_stops",
         "DROP TABLE phone_seen",
+        "DROP TABLE phone_reports",
         "ALTER TABLE pages DROP COLUMN road",
         "ALTER TABLE pages DROP COLUMN method_id",
         "DELETE FROM _sqlx_migrations WHERE version IN (35, 36)",

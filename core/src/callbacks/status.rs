@@ -31,8 +31,10 @@ pub(super) fn not_reached(
 }
 
 impl Core {
-    /// Acts on a report that delivery `delivery` (`page-{id}`) did not reach its person.
-    /// Reports on tests and codes, and on pages no longer `sent`, change nothing.
+    /// Acts on a report that delivery `delivery` (`page-{id}`) did not reach its person. A
+    /// provider can report before the send's own answer is recorded (a busy line answers in
+    /// milliseconds): the report is kept, and acted on once the page is recorded as sent, by
+    /// this replica's next notifier pass. Reports on tests and codes change nothing.
     pub(super) async fn delivery_not_reached(&self, delivery: &str, reason: &str) -> Result<()> {
         let Some(page_id) = delivery
             .strip_prefix("page-")
@@ -40,7 +42,48 @@ impl Core {
         else {
             return Ok(());
         };
-        self.failed_after_sending(page_id, reason).await.map(drop)
+        sqlx::query(
+            "INSERT INTO phone_reports (page_id, reason, at) VALUES ($1, $2, $3) \
+             ON CONFLICT (page_id) DO NOTHING",
+        )
+        .bind(page_id)
+        .bind(reason)
+        .bind(self.now())
+        .execute(&self.db.pool)
+        .await?;
+        self.apply_phone_reports().await
+    }
+
+    /// Acts on the kept reports whose page is now recorded as sent; forgets those whose page
+    /// failed, was cancelled or is gone, and those a day old; notes whether any still wait.
+    pub(crate) async fn apply_phone_reports(&self) -> Result<()> {
+        let now = self.now();
+        let kept: Vec<(i64, String, i64, Option<String>)> = sqlx::query_as(
+            "SELECT r.page_id, r.reason, r.at, p.state FROM phone_reports r \
+             LEFT JOIN pages p ON p.id = r.page_id ORDER BY r.page_id",
+        )
+        .fetch_all(&self.db.pool)
+        .await?;
+        let mut waiting = false;
+        for (page_id, reason, at, state) in kept {
+            match state.as_deref() {
+                Some("sent") => {
+                    self.failed_after_sending(page_id, &reason).await?;
+                }
+                Some("pending") if now - at < 86_400 => {
+                    waiting = true;
+                    continue;
+                }
+                _ => {}
+            }
+            sqlx::query("DELETE FROM phone_reports WHERE page_id = $1")
+                .bind(page_id)
+                .execute(&self.db.pool)
+                .await?;
+        }
+        self.phone_reports_waiting
+            .store(waiting, std::sync::atomic::Ordering::Release);
+        Ok(())
     }
 }
 

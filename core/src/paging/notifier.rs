@@ -58,6 +58,12 @@ impl Core {
             false => NotifyReport::default(),
         };
         let delivered = self.deliver_pending(holder).await?;
+        if self
+            .phone_reports_waiting
+            .load(std::sync::atomic::Ordering::Acquire)
+        {
+            self.apply_phone_reports().await?;
+        }
         report.sent = delivered.sent;
         report.failed = delivered.failed;
         report.cancelled = delivered.cancelled;

@@ -27,11 +27,18 @@ pub(super) struct Carrier {
     pub acks: Arc<Mutex<Vec<Duration>>>,
     arrivals: Arrivals,
     press: bool,
+    /// Every page's call goes unanswered (`--failover`): the carrier reports `no-answer` to
+    /// Klaxon, noting when, and the figure is from that report to the next road's page.
+    unanswered: bool,
     client: reqwest::Client,
 }
 
 impl Carrier {
-    pub async fn start(arrivals: Arrivals, press: bool) -> Result<Carrier, String> {
+    pub async fn start(
+        arrivals: Arrivals,
+        press: bool,
+        unanswered: bool,
+    ) -> Result<Carrier, String> {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .map_err(err)?;
@@ -42,6 +49,7 @@ impl Carrier {
             acks: Arc::default(),
             arrivals,
             press,
+            unanswered,
             client: reqwest::Client::new(),
         };
         let router = axum::Router::new()
@@ -85,15 +93,23 @@ impl Carrier {
         res.text().await.map_err(err)
     }
 
-    /// Answers a page's call: what it says names the incident; then, in a quiet run, key 4.
-    async fn answer(self, url: String, at: Instant) -> Result<(), String> {
-        let said = self
-            .post(
-                &url,
-                &[("CallSid", "CAbench"), ("CallStatus", "in-progress")],
-            )
-            .await?;
+    /// Answers a page's call: what it says names the incident; then, in a quiet run, key 4. An
+    /// unanswered run reports the call not answered instead, once it knows which page it was.
+    async fn answer(self, url: String, status: String, at: Instant) -> Result<(), String> {
+        let answered = [("CallSid", "CAbench"), ("CallStatus", "in-progress")];
+        let said = self.post(&url, &answered).await?;
         let title = titled(&said).ok_or_else(|| format!("a call said no incident: {said}"))?;
+        if self.unanswered {
+            let reported = Instant::now();
+            self.arrivals
+                .refused
+                .lock()
+                .unwrap()
+                .insert(title, reported);
+            let params = [("CallSid", "CAbench"), ("CallStatus", "no-answer")];
+            self.post(&status, &params).await?;
+            return Ok(());
+        }
         if self.press {
             let pressed = Instant::now();
             let done = self
@@ -148,9 +164,9 @@ async fn call(State(c): State<Carrier>, body: Bytes) -> (axum::http::StatusCode,
     let get = |name: &str| form.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
     if let Some(code) = get("Twiml").and_then(|t| code_after(&t, "code is ")) {
         c.codes.lock().unwrap().push(code);
-    } else if let Some(url) = get("Url") {
+    } else if let (Some(url), Some(status)) = (get("Url"), get("StatusCallback")) {
         tokio::spawn(async move {
-            if let Err(e) = c.answer(url, at).await {
+            if let Err(e) = c.answer(url, status, at).await {
                 eprintln!("bench carrier: {e}");
             }
         });

@@ -38,7 +38,8 @@ pub struct PagingArgs {
     #[arg(long, value_enum, default_value_t = Road::All)]
     road: Road,
     /// ntfy refuses every page (403); the person's next step, after 30 minutes, is `--road`:
-    /// the figure is from ntfy's refusal to that road's delivery.
+    /// the figure is from ntfy's refusal to that road's delivery. With `--road voice`, the call
+    /// goes unanswered and the next step is ntfy: from the carrier's report to ntfy's page.
     #[arg(long)]
     failover: bool,
     /// A second team pages, all through the run, its on-call person's N Web Push subscriptions
@@ -185,7 +186,9 @@ pub async fn paging(args: PagingArgs) -> Result<(), String> {
 /// The quiet run and the storms of one road, printed; their figures when there was a storm.
 async fn one_road(args: &PagingArgs, road: Road) -> Result<Option<Figures>, String> {
     let name = backend(args.database_url.as_deref());
-    let measured = if args.failover {
+    let measured = if args.failover && road == Road::Voice {
+        "the carrier reported the call not answered → ntfy publish received".to_string()
+    } else if args.failover {
         format!("ntfy refused the page → {} received", road.name())
     } else {
         format!("webhook answered → {} received", road.name())
@@ -312,8 +315,9 @@ async fn run_paging(
             None
         };
         let carrier = if matches!(road, Road::Sms | Road::Voice) {
-            let press = road == Road::Voice && senders == 0;
-            Some(super::carrier::Carrier::start(arrivals.clone(), press).await?)
+            let press = road == Road::Voice && senders == 0 && !args.failover;
+            let unanswered = road == Road::Voice && args.failover;
+            Some(super::carrier::Carrier::start(arrivals.clone(), press, unanswered).await?)
         } else {
             None
         };
@@ -365,7 +369,9 @@ async fn run_paging(
                 carrier: carrier.as_ref(),
             };
             roads_setup(&base, &team, road, args.failover, sinks).await?;
-            if args.failover {
+            // ntfy refuses, and the road after it is measured; or, for calls, the call goes
+            // unanswered and ntfy after it is.
+            if args.failover && road != Road::Voice {
                 arrivals.refuse.store(true, std::sync::atomic::Ordering::SeqCst);
             }
             if args.tarpits > 0 {
@@ -569,6 +575,9 @@ async fn roads_setup(
         (None, false) => return Ok(()),
         (None, true) => return Err("--failover needs a road other than ntfy".into()),
         (Some(m), false) => json!([{"after_minutes": 0, "method_id": m}]),
+        (Some(m), true) if road == Road::Voice => {
+            json!([{"after_minutes": 0, "method_id": m}, {"after_minutes": 30}])
+        }
         (Some(m), true) => json!([{"after_minutes": 0}, {"after_minutes": 30, "method_id": m}]),
     };
     super::put(
