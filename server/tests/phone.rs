@@ -370,6 +370,24 @@ phone_test!(
         app.fire(&w.key, "memory").await;
         app.tick().await;
         assert_eq!(carrier.sent("messages", "+14155552672").await.len(), 3);
+
+        // The provider's 429 (Twilio error 20429) holds the page for a retry; it is not failed.
+        carrier.refuse("+14155552672", 429, 20429).await;
+        app.clock.advance(120);
+        let limited = app.fire(&w.key, "swap").await;
+        app.tick().await;
+        assert_eq!(carrier.sent("messages", "+14155552672").await.len(), 3);
+        let detail = app.detail(&w.alice.1, limited).await;
+        let page = detail["pages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["road"] == "sms")
+            .unwrap()
+            .clone();
+        assert_eq!(page["status"], "pending", "{page}");
+        let error = page["last_error"].as_str().unwrap();
+        assert!(error.contains("answered 429 (error 20429"), "{error}");
     }
 );
 
