@@ -80,14 +80,7 @@ impl Road for SmsRoad {
             .then_some(to.method_id)
             .flatten();
         ceiling::reserve(core, paged, Kind::Text).await?;
-        let status = Callback {
-            url: format!(
-                "{public_url}/api/phone/{}/status/{}",
-                provider.name(),
-                to.delivery
-            ),
-            delivery: to.delivery.clone(),
-        };
+        let status = Callback::status(core, &**provider, to);
         let units = phone::segments(&body);
         let send = provider.text(&to.target, &body, &status);
         phone::metered(core, &**provider, "text", units, send).await

@@ -82,14 +82,7 @@ impl Road for VoiceRoad {
             .then_some(to.method_id)
             .flatten();
         ceiling::reserve(core, paged, Kind::Call).await?;
-        let status = Callback {
-            url: format!(
-                "{public_url}/api/phone/{}/status/{}",
-                provider.name(),
-                to.delivery
-            ),
-            delivery: to.delivery.clone(),
-        };
+        let status = Callback::status(core, &**provider, to);
         let send = provider.ring(&to.target, &call, &status);
         phone::metered(core, &**provider, "call", 1, send).await
     }

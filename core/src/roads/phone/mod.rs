@@ -47,6 +47,22 @@ pub struct Callback {
     pub delivery: String,
 }
 
+impl Callback {
+    /// Where `provider` reports what became of the send to `to`: Klaxon's status callback for
+    /// that delivery, under the public URL.
+    pub fn status(core: &crate::Core, provider: &dyn Provider, to: &super::To) -> Callback {
+        Callback {
+            url: format!(
+                "{}/api/phone/{}/status/{}",
+                core.config.public_url,
+                provider.name(),
+                to.delivery
+            ),
+            delivery: to.delivery.clone(),
+        }
+    }
+}
+
 /// What a call does once answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Call {
