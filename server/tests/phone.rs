@@ -695,5 +695,21 @@ phone_test!(
         ] {
             assert!(metrics.contains(line), "{line} in:\n{metrics}");
         }
+        // The ceiling counts a clock hour: in the next, a page goes again.
+        for group in ["a", "b", "c", "d", "e"] {
+            app.clear(&w.key, group).await;
+        }
+        app.tick().await;
+        app.clock.advance(3600);
+        let sixth = app.fire(&w.key, "f").await;
+        app.tick().await;
+        let path = format!("/incidents/{sixth}");
+        let texts = carrier.sent("messages", "+14155552676").await;
+        assert!(
+            texts
+                .iter()
+                .any(|t| t["form"]["Body"].as_str().unwrap().contains(&path)),
+            "{texts:?}"
+        );
     }
 );

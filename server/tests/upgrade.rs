@@ -8,7 +8,7 @@ use common::TestApp;
 use klaxon_core::Clock;
 
 /// The database as a version before 0035 left it: pages without `road` and `method_id`, and the
-/// migration not yet applied (nor 0036, the phone roads, which came after it).
+/// migration not yet applied (nor 0036 and 0037, the phone roads, which came after it).
 async fn before_page_roads(app: &TestApp) {
     let pool = &app.core.db.pool;
     let sqlite = app.database_url.starts_with("sqlite");
@@ -28,9 +28,10 @@ async fn before_page_roads(app: &TestApp) {
         "DROP TABLE phone_stops",
         "DROP TABLE phone_seen",
         "DROP TABLE phone_reports",
+        "DROP TABLE phone_hours",
         "ALTER TABLE pages DROP COLUMN road",
         "ALTER TABLE pages DROP COLUMN method_id",
-        "DELETE FROM _sqlx_migrations WHERE version IN (35, 36)",
+        "DELETE FROM _sqlx_migrations WHERE version IN (35, 36, 37)",
     ]);
     for sql in undo {
         sqlx::query(sql).execute(pool).await.expect(sql);

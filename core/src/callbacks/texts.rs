@@ -4,6 +4,7 @@
 //! nothing. STOP and START are the carriers' words, honoured for every road by text.
 
 use super::act::Act;
+use crate::db::Tx;
 use crate::roads::phone::words::{Reply, ACKNOWLEDGE, HELP};
 use crate::roads::{Failure, Page};
 use crate::secrets::hash_token;
@@ -31,6 +32,7 @@ impl Core {
     /// three, then four (a day of a text a minute, 1 440 codes, fits in four with room).
     pub(crate) async fn reply_code(
         &self,
+        tx: &mut Tx,
         number: &str,
         page: &Page,
     ) -> std::result::Result<Option<String>, Failure> {
@@ -44,7 +46,7 @@ impl Core {
             sqlx::query_as("SELECT code FROM phone_replies WHERE number = $1 AND token_hash = $2")
                 .bind(number)
                 .bind(&hash)
-                .fetch_optional(&self.db.pool)
+                .fetch_optional(&mut **tx)
                 .await
                 .map_err(db)?;
         if let Some((code,)) = kept {
@@ -60,7 +62,7 @@ impl Core {
             .bind(&code)
             .bind(&hash)
             .bind(now + crate::paging::tokens::TOKEN_TTL)
-            .execute(&self.db.pool)
+            .execute(&mut **tx)
             .await
             .map_err(db)?;
             if made.rows_affected() == 1 {

@@ -69,17 +69,21 @@ impl Road for SmsRoad {
                 "the number texted STOP; it gets no texts until it texts START",
             ));
         }
+        let paged = matches!(message, Message::Page(_))
+            .then_some(to.method_id)
+            .flatten();
+        // The reply code and the ceilings' counts in one transaction: one turn of SQLite's
+        // writer (the notifier's, not queued behind webhooks) for each text.
+        let mut tx = core.db.begin().await.map_err(ceiling::db_failure)?;
         let reply = match message {
-            Message::Page(page) if page.ack.is_some() => core.reply_code(&to.target, page).await?,
+            Message::Page(page) => core.reply_code(&mut tx, &to.target, page).await?,
             _ => None,
         };
         let public_url = &core.config.public_url;
         let body = words::text(message, public_url, reply.as_deref())
             .ok_or_else(|| Failure::not_carried("SMS"))?;
-        let paged = matches!(message, Message::Page(_))
-            .then_some(to.method_id)
-            .flatten();
-        ceiling::reserve(core, paged, Kind::Text).await?;
+        ceiling::reserve(core, &mut tx, paged, Kind::Text).await?;
+        tx.commit().await.map_err(ceiling::db_failure)?;
         let status = Callback::status(core, &**provider, to);
         let units = phone::segments(&body);
         let send = provider.text(&to.target, &body, &status);

@@ -81,7 +81,9 @@ impl Road for VoiceRoad {
         let paged = matches!(message, Message::Page(_))
             .then_some(to.method_id)
             .flatten();
-        ceiling::reserve(core, paged, Kind::Call).await?;
+        let mut tx = core.db.begin().await.map_err(ceiling::db_failure)?;
+        ceiling::reserve(core, &mut tx, paged, Kind::Call).await?;
+        tx.commit().await.map_err(ceiling::db_failure)?;
         let status = Callback::status(core, &**provider, to);
         let send = provider.ring(&to.target, &call, &status);
         phone::metered(core, &**provider, "call", 1, send).await
