@@ -6,9 +6,10 @@ use crate::Timestamp;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// What posts to an integration. Both send the Alertmanager webhook payload (Grafana's
-/// webhook contact point sends a superset of it) to the same URL; the kind says where to look
-/// when something is wrong, and is fixed at creation.
+/// What posts to an integration, and so the format its body is read in: Alertmanager's webhook
+/// payload (Grafana's webhook contact point sends a superset of it), or PagerDuty's Events API v2
+/// (any sender configured for PagerDuty, its routing key being the integration's key). Fixed at
+/// creation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -17,11 +18,14 @@ pub enum IntegrationKind {
     #[default]
     Alertmanager,
     Grafana,
+    #[serde(rename = "pagerduty")]
+    PagerDuty,
 }
 
 crate::words!(IntegrationKind, "integration kind" {
     Alertmanager => "alertmanager",
     Grafana => "grafana",
+    PagerDuty => "pagerduty",
 });
 
 impl IntegrationKind {
@@ -30,6 +34,7 @@ impl IntegrationKind {
         match self {
             IntegrationKind::Alertmanager => "Alertmanager",
             IntegrationKind::Grafana => "Grafana",
+            IntegrationKind::PagerDuty => "PagerDuty Events v2",
         }
     }
 }

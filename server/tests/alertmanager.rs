@@ -4,27 +4,8 @@
 //! stops.
 
 use crate::common;
-use common::alertmanager::{rfc3339_now, Alertmanager};
+use common::alertmanager::{eventually, rfc3339_now, Alertmanager};
 use serde_json::json;
-use std::time::Duration;
-
-/// Polls `check` every 200 ms for up to 30 s (Alertmanager delivers on its own schedule).
-async fn eventually<T, F, Fut>(am: &Alertmanager, what: &str, mut check: F) -> T
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Option<T>>,
-{
-    for _ in 0..150 {
-        if let Some(v) = check().await {
-            return v;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    panic!(
-        "{what}: not seen within 30 s; Alertmanager log:\n{}",
-        am.log()
-    );
-}
 
 both!(
     an_alert_through_alertmanager_opens_and_resolves_one_incident,

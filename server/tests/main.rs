@@ -29,6 +29,7 @@ mod matrix;
 mod oncall_day;
 mod ops;
 mod outbound;
+mod pagerduty;
 mod paging;
 mod personal_webhook;
 mod phone;

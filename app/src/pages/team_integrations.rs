@@ -54,7 +54,7 @@ pub fn Integrations(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoVi
     view! {
         <section class="card" aria-labelledby="integrations-title">
             <h2 id="integrations-title">"Integrations"</h2>
-            <p class="hint">"Each integration is a webhook URL that Alertmanager or Grafana posts this team's alerts to."</p>
+            <p class="hint">"Each integration is a webhook URL that Alertmanager or Grafana posts this team's alerts to, or a routing key for any sender set up for PagerDuty."</p>
             {move || created().map(|new| view! { <NewWebhook new /> })}
             <details class="inner" hidden=move || !is_owner.get() open=move || failed(create)>
                 <summary>"Add an integration"</summary>
@@ -111,13 +111,19 @@ pub fn Integrations(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoVi
     .into_any()
 }
 
-/// The new webhook URL, once, with how to use it.
+/// The new webhook URL (or, for a PagerDuty-compatible sender, its routing key), once, with
+/// how to use it.
 #[component]
 fn NewWebhook(new: NewIntegration) -> impl IntoView {
     let snippet = format!(
         "receivers:\n  - name: klaxon\n    webhook_configs:\n      - url: {}\n        send_resolved: true",
         new.webhook_url,
     );
+    let name = &new.integration.name;
+    let (label, value) = match new.integration.kind {
+        IntegrationKind::PagerDuty => (format!("Routing key of “{name}”"), new.key.clone()),
+        _ => (format!("Webhook URL of “{name}”"), new.webhook_url.clone()),
+    };
     let how = match new.integration.kind {
         IntegrationKind::Alertmanager => view! {
             <p class="hint">
@@ -133,9 +139,31 @@ fn NewWebhook(new: NewIntegration) -> impl IntoView {
             </p>
         }
         .into_any(),
+        IntegrationKind::PagerDuty => {
+            let base = new
+                .webhook_url
+                .split("/api/alertmanager/webhook/")
+                .next()
+                .unwrap_or_default();
+            let url = format!("{base}/v2/enqueue");
+            let snippet = format!(
+                "receivers:\n  - name: klaxon\n    pagerduty_configs:\n      - url: {url}\n        routing_key: {}",
+                new.key,
+            );
+            view! {
+                <p class="hint">
+                    "Any sender set up for PagerDuty's Events API v2 pages here: give it this key as its integration (routing) key and "
+                    <code>{url}</code>
+                    " as its Events API URL. In Alertmanager:"
+                </p>
+                <pre class="command" id="pagerduty-snippet">{snippet.clone()}</pre>
+                <CopyButton text=snippet label="Copy the Alertmanager snippet" />
+            }
+            .into_any()
+        }
     };
     view! {
-        <ShownOnce id="new-webhook-url" label=format!("Webhook URL of “{}”", new.integration.name) value=new.webhook_url.clone()>
+        <ShownOnce id="new-webhook-url" label=label value=value>
             {how}
         </ShownOnce>
     }

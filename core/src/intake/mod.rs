@@ -3,13 +3,14 @@
 //! joins an incident; incidents whose alerts have all stopped firing resolve. Idempotent, because
 //! HA Alertmanager delivers at least once.
 
+mod event;
 mod store;
 
 use crate::db::{Backend, Tx};
 use crate::deadman;
 use crate::incidents::lifecycle::{self, Group, Took};
 use crate::paging::{self, GroupPlan};
-use crate::sources::{source, Alerts, Source};
+use crate::sources::{source, Alerts, Reading, Source};
 use crate::timeline::{self, Entry};
 use crate::{Core, Error, Result};
 use klaxon_domain::alerting::{IncomingAlert, Ingest, Severity};
@@ -50,6 +51,13 @@ pub struct Destination {
     source: &'static dyn Source,
 }
 
+impl Destination {
+    /// The integration kind whose source reads what is sent here.
+    pub fn kind(&self) -> &'static str {
+        self.source.kind()
+    }
+}
+
 impl Core {
     /// Checks the key (or finds the legacy path's team, when `KLAXON_LEGACY_WEBHOOK` turned
     /// that path on; else it is a 404). Called before the body is read, so an unknown key is
@@ -88,8 +96,10 @@ impl Core {
 
     /// A request's body, read by the destination's source, then taken in (`intake`).
     pub async fn receive(&self, to: Destination, body: &[u8]) -> Result<IntakeOutcome> {
-        let alerts = to.source.read(body).map_err(Error::Invalid)?;
-        self.intake(to, alerts).await
+        match to.source.read(body, self.now()).map_err(Error::Invalid)? {
+            Reading::Alerts(alerts) => self.intake(to, alerts).await,
+            Reading::Event(event) => self.apply_event(to, event).await,
+        }
     }
 
     /// Takes in one request's alerts, whatever source they came from.

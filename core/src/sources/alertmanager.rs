@@ -1,7 +1,7 @@
 //! Prometheus Alertmanager's webhook (version 4): a group of alerts with their labels,
 //! annotations and times. <https://prometheus.io/docs/alerting/latest/configuration/#webhook_config>
 
-use super::{Alerts, Source, MAX_ALERTS};
+use super::{Alerts, Reading, Source, MAX_ALERTS};
 use klaxon_domain::alerting::WebhookPayload;
 use std::collections::BTreeMap;
 
@@ -16,8 +16,8 @@ impl Source for Alertmanager {
         "Alertmanager"
     }
 
-    fn read(&self, body: &[u8]) -> Result<Alerts, String> {
-        read_webhook(body, self.label())
+    fn read(&self, body: &[u8], _now: i64) -> Result<Reading, String> {
+        read_webhook(body, self.label()).map(Reading::Alerts)
     }
 }
 
@@ -66,7 +66,10 @@ mod tests {
 
     #[test]
     fn a_payload_is_an_object_of_alerts_and_its_sentences_name_the_sender() {
-        let read = |body: &str| Alertmanager.read(body.as_bytes());
+        let read = |body: &str| match Alertmanager.read(body.as_bytes(), 0)? {
+            Reading::Alerts(alerts) => Ok(alerts),
+            Reading::Event(_) => Err("an event".to_string()),
+        };
         assert_eq!(
             read("[]").unwrap_err(),
             "not an Alertmanager webhook payload: expected a JSON object"

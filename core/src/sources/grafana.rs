@@ -4,7 +4,7 @@
 //! <https://grafana.com/docs/grafana/latest/alerting/configure-notifications/manage-contact-points/integrations/webhook-notifier/>
 
 use super::alertmanager::read_webhook;
-use super::{Alerts, Source};
+use super::{Reading, Source};
 
 pub struct Grafana;
 
@@ -17,8 +17,8 @@ impl Source for Grafana {
         "Grafana"
     }
 
-    fn read(&self, body: &[u8]) -> Result<Alerts, String> {
-        read_webhook(body, self.label())
+    fn read(&self, body: &[u8], _now: i64) -> Result<Reading, String> {
+        read_webhook(body, self.label()).map(Reading::Alerts)
     }
 }
 
@@ -29,10 +29,12 @@ mod tests {
     #[test]
     fn grafanas_webhook_is_read_and_its_sentences_say_grafana() {
         let body = include_bytes!("../../../domain/tests/fixtures/grafana-webhook.json");
-        let alerts = Grafana.read(body).unwrap();
+        let Reading::Alerts(alerts) = Grafana.read(body, 0).unwrap() else {
+            panic!("alerts, not an event")
+        };
         assert!(!alerts.alerts.is_empty());
         assert_eq!(
-            Grafana.read(b"[1]").unwrap_err(),
+            Grafana.read(b"[1]", 0).unwrap_err(),
             "not a Grafana webhook payload: expected a JSON object"
         );
     }

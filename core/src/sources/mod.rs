@@ -1,10 +1,13 @@
 //! Where alerts come from: each sender's format is one file here implementing `Source`, which
-//! turns a request's body into Klaxon's own normalized alerts (`Alerts`); `Core::intake` takes
-//! those, whatever sent them. A source is chosen by the integration's kind, registered once in
-//! `SOURCES`; its sentences name it ("not a Grafana webhook payload").
+//! turns a request's body into Klaxon's own normalized alerts (`Alerts`), or, for a sender that
+//! names one alert by its own key (PagerDuty's `dedup_key`), into an `Event` about that alert;
+//! `Core::intake` and `Core::apply_event` take those, whatever sent them. A source is chosen by
+//! the integration's kind, registered once in `SOURCES`; its sentences name it ("not a Grafana
+//! webhook payload").
 
 mod alertmanager;
 mod grafana;
+pub mod pagerduty;
 
 use klaxon_domain::alerting::{IncomingAlert, PayloadGroup};
 use std::collections::BTreeMap;
@@ -23,6 +26,35 @@ pub struct Alerts {
     pub ignored: usize,
 }
 
+/// What a sender said about one alert it names by its own key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    /// The sender's key for the alert, answered back to it (PagerDuty's `dedup_key`).
+    pub key: String,
+    /// The alert's fingerprint: the key, or its hash when longer than a fingerprint may be.
+    pub fingerprint: String,
+    pub action: Action,
+}
+
+/// What an `Event` does to its alert.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// The alert fires, in its own group (its own incident); firing again while it fires is a
+    /// refresh, after it resolved a new occurrence.
+    Trigger(Box<Alerts>),
+    /// The firing alert resolves; an alert not firing is left alone.
+    Resolve,
+    /// The firing alert's incident is acknowledged by its sender; else nothing happens.
+    Acknowledge,
+}
+
+/// A request's body as its source reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reading {
+    Alerts(Alerts),
+    Event(Event),
+}
+
 /// One alert format.
 pub trait Source: Sync {
     /// The integration kind that sends it (`integrations.kind`).
@@ -31,12 +63,17 @@ pub trait Source: Sync {
     /// Its name in a sentence.
     fn label(&self) -> &'static str;
 
-    /// The request's body as alerts, or why it is not one: the 400's sentence.
-    fn read(&self, body: &[u8]) -> Result<Alerts, String>;
+    /// The request's body as alerts or an event, or why it is not one: the 400's sentence.
+    /// `now` stands for a time the sender left out.
+    fn read(&self, body: &[u8], now: i64) -> Result<Reading, String>;
 }
 
 /// Every source, registered once.
-static SOURCES: [&dyn Source; 2] = [&alertmanager::Alertmanager, &grafana::Grafana];
+static SOURCES: [&dyn Source; 3] = [
+    &alertmanager::Alertmanager,
+    &grafana::Grafana,
+    &pagerduty::PagerDuty,
+];
 
 /// The source an integration of `kind` reads; Alertmanager's for a kind Klaxon does not know.
 pub fn source(kind: &str) -> &'static dyn Source {

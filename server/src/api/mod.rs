@@ -17,6 +17,7 @@ mod integrations;
 mod invites;
 mod maintenance;
 pub(crate) mod ops;
+mod pagerduty;
 mod paging;
 mod phone;
 pub mod roads;
@@ -139,6 +140,8 @@ pub fn intake_router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
     OpenApiRouter::new()
         .routes(routes!(intake::webhook))
         .routes(routes!(intake::legacy_webhook))
+        .routes(routes!(pagerduty::enqueue))
+        .routes(routes!(pagerduty::enqueue_under_api))
         .layer(axum::extract::DefaultBodyLimit::max(
             intake::WEBHOOK_BODY_LIMIT,
         ))

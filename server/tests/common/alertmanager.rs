@@ -34,6 +34,15 @@ impl Alertmanager {
         Self::launch(webhook, "1h", false).await
     }
 
+    /// Starts Alertmanager sending every alert through its PagerDuty notifier (Events API v2)
+    /// to `url` with `routing_key`, and waits until it is ready.
+    pub async fn start_pagerduty(url: &str, routing_key: &str) -> Alertmanager {
+        let receiver = format!(
+            "    pagerduty_configs:\n      - url: '{url}'\n        routing_key: '{routing_key}'\n        send_resolved: true\n"
+        );
+        Self::launch_with(&receiver, "1h", false).await
+    }
+
     /// The same, re-sending a still-firing group every `repeat_interval`.
     pub async fn start_repeating(webhook: &str, repeat_interval: &str) -> Alertmanager {
         Self::launch(webhook, repeat_interval, false).await
@@ -45,6 +54,14 @@ impl Alertmanager {
     }
 
     async fn launch(webhook: &str, repeat_interval: &str, basic_auth: bool) -> Alertmanager {
+        let receiver = format!(
+            "    webhook_configs:\n      - url: '{webhook}'\n        send_resolved: true\n"
+        );
+        Self::launch_with(&receiver, repeat_interval, basic_auth).await
+    }
+
+    /// Starts Alertmanager with `receiver` (the YAML of the one receiver's configs).
+    async fn launch_with(receiver: &str, repeat_interval: &str, basic_auth: bool) -> Alertmanager {
         assert!(
             Path::new(ALERTMANAGER).exists(),
             "{ALERTMANAGER} is missing: run scripts/setup.sh to install prometheus-alertmanager"
@@ -52,8 +69,7 @@ impl Alertmanager {
         let dir = tempfile::tempdir().unwrap();
         let config = format!(
             "route:\n  receiver: klaxon\n  group_by: ['alertname', 'service']\n  group_wait: 1s\n  \
-             group_interval: 1s\n  repeat_interval: {repeat_interval}\nreceivers:\n  - name: klaxon\n    webhook_configs:\n      \
-             - url: '{webhook}'\n        send_resolved: true\n"
+             group_interval: 1s\n  repeat_interval: {repeat_interval}\nreceivers:\n  - name: klaxon\n{receiver}"
         );
         std::fs::write(dir.path().join("am.yml"), config).unwrap();
         std::fs::write(
@@ -153,4 +169,22 @@ pub fn rfc3339_now() -> String {
     time::OffsetDateTime::now_utc()
         .format(&time::format_description::well_known::Rfc3339)
         .unwrap()
+}
+
+/// Polls `check` every 200 ms for up to 30 s (Alertmanager delivers on its own schedule).
+pub async fn eventually<T, F, Fut>(am: &Alertmanager, what: &str, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    for _ in 0..150 {
+        if let Some(v) = check().await {
+            return v;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    panic!(
+        "{what}: not seen within 30 s; Alertmanager log:\n{}",
+        am.log()
+    );
 }

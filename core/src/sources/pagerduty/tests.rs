@@ -1,0 +1,116 @@
+use super::*;
+
+const T0: i64 = 1_795_000_000;
+
+fn event(body: &str) -> Result<(String, Event), Vec<String>> {
+    read_event(body.as_bytes(), T0)
+}
+
+fn triggered(event: &Event) -> &Alerts {
+    match &event.action {
+        Action::Trigger(alerts) => alerts,
+        other => panic!("a trigger, not {other:?}"),
+    }
+}
+
+#[test]
+fn pagerdutys_own_trigger_example_is_one_alert_in_a_group_of_its_own() {
+    let body = include_bytes!("../../../../domain/tests/fixtures/pagerduty-trigger.json");
+    let (routing_key, event) = read_event(body, T0).unwrap();
+    assert_eq!(routing_key, "samplekeyhere");
+    assert_eq!(event.key, "samplekeyhere");
+    let alerts = triggered(&event);
+    assert_eq!(alerts.group.key, "pagerduty:samplekeyhere");
+    let alert = &alerts.alerts["samplekeyhere"];
+    assert_eq!(
+        alert.labels["alertname"],
+        "Example alert on host1.example.com"
+    );
+    assert_eq!(alert.labels["severity"], "info");
+    assert_eq!(alert.labels["component"], "postgres");
+    assert_eq!(alert.labels["group"], "prod-datapipe");
+    assert_eq!(alert.labels["class"], "deploy");
+    assert!(alert.labels["source"].starts_with("monitoringtool:"));
+    // "+0000" (no colon) is ISO 8601's basic offset, as PagerDuty's example writes it.
+    assert_eq!(alert.starts_at, 1_437_122_578);
+    assert_eq!(alert.generator_url.as_deref(), Some("https://example.com/"));
+    let details: Value = serde_json::from_str(&alert.annotations["details"]).unwrap();
+    assert_eq!(details["ping time"], "1500ms");
+}
+
+#[test]
+fn a_trigger_without_a_key_gets_a_new_one_and_error_pages_as_critical() {
+    let body = r#"{"routing_key": "k", "event_action": "trigger",
+        "payload": {"summary": "disk full", "source": "db1", "severity": "error"}}"#;
+    let (_, first) = event(body).unwrap();
+    let (_, second) = event(body).unwrap();
+    assert_eq!(first.key.len(), 32);
+    assert_ne!(
+        first.key, second.key,
+        "each trigger without a key is a new alert"
+    );
+    let alert = triggered(&first).alerts.values().next().unwrap();
+    assert_eq!(alert.labels["severity"], "critical");
+    assert_eq!(alert.starts_at, T0, "no timestamp: received now");
+    assert!(alert.annotations.is_empty());
+}
+
+#[test]
+fn acknowledge_and_resolve_name_an_alert_by_its_key() {
+    let (_, e) =
+        event(r#"{"routing_key": "k", "dedup_key": "d1", "event_action": "resolve"}"#).unwrap();
+    assert_eq!((e.key.as_str(), e.action), ("d1", Action::Resolve));
+    let (_, e) =
+        event(r#"{"routing_key": "k", "dedup_key": "d1", "event_action": "acknowledge"}"#).unwrap();
+    assert_eq!(e.action, Action::Acknowledge);
+    assert_eq!(
+        event(r#"{"routing_key": "k", "event_action": "resolve"}"#).unwrap_err(),
+        vec!["'dedup_key' is required to acknowledge or resolve"]
+    );
+}
+
+#[test]
+fn every_fault_of_an_event_is_named_at_once() {
+    let errors = event(
+        r#"{"event_action": "trigger", "payload": {"severity": "major",
+        "timestamp": "yesterday"}}"#,
+    )
+    .unwrap_err();
+    assert_eq!(
+        errors,
+        vec![
+            "'routing_key' is missing",
+            "'payload.summary' is missing",
+            "'payload.source' is missing",
+            "'payload.severity' must be critical, error, warning or info",
+            "'payload.timestamp' is not an ISO 8601 time",
+        ]
+    );
+    assert_eq!(
+        event(r#"{"routing_key": "k", "event_action": "snooze"}"#).unwrap_err(),
+        vec!["'event_action' must be trigger, acknowledge or resolve"]
+    );
+    assert!(event("[]").unwrap_err()[0].starts_with("the body is not an event object"));
+    assert_eq!(
+        PagerDuty.read(b"{}", T0).unwrap_err(),
+        "not a PagerDuty event: 'routing_key' is missing; \
+         'event_action' must be trigger, acknowledge or resolve"
+    );
+}
+
+#[test]
+fn a_long_key_is_kept_for_the_sender_and_hashed_as_the_fingerprint() {
+    let key = "k".repeat(200);
+    let body = format!(
+        r#"{{"routing_key": "k", "dedup_key": "{key}", "event_action": "trigger",
+            "payload": {{"summary": "s", "source": "h", "severity": "warning"}}}}"#
+    );
+    let (_, e) = event(&body).unwrap();
+    assert_eq!(e.key, key);
+    assert!(e.fingerprint.starts_with("sha256:") && e.fingerprint.len() == 71);
+    let too_long = body.replace(&key, &"k".repeat(256));
+    assert_eq!(
+        event(&too_long).unwrap_err(),
+        vec!["'dedup_key' is longer than 255 characters"]
+    );
+}
