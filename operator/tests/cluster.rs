@@ -481,7 +481,7 @@ async fn servers_and_teams_are_reconciled_into_klaxon_and_cleaned_up() {
         .patch(
             "am",
             &kube::api::PatchParams::default(),
-            &patch(json!({"kind": "pagerduty"})),
+            &patch(json!({"kind": "nagios"})),
         )
         .await
         .unwrap();
