@@ -33,6 +33,12 @@ fn note_text(text: &str) -> Result<String> {
     Ok(t.to_string())
 }
 
+/// Who acknowledges: a person, or the sender of the incident's alert (by its label, "PagerDuty").
+pub(crate) enum AckedBy<'a> {
+    Person(UserId),
+    Sender(&'a str),
+}
+
 fn resolved_conflict() -> Error {
     Error::Conflict("the incident is already resolved".into())
 }
@@ -54,8 +60,12 @@ impl Core {
     /// Acknowledging an acknowledged incident changes nothing; a resolved one is a 409.
     pub async fn acknowledge(&self, actor: &Actor, id: i64) -> Result<Incident> {
         let (_, mut tx) = self.act(actor, id).await?;
-        self.acknowledge_in(&mut tx, IncidentId(id), UserId(actor.user_id))
-            .await?;
+        self.acknowledge_in(
+            &mut tx,
+            IncidentId(id),
+            AckedBy::Person(UserId(actor.user_id)),
+        )
+        .await?;
         self.finish(tx, id).await
     }
 
@@ -76,7 +86,11 @@ impl Core {
         let mut done = Vec::new();
         for id in ids {
             match self
-                .acknowledge_in(&mut tx, IncidentId(*id), UserId(actor.user_id))
+                .acknowledge_in(
+                    &mut tx,
+                    IncidentId(*id),
+                    AckedBy::Person(UserId(actor.user_id)),
+                )
                 .await
             {
                 Ok(true) => done.push(*id),
@@ -89,15 +103,22 @@ impl Core {
         Ok(done)
     }
 
-    /// The acknowledge shared by the API and push tokens: triggered → acknowledged, once.
-    /// True when this call acknowledged it; false when it already was; a 409 when resolved.
+    /// The acknowledge shared by the API, push tokens and senders' events: triggered →
+    /// acknowledged, once. True when this call acknowledged it; false when it already was; a
+    /// 409 when resolved.
     pub(crate) async fn acknowledge_in(
         &self,
         tx: &mut Tx,
         id: IncidentId,
-        user_id: UserId,
+        by: AckedBy<'_>,
     ) -> Result<bool> {
-        let (IncidentId(id), UserId(user_id)) = (id, user_id);
+        let IncidentId(id) = id;
+        let (user_id, text) = match by {
+            AckedBy::Person(UserId(user)) => (Some(user), "acknowledged".to_string()),
+            AckedBy::Sender(sender) => {
+                (None, format!("acknowledged by its sender ({sender} event)"))
+            }
+        };
         let now = self.now();
         let done = sqlx::query("UPDATE incidents SET state = 'acknowledged', acknowledged_by = $1, acknowledged_at = $2 WHERE id = $3 AND state = 'triggered'")
             .bind(user_id)
@@ -106,15 +127,7 @@ impl Core {
             .execute(&mut **tx)
             .await?;
         if done.rows_affected() == 1 {
-            timeline(
-                tx,
-                id,
-                now,
-                TimelineKind::Acknowledged,
-                Some(user_id),
-                "acknowledged",
-            )
-            .await?;
+            timeline(tx, id, now, TimelineKind::Acknowledged, user_id, &text).await?;
             return Ok(true);
         }
         let (state,): (String,) = sqlx::query_as("SELECT state FROM incidents WHERE id = $1")

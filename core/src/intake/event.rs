@@ -4,11 +4,11 @@
 //! result goes through intake like any payload (`Core::intake`), so its rules hold alike.
 
 use super::{Destination, IntakeOutcome};
+use crate::incidents::actions::AckedBy;
 use crate::sources::{Action, Alerts, Event};
-use crate::timeline::timeline;
 use crate::{Core, Error, Result};
 use klaxon_domain::alerting::{AlertStatus, IncomingAlert, PayloadGroup};
-use klaxon_domain::incident::TimelineKind;
+use klaxon_domain::ids::IncidentId;
 use std::collections::BTreeMap;
 
 /// The stored alert an event names.
@@ -102,34 +102,15 @@ impl Core {
         }
     }
 
-    /// The sender's acknowledgement: triggered → acknowledged, by no person, said so on the
-    /// timeline. True when this call acknowledged it.
+    /// The sender's acknowledgement: by no person, said so on the timeline. True when this
+    /// call acknowledged it; an incident resolved meanwhile is left as it is.
     async fn acknowledged_by_sender(&self, to: &Destination, incident: i64) -> Result<bool> {
-        let now = self.now();
         let mut tx = self.db.begin().await?;
-        let done = sqlx::query(
-            "UPDATE incidents SET state = 'acknowledged', acknowledged_at = $1 \
-             WHERE id = $2 AND team_id = $3 AND state = 'triggered'",
-        )
-        .bind(now)
-        .bind(incident)
-        .bind(to.team_id)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected()
-            == 1;
-        if done {
-            let text = format!("acknowledged by its sender ({} event)", to.source.label());
-            timeline(
-                &mut tx,
-                incident,
-                now,
-                TimelineKind::Acknowledged,
-                None,
-                &text,
-            )
-            .await?;
-        }
+        let by = AckedBy::Sender(to.source.label());
+        let done = match self.acknowledge_in(&mut tx, IncidentId(incident), by).await {
+            Err(Error::Conflict(_)) => false,
+            other => other?,
+        };
         tx.commit().await?;
         if done {
             self.wake_notifier();
