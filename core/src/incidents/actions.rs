@@ -33,12 +33,6 @@ fn note_text(text: &str) -> Result<String> {
     Ok(t.to_string())
 }
 
-/// Who acknowledges: a person, or the sender of the incident's alert (by its label, "PagerDuty").
-pub(crate) enum AckedBy<'a> {
-    Person(UserId),
-    Sender(&'a str),
-}
-
 fn resolved_conflict() -> Error {
     Error::Conflict("the incident is already resolved".into())
 }
@@ -60,12 +54,8 @@ impl Core {
     /// Acknowledging an acknowledged incident changes nothing; a resolved one is a 409.
     pub async fn acknowledge(&self, actor: &Actor, id: i64) -> Result<Incident> {
         let (_, mut tx) = self.act(actor, id).await?;
-        self.acknowledge_in(
-            &mut tx,
-            IncidentId(id),
-            AckedBy::Person(UserId(actor.user_id)),
-        )
-        .await?;
+        self.acknowledge_in(&mut tx, IncidentId(id), UserId(actor.user_id))
+            .await?;
         self.finish(tx, id).await
     }
 
@@ -86,11 +76,7 @@ impl Core {
         let mut done = Vec::new();
         for id in ids {
             match self
-                .acknowledge_in(
-                    &mut tx,
-                    IncidentId(*id),
-                    AckedBy::Person(UserId(actor.user_id)),
-                )
+                .acknowledge_in(&mut tx, IncidentId(*id), UserId(actor.user_id))
                 .await
             {
                 Ok(true) => done.push(*id),
@@ -103,22 +89,37 @@ impl Core {
         Ok(done)
     }
 
-    /// The acknowledge shared by the API, push tokens and senders' events: triggered →
-    /// acknowledged, once. True when this call acknowledged it; false when it already was; a
-    /// 409 when resolved.
+    /// The acknowledge shared by the API and push tokens: triggered → acknowledged, once.
+    /// True when this call acknowledged it; false when it already was; a 409 when resolved.
     pub(crate) async fn acknowledge_in(
         &self,
         tx: &mut Tx,
         id: IncidentId,
-        by: AckedBy<'_>,
+        UserId(user_id): UserId,
     ) -> Result<bool> {
-        let IncidentId(id) = id;
-        let (user_id, text) = match by {
-            AckedBy::Person(UserId(user)) => (Some(user), "acknowledged".to_string()),
-            AckedBy::Sender(sender) => {
-                (None, format!("acknowledged by its sender ({sender} event)"))
-            }
-        };
+        self.acknowledge_as(tx, id, Some(user_id), "acknowledged")
+            .await
+    }
+
+    /// The same for the sender of the incident's alert (`sender`, its label: "PagerDuty"), by
+    /// no person, said so on the timeline.
+    pub(crate) async fn acknowledge_by_sender_in(
+        &self,
+        tx: &mut Tx,
+        id: IncidentId,
+        sender: &str,
+    ) -> Result<bool> {
+        let text = format!("acknowledged by its sender ({sender} event)");
+        self.acknowledge_as(tx, id, None, &text).await
+    }
+
+    async fn acknowledge_as(
+        &self,
+        tx: &mut Tx,
+        IncidentId(id): IncidentId,
+        user_id: Option<i64>,
+        text: &str,
+    ) -> Result<bool> {
         let now = self.now();
         let done = sqlx::query("UPDATE incidents SET state = 'acknowledged', acknowledged_by = $1, acknowledged_at = $2 WHERE id = $3 AND state = 'triggered'")
             .bind(user_id)
@@ -127,7 +128,7 @@ impl Core {
             .execute(&mut **tx)
             .await?;
         if done.rows_affected() == 1 {
-            timeline(tx, id, now, TimelineKind::Acknowledged, user_id, &text).await?;
+            timeline(tx, id, now, TimelineKind::Acknowledged, user_id, text).await?;
             return Ok(true);
         }
         let (state,): (String,) = sqlx::query_as("SELECT state FROM incidents WHERE id = $1")

@@ -4,7 +4,6 @@
 //! result goes through intake like any payload (`Core::intake`), so its rules hold alike.
 
 use super::{Destination, IntakeOutcome};
-use crate::incidents::actions::AckedBy;
 use crate::sources::{Action, Alerts, Event};
 use crate::{Core, Error, Result};
 use klaxon_domain::alerting::{AlertStatus, IncomingAlert, PayloadGroup};
@@ -106,8 +105,11 @@ impl Core {
     /// call acknowledged it; an incident resolved meanwhile is left as it is.
     async fn acknowledged_by_sender(&self, to: &Destination, incident: i64) -> Result<bool> {
         let mut tx = self.db.begin().await?;
-        let by = AckedBy::Sender(to.source.label());
-        let done = match self.acknowledge_in(&mut tx, IncidentId(incident), by).await {
+        let sender = to.source.label();
+        let done = match self
+            .acknowledge_by_sender_in(&mut tx, IncidentId(incident), sender)
+            .await
+        {
             Err(Error::Conflict(_)) => false,
             other => other?,
         };

@@ -2,7 +2,6 @@
 //! single use, stored only as a hash. Never an API key, because a notification body is kept
 //! by the push service, outside Klaxon.
 
-use crate::incidents::actions::AckedBy;
 use crate::secrets::{hash_token, looks_like_token};
 use crate::{Core, Error, Result};
 use klaxon_domain::alerting::{IncidentState, Severity};
@@ -54,12 +53,8 @@ impl Core {
             return Err(self.already_acknowledged(token_hash, now).await?);
         };
         let Some(bundle_id) = bundle_id else {
-            self.acknowledge_in(
-                &mut tx,
-                IncidentId(incident_id),
-                AckedBy::Person(UserId(user_id)),
-            )
-            .await?;
+            self.acknowledge_in(&mut tx, IncidentId(incident_id), UserId(user_id))
+                .await?;
             tx.commit().await?;
             let incident = self.incident_row(incident_id).await?;
             debug_assert!(incident.state != IncidentState::Triggered);
@@ -85,7 +80,7 @@ impl Core {
             ));
         }
         for (id,) in &triggered {
-            self.acknowledge_in(&mut tx, IncidentId(*id), AckedBy::Person(UserId(user_id)))
+            self.acknowledge_in(&mut tx, IncidentId(*id), UserId(user_id))
                 .await?;
         }
         tx.commit().await?;
