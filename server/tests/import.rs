@@ -10,6 +10,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::Json;
 use common::*;
 use futures::StreamExt;
+use klaxon_domain::incident::IntegrationKind;
 use klaxon_server::config_file::remote::Remote;
 use klaxon_server::config_file::{apply, prepare, yaml};
 use klaxon_server::import::{self, Vendor};
@@ -224,10 +225,6 @@ fn check_common(file: &klaxon_domain::config::ConfigFile, report: &import::Repor
     );
     let sources = t.alert_sources.as_ref().unwrap();
     assert_eq!(sources.len(), 1);
-    assert_eq!(
-        sources[0].kind,
-        klaxon_domain::incident::IntegrationKind::Alertmanager
-    );
     // Dave has no account: the report says to invite him, by the name the file uses.
     assert_eq!(
         report.to_invite,
@@ -253,7 +250,11 @@ async fn grafana_oncall() {
         .iter()
         .all(|m| m.role == klaxon_domain::team::Role::Member));
     assert_eq!(t.escalation.as_ref().unwrap().repeat, 5);
-    assert_eq!(t.alert_sources.as_ref().unwrap()[0].name, "prod");
+    let source = &t.alert_sources.as_ref().unwrap()[0];
+    assert_eq!(
+        (source.name.as_str(), source.kind),
+        ("prod", IntegrationKind::Alertmanager)
+    );
     assert!(
         says(&report.no_equivalent, "integration \"Datadog\" (datadog)"),
         "{report}"
@@ -287,7 +288,10 @@ async fn pagerduty() {
         [("alice", "owner"), ("bob", "member"), ("dave", "member")]
     );
     assert_eq!(t.escalation.as_ref().unwrap().repeat, 2);
-    assert_eq!(t.alert_sources.as_ref().unwrap()[0].name, "Payments prod");
+    // An Events API integration stays one: its senders change only their URL and key.
+    let source = &t.alert_sources.as_ref().unwrap()[0];
+    assert_eq!(source.name, "Payments prod");
+    assert_eq!(source.kind, IntegrationKind::PagerDuty);
     assert!(says(&report.no_equivalent, "Payments email"), "{report}");
     // Bob's override during his own week covers nobody: left out, and said.
     assert!(
@@ -446,12 +450,17 @@ async fn apply_imported(app: &TestApp, vendor: Vendor, name: &str, header: &str)
         .await
         .expect(200);
     assert_eq!(rota.as_array().map(Vec::len), Some(90), "{name}: {rota}");
-    // The Alertmanager source is there, with a new URL.
+    // The alert source is there, with a new key.
     let sources = app
         .get(&format!("/api/teams/{team}/integrations"), &admin)
         .await
         .expect(200);
-    assert_eq!(sources[0]["kind"], "alertmanager", "{name}");
+    let kind = if name == "pagerduty" {
+        "pagerduty"
+    } else {
+        "alertmanager"
+    };
+    assert_eq!(sources[0]["kind"], kind, "{name}");
 }
 
 #[test]

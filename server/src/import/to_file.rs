@@ -144,9 +144,10 @@ pub fn to_file(source: &Source, accounts: &Accounts, now: i64) -> (ConfigFile, R
                 IntegrationKind::Alertmanager
             }
             k if k.contains("grafana") => IntegrationKind::Grafana,
+            "pagerduty" => IntegrationKind::PagerDuty,
             _ => {
                 report.no_equivalent.push(format!(
-                    "integration \"{}\" ({}): Klaxon takes Alertmanager and Grafana alerts",
+                    "integration \"{}\" ({}): Klaxon takes Alertmanager, Grafana and PagerDuty Events API alerts",
                     i.name, i.kind
                 ));
                 continue;
