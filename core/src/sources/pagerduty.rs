@@ -84,9 +84,10 @@ pub fn read_event(body: &[u8], now: i64) -> Result<(String, Event), Vec<String>>
     if key.as_ref().is_some_and(|k| k.chars().count() > MAX_KEY) {
         errors.push(format!("'dedup_key' is longer than {MAX_KEY} characters"));
     }
-    let action = match sent.event_action.as_deref() {
+    // The trigger's alert, still without its fingerprint; `None` to acknowledge or resolve.
+    let wanted = match sent.event_action.as_deref() {
         Some("trigger") => match trigger(&sent, now) {
-            Ok(alert) => Some(alert),
+            Ok(alert) => Some(Some(alert)),
             Err(e) => {
                 errors.extend(e);
                 None
@@ -96,22 +97,22 @@ pub fn read_event(body: &[u8], now: i64) -> Result<(String, Event), Vec<String>>
             if key.is_none() {
                 errors.push("'dedup_key' is required to acknowledge or resolve".to_string());
             }
-            None
+            Some(None)
         }
         _ => {
             errors.push("'event_action' must be trigger, acknowledge or resolve".to_string());
             None
         }
     };
-    if !errors.is_empty() {
+    let Some(wanted) = wanted.filter(|_| errors.is_empty()) else {
         return Err(errors);
-    }
+    };
     let key = key.unwrap_or_else(|| crate::secrets::new_token()[..32].to_lowercase());
     let fingerprint = fingerprint_of(&key);
-    let action = match (sent.event_action.as_deref(), action) {
-        (Some("resolve"), _) => Action::Resolve,
-        (Some("acknowledge"), _) => Action::Acknowledge,
-        (_, Some(alert)) => {
+    let action = match wanted {
+        None if sent.event_action.as_deref() == Some("resolve") => Action::Resolve,
+        None => Action::Acknowledge,
+        Some(alert) => {
             let alert = WebhookAlert {
                 fingerprint: Some(fingerprint.clone()),
                 ..alert
@@ -128,7 +129,6 @@ pub fn read_event(body: &[u8], now: i64) -> Result<(String, Event), Vec<String>>
                 ignored: 0,
             }))
         }
-        _ => unreachable!("a trigger without errors has its alert"),
     };
     Ok((
         routing_key,
