@@ -11,6 +11,8 @@ pub enum Via {
     CalendarFeed(i64),
     /// A page's acknowledge token (its row), used from a call's keypress or a text's reply.
     Delivery(i64),
+    /// A chat account linked to the person (its `chat_links` row), from a button or a command.
+    Chat(i64),
 }
 
 #[derive(Debug, Clone)]
@@ -33,7 +35,7 @@ impl Actor {
     pub fn session_id(&self) -> Option<i64> {
         match self.via {
             Via::Session(id) => Some(id),
-            Via::ApiKey(_) | Via::CalendarFeed(_) | Via::Delivery(_) => None,
+            Via::ApiKey(_) | Via::CalendarFeed(_) | Via::Delivery(_) | Via::Chat(_) => None,
         }
     }
 

@@ -223,6 +223,32 @@ impl Core {
         }
     }
 
+    /// An integration's routing rules are set by its team's owner, or by an instance-scoped
+    /// service account (`klaxon apply`), which can already act in every team.
+    pub async fn require_rules_setter(&self, actor: &Actor, team_id: i64) -> Result<()> {
+        if lists_every_team(actor) {
+            return if self.team_exists(team_id).await? {
+                Ok(())
+            } else {
+                Err(Error::NotFound)
+            };
+        }
+        self.require_team_owner(actor, team_id).await.map(|_| ())
+    }
+
+    /// Whether rules set by `actor` may send alerts to the team `target`: one the actor is in
+    /// (any, for an administrator or an instance-scoped service account).
+    pub async fn may_route_to(&self, actor: &Actor, target: i64) -> Result<bool> {
+        if lists_every_team(actor) {
+            return Ok(true);
+        }
+        match self.team_access(actor, target).await {
+            Ok(_) => Ok(true),
+            Err(Error::NotFound) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Team-scoped service accounts of `team_id`: whoever passes owner checks there (its owners,
     /// administrators, its own team-scoped account), and any instance-scoped service account.
     pub async fn require_may_manage_service_accounts(

@@ -103,21 +103,13 @@ impl Core {
             .map(|i| AlertSourceSpec {
                 name: i.name,
                 kind: i.kind,
+                templates: i.templates,
+                // Written only when there are some, so a file without rules stays short.
+                rules: Some(i.rules).filter(|r| !r.is_empty()),
             })
             .collect();
         alert_sources.sort_by(|a, b| a.name.cmp(&b.name));
-        let mut switches: Vec<DeadmanSwitchSpec> = self
-            .list_switches(actor, team_id)
-            .await?
-            .into_iter()
-            .map(|s| DeadmanSwitchSpec {
-                name: s.name,
-                matcher: s.matcher,
-                timeout: s.timeout.to_string(),
-                severity: s.severity,
-            })
-            .collect();
-        switches.sort_by(|a, b| a.name.cmp(&b.name));
+        let switches = file_switches(self.list_switches(actor, team_id).await?);
         let windows = self
             .list_maintenance(actor, team_id)
             .await?
@@ -254,4 +246,21 @@ pub fn channel_env(team: &str, channel: &str) -> String {
             .collect()
     };
     format!("KLAXON_CHANNEL_{}_{}", part(team), part(channel))
+}
+
+/// A team's switches as the file has them, by name. A switch fed by pings is not the file's: its
+/// URL's key cannot be written in it.
+fn file_switches(list: Vec<klaxon_domain::deadman::DeadmanSwitch>) -> Vec<DeadmanSwitchSpec> {
+    let mut switches: Vec<DeadmanSwitchSpec> = list
+        .into_iter()
+        .filter(|s| !s.pings)
+        .map(|s| DeadmanSwitchSpec {
+            name: s.name,
+            matcher: s.matcher,
+            timeout: s.timeout.to_string(),
+            severity: s.severity,
+        })
+        .collect();
+    switches.sort_by(|a, b| a.name.cmp(&b.name));
+    switches
 }

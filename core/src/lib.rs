@@ -8,7 +8,9 @@ pub mod actor;
 pub(crate) mod announcements;
 pub mod authz;
 pub mod callbacks;
+pub mod changes;
 pub mod channels;
+pub mod chat;
 pub mod client;
 pub mod clock;
 pub mod config;
@@ -21,6 +23,7 @@ pub mod health;
 pub mod incidents;
 pub mod intake;
 pub mod integrations;
+pub mod key_rate;
 pub mod lanes;
 pub mod leases;
 pub mod maintenance;
@@ -30,6 +33,7 @@ pub mod outbound;
 pub mod outbox;
 pub mod paging;
 pub mod roads;
+pub mod routing_rules;
 pub mod schedule;
 pub mod secrets;
 pub mod settings;
@@ -82,6 +86,8 @@ pub struct Config {
     pub personal_outbound_allow: outbound::OutboundAllow,
     /// `POST /api/alertmanager/webhook` without a key is served (`KLAXON_LEGACY_WEBHOOK`).
     pub legacy_webhook: bool,
+    /// Requests an integration key may send a minute, 0 for no limit (`KLAXON_INTAKE_RATE`).
+    pub intake_per_minute: u32,
 }
 
 impl Default for Config {
@@ -100,6 +106,7 @@ impl Default for Config {
             outbound_allow: outbound::OutboundAllow::default(),
             personal_outbound_allow: outbound::OutboundAllow::default(),
             legacy_webhook: false,
+            intake_per_minute: key_rate::PER_MINUTE,
         }
     }
 }
@@ -141,6 +148,8 @@ pub struct Core {
     pub(crate) channel_lanes: Arc<lanes::Lanes<i64>>,
     /// The integrations whose times this replica has stamped this second (`intake`).
     pub(crate) stamps: Arc<intake::Stamps>,
+    /// Each integration key's requests this minute (`intake::rate`).
+    pub(crate) key_rate: Arc<key_rate::KeyRate>,
 }
 
 impl Core {
@@ -158,7 +167,12 @@ impl Core {
         let personal_outbound =
             outbound::Outbound::for_personal_roads(config.personal_outbound_allow.clone());
         let vapid = Arc::new(roads::webpush::Vapid::load_or_make(&db, clock.now()).await?);
+        let key_rate = Arc::new(key_rate::KeyRate::new(
+            config.intake_per_minute,
+            clock.clone(),
+        ));
         let core = Core {
+            key_rate,
             vapid,
             sso,
             db,

@@ -25,6 +25,8 @@ pub struct SweepReport {
     pub deadman: crate::deadman::WatchReport,
     /// Hand-off notices queued.
     pub handoffs: u64,
+    /// Reported changes past their 90 days, forgotten.
+    pub changes_forgotten: u64,
 }
 
 impl Core {
@@ -104,6 +106,7 @@ impl Core {
         report.archived = archived.rows_affected();
         report.deadman = self.watch_switches().await?;
         report.handoffs = self.queue_handoffs().await?;
+        report.changes_forgotten = self.forget_old_changes(now).await?;
         // Acknowledge tokens are useless a day after expiry; keep the table small.
         sqlx::query("DELETE FROM ack_tokens WHERE expires_at < $1")
             .bind(now - 86_400)

@@ -37,6 +37,10 @@ pub const CODE_MAILS_PER_ADDRESS: i64 = 3;
 pub const TESTS_PER_PERSON: i64 = 20;
 pub const TESTS_PER_TARGET: i64 = 5;
 
+/// Wrong chat link codes typed by one chat account per `WINDOW`: a typo or two; not a guesser's
+/// way through a million six-digit codes.
+pub const LINK_CODES_PER_ACCOUNT: i64 = 5;
+
 /// What is counted, each with its limit per `WINDOW`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Attempt {
@@ -60,6 +64,8 @@ pub(crate) enum Attempt {
     TestByPerson,
     /// Test sends to one target (`TESTS_PER_TARGET`).
     TestToTarget,
+    /// Wrong link codes from one chat account (`LINK_CODES_PER_ACCOUNT`).
+    ChatLinkCode,
 }
 
 impl Attempt {
@@ -75,6 +81,7 @@ impl Attempt {
             Attempt::CodeMailToAddress => "code_mail_address",
             Attempt::TestByPerson => "test_person",
             Attempt::TestToTarget => "test_target",
+            Attempt::ChatLinkCode => "chat_link_code",
         }
     }
 
@@ -90,6 +97,7 @@ impl Attempt {
             Attempt::CodeMailToAddress => CODE_MAILS_PER_ADDRESS,
             Attempt::TestByPerson => TESTS_PER_PERSON,
             Attempt::TestToTarget => TESTS_PER_TARGET,
+            Attempt::ChatLinkCode => LINK_CODES_PER_ACCOUNT,
         }
     }
 
@@ -106,6 +114,7 @@ impl Attempt {
             Attempt::CodeMailToAddress => "verification codes mailed to this address",
             Attempt::TestByPerson => "test messages sent by this person",
             Attempt::TestToTarget => "test messages sent to this destination",
+            Attempt::ChatLinkCode => "wrong link codes from this chat account",
         };
         format!("too many {what}; try again in {minutes} minutes")
     }

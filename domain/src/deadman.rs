@@ -27,9 +27,16 @@ pub enum SwitchStatus {
 
 /// The death rule, used by the sweeper to open incidents and by the list to show status:
 /// a source is dead once `timeout` has passed since its last heartbeat (at exactly
-/// `timeout` of silence it is already dead).
-pub fn status(last_heartbeat: Option<i64>, timeout: Duration, now: i64) -> SwitchStatus {
+/// `timeout` of silence it is already dead), or when it reported a failure (a heartbeat URL's
+/// `/fail`) that no heartbeat followed.
+pub fn status(
+    last_heartbeat: Option<i64>,
+    failed: bool,
+    timeout: Duration,
+    now: i64,
+) -> SwitchStatus {
     match last_heartbeat {
+        _ if failed => SwitchStatus::Dead,
         None => SwitchStatus::Dormant,
         Some(t) if now - t >= timeout.as_secs() => SwitchStatus::Dead,
         Some(_) => SwitchStatus::Healthy,
@@ -64,11 +71,15 @@ pub fn group_key(switch_id: i64, cluster: &str) -> String {
 pub struct SwitchSpec {
     pub name: Label,
     /// Alertmanager matcher syntax, with an `alertname` matcher: `{alertname="Watchdog"}`.
-    #[cfg_attr(
-        feature = "openapi",
-        schema(min_length = 1, max_length = 1000, pattern = "\\S")
-    )]
+    /// Required, unless the switch is fed by `pings`; then empty or left out.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 1000))]
     pub matcher: String,
+    /// Fed by pings to a heartbeat URL (`/api/heartbeat/{key}`, for cron jobs and backups that
+    /// cannot send alerts) instead of by alerts matching `matcher`. The URL is answered once,
+    /// when the switch is made or turned to pings.
+    #[serde(default)]
+    pub pings: bool,
     /// Silence that counts as dead, 1m to 7d.
     pub timeout: Duration,
     /// Severity of the incident a dead switch opens; `critical` when left out.
@@ -84,7 +95,10 @@ impl SwitchSpec {
     /// The checks that need no parser; the matcher's syntax is checked by `matcher::Matcher`.
     pub fn validate(&self) -> Result<SwitchSpec, String> {
         let matcher = self.matcher.trim();
-        if matcher.is_empty() {
+        if self.pings && !matcher.is_empty() {
+            return Err("a switch fed by pings has no matcher: leave it empty".into());
+        }
+        if !self.pings && matcher.is_empty() {
             return Err("matcher is required, for example {alertname=\"Watchdog\"}".into());
         }
         if matcher.len() > MATCHER_MAX {
@@ -98,6 +112,7 @@ impl SwitchSpec {
         Ok(SwitchSpec {
             name: self.name.clone(),
             matcher: matcher.to_string(),
+            pings: self.pings,
             timeout: self.timeout,
             severity: self.severity,
         })
@@ -128,7 +143,21 @@ pub struct DeadmanSwitch {
     pub id: i64,
     pub team_id: i64,
     pub name: String,
+    /// Empty for a switch fed by pings.
     pub matcher: String,
+    /// Fed by pings to its heartbeat URL rather than by alerts.
+    pub pings: bool,
+    /// The heartbeat URL, in the answer that made it only (creating the switch, or turning it
+    /// to pings): Klaxon keeps a hash of its key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ping_url: Option<String>,
+    /// A run that pinged `/start` and has not pinged success or `/fail` since.
+    #[serde(default)]
+    pub running_since: Option<Timestamp>,
+    /// What the last `/fail` said (its body's first 1000 characters), while no heartbeat
+    /// followed it.
+    #[serde(default)]
+    pub failure: Option<String>,
     pub timeout: Duration,
     pub severity: Severity,
     /// `Dead` if any source is dead, else `Healthy` once any heartbeat was seen, else `Dormant`.
@@ -150,6 +179,8 @@ pub mod matcher {
     use promql_parser::parser::{self, Expr};
     use std::collections::BTreeMap;
 
+    const LIKE: &str = r#"like {alertname="Watchdog", cluster=~"prod-.*"}"#;
+
     #[derive(Debug, Clone)]
     pub struct Matcher(Matchers);
 
@@ -157,13 +188,28 @@ pub mod matcher {
         /// Accepts `{alertname="Watchdog", cluster=~"prod-.*"}`, braces optional; it must
         /// select on `alertname` with `=` or `=~`, so a switch never watches every alert.
         pub fn parse(raw: &str) -> Result<Matcher, String> {
+            let m = Matcher::parse_any(raw)?;
+            let selects_alertname =
+                m.0.matchers.iter().any(|m| {
+                    m.name == "alertname" && matches!(m.op, MatchOp::Equal | MatchOp::Re(_))
+                });
+            if !selects_alertname {
+                return Err(format!(
+                    "matcher must contain an alertname matcher (alertname=\"…\" or \
+                     alertname=~\"…\"), {LIKE}"
+                ));
+            }
+            Ok(m)
+        }
+
+        /// Any set of label matchers, braces optional (routing rules match on any label).
+        pub fn parse_any(raw: &str) -> Result<Matcher, String> {
             let text = raw.trim();
             let braced = if text.starts_with('{') {
                 text.to_string()
             } else {
                 format!("{{{text}}}")
             };
-            const LIKE: &str = r#"like {alertname="Watchdog", cluster=~"prod-.*"}"#;
             let bad = |why: String| Err(format!("matcher {why}, {LIKE}"));
             let selector = match parser::parse(&braced) {
                 Ok(Expr::VectorSelector(v)) => v,
@@ -175,16 +221,6 @@ pub mod matcher {
             }
             if !selector.matchers.or_matchers.is_empty() {
                 return bad("cannot use `or`".into());
-            }
-            let selects_alertname =
-                selector.matchers.matchers.iter().any(|m| {
-                    m.name == "alertname" && matches!(m.op, MatchOp::Equal | MatchOp::Re(_))
-                });
-            if !selects_alertname {
-                return bad(
-                    "must contain an alertname matcher (alertname=\"…\" or alertname=~\"…\")"
-                        .into(),
-                );
             }
             Ok(Matcher(selector.matchers))
         }
@@ -206,10 +242,16 @@ mod tests {
     #[test]
     fn dead_at_exactly_the_timeout() {
         let t = Duration::minutes(10);
-        assert_eq!(status(None, t, 1_000), SwitchStatus::Dormant);
-        assert_eq!(status(Some(1_000), t, 1_599), SwitchStatus::Healthy);
-        assert_eq!(status(Some(1_000), t, 1_600), SwitchStatus::Dead);
-        assert_eq!(status(Some(1_000), t, 9_999), SwitchStatus::Dead);
+        assert_eq!(status(None, false, t, 1_000), SwitchStatus::Dormant);
+        assert_eq!(status(Some(1_000), false, t, 1_599), SwitchStatus::Healthy);
+        assert_eq!(status(Some(1_000), false, t, 1_600), SwitchStatus::Dead);
+        assert_eq!(status(Some(1_000), false, t, 9_999), SwitchStatus::Dead);
+    }
+
+    #[test]
+    fn a_reported_failure_is_dead_at_once() {
+        let t = Duration::minutes(10);
+        assert_eq!(status(Some(1_000), true, t, 1_000), SwitchStatus::Dead);
     }
 
     #[test]
@@ -232,6 +274,7 @@ mod tests {
         let spec = |name: &str, matcher: &str, timeout: Duration| SwitchSpec {
             name: Label::parse(name).unwrap(),
             matcher: matcher.into(),
+            pings: false,
             timeout,
             severity: Severity::Critical,
         };
@@ -256,6 +299,16 @@ mod tests {
         assert!(spec("w", "{alertname=\"x\"}", Duration::days(8))
             .validate()
             .is_err());
+        let pinged = SwitchSpec {
+            pings: true,
+            ..spec("backup", " ", Duration::days(1))
+        };
+        assert_eq!(pinged.validate().unwrap().matcher, "");
+        let both = SwitchSpec {
+            pings: true,
+            ..spec("backup", "{alertname=\"x\"}", Duration::days(1))
+        };
+        assert!(both.validate().unwrap_err().contains("no matcher"));
         let json: SwitchSpec =
             serde_json::from_str(r#"{"name":"w","matcher":"{alertname=\"x\"}","timeout":"10m"}"#)
                 .unwrap();

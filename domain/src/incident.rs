@@ -7,9 +7,10 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// What posts to an integration, and so the format its body is read in: Alertmanager's webhook
-/// payload (Grafana's webhook contact point sends a superset of it), or PagerDuty's Events API v2
-/// (any sender configured for PagerDuty, its routing key being the integration's key). Fixed at
-/// creation.
+/// payload (Grafana's webhook contact point sends a superset of it), PagerDuty's Events API v2
+/// (any sender configured for PagerDuty, its routing key being the integration's key), or
+/// Opsgenie's Alert API (any sender configured for Opsgenie, its API key being the integration's
+/// key), or any JSON read by the integration's own templates (`webhook`). Fixed at creation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -20,12 +21,16 @@ pub enum IntegrationKind {
     Grafana,
     #[serde(rename = "pagerduty")]
     PagerDuty,
+    Opsgenie,
+    Webhook,
 }
 
 crate::words!(IntegrationKind, "integration kind" {
     Alertmanager => "alertmanager",
     Grafana => "grafana",
     PagerDuty => "pagerduty",
+    Opsgenie => "opsgenie",
+    Webhook => "webhook",
 });
 
 impl IntegrationKind {
@@ -35,6 +40,8 @@ impl IntegrationKind {
             IntegrationKind::Alertmanager => "Alertmanager",
             IntegrationKind::Grafana => "Grafana",
             IntegrationKind::PagerDuty => "PagerDuty Events v2",
+            IntegrationKind::Opsgenie => "Opsgenie Alert API",
+            IntegrationKind::Webhook => "Generic JSON webhook",
         }
     }
 }
@@ -75,6 +82,12 @@ pub struct Integration {
     pub alertmanager_url: Option<String>,
     /// Whether credentials for that Alertmanager are stored (they are never shown).
     pub alertmanager_auth_set: bool,
+    /// A `webhook` integration's templates; none for other kinds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub templates: Option<crate::mapping::WebhookTemplates>,
+    /// Its routing rules, in order (the first that matches an alert decides).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<crate::routing::RoutingRule>,
 }
 
 /// `PATCH /api/teams/{team_id}/integrations/{id}`: each field given is changed, the others
@@ -102,6 +115,9 @@ pub struct IntegrationChange {
     )]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::silence::AlertmanagerAuth>))]
     pub alertmanager_auth: Option<Option<crate::silence::AlertmanagerAuth>>,
+    /// A `webhook` integration's templates, replaced whole (checked before they are kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub templates: Option<crate::mapping::WebhookTemplates>,
 }
 
 /// A field that is present (possibly `null`), as opposed to absent.

@@ -20,6 +20,9 @@ pub struct IncidentDetail {
     pub pages: Vec<crate::paging::Page>,
     /// The Alertmanager silence made from the incident, while it lasts.
     pub silence: Option<crate::silence::Silence>,
+    /// The team's reported changes in the two hours before it began, newest first (at most 10).
+    #[serde(default)]
+    pub changes_before: Vec<crate::change::Change>,
 }
 
 /// A resolved incident like this one, with what fixed it.

@@ -1,5 +1,5 @@
 import { expect, type APIRequestContext } from '@playwright/test';
-import { test, PASSWORD, hydrated, signInApi, pressSignIn } from './support';
+import { test, PASSWORD, hydrated, signInApi, pressSignIn, removeTeam } from './support';
 
 // Dead man's switches on the team page: an owner adds one (a matcher without alertname is refused
 // with the server's reason), heartbeats from two clusters make it healthy with a row per cluster,
@@ -61,7 +61,7 @@ test('owner adds, watches, changes and removes a switch', async ({ page, request
   const section = page.getByRole('region', { name: "Dead man's switches" });
   await expect(section.getByText("No dead man's switches.")).toBeVisible();
   await section.getByText('Add a switch').click();
-  const add = section.locator('details.inner');
+  const add = section.locator('details.inner').filter({ hasText: 'Add a switch' });
   // The form starts with the usual Watchdog switch; a matcher that does not name the alert is refused.
   await expect(add.getByLabel('Name')).toHaveValue('Watchdog');
   await add.getByLabel('Heartbeat matcher').fill('{cluster=~"prod-.*"}');
@@ -125,4 +125,51 @@ test('owner adds, watches, changes and removes a switch', async ({ page, request
   await expect(section.getByText('Removed: that heartbeat is no longer watched.')).toBeVisible();
   const left = await request.get(`/api/teams/${teamId}/deadman/switches`);
   expect(await left.json()).toEqual([]);
+});
+
+test('a cron job pings the heartbeat URL the owner added, and its failure shows at once', async ({ page, request }) => {
+  await signInApi(request);
+  const suffix = Date.now().toString(36);
+  const team = await (await request.post('/api/teams', { data: { name: `cron-${suffix}` } })).json();
+  await page.goto(`/teams/${team.id}`);
+  await expect(page).toHaveURL(/\/login/);
+  await page.getByLabel('Username').fill('alice');
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await pressSignIn(page);
+  await hydrated(page);
+
+  const section = page.getByRole('region', { name: "Dead man's switches" });
+  const add = section.locator('details.inner').filter({ hasText: 'Add a heartbeat URL' });
+  await add.getByText('Add a heartbeat URL').click();
+  await add.getByLabel('Name').fill('Nightly backup');
+  await add.getByLabel('Dead after this much silence').fill('25h');
+  await add.getByRole('button', { name: 'Add heartbeat URL' }).click();
+  // The URL is shown once, with the line to put after the job.
+  const field = page.getByLabel('Heartbeat URL of “Nightly backup”');
+  await expect(field).toHaveValue(/\/api\/heartbeat\/.{20,}$/);
+  const url = new URL(await field.inputValue());
+  await expect(page.getByText(`curl -fsS -m 10 --retry 5 ${url}`)).toBeVisible();
+  const row = section.locator('li.switch').filter({ hasText: 'Nightly backup' });
+  await expect(row).toContainText('pinged at its heartbeat URL');
+  await expect(row.locator('.switch-status')).toHaveText('dormant');
+
+  // A run begins: shown as running. Once the page is left, the URL is not shown again.
+  expect((await request.get(`${url.pathname}/start`)).status()).toBe(200);
+  await page.reload();
+  await hydrated(page);
+  await expect(page.getByLabel('Heartbeat URL of “Nightly backup”')).toHaveCount(0);
+  expect(await page.content()).not.toContain(url.pathname);
+  await expect(row).toContainText('running since');
+  // It succeeds, as the cron line pings.
+  expect(await (await request.get(url.pathname)).text()).toBe('OK');
+  await page.reload();
+  await expect(row.locator('.switch-status')).toHaveText('healthy');
+  await expect(row).not.toContainText('running since');
+  // The next run fails, saying why: dead at once.
+  expect((await request.post(`${url.pathname}/fail`, { data: 'pg_dump: disk full' })).status()).toBe(200);
+  await page.reload();
+  await expect(row.locator('.switch-status')).toHaveText('dead');
+  await expect(row).toContainText('failed: pg_dump: disk full');
+  // The dead switch opened an incident; the team goes with it, so later files start with none open.
+  await removeTeam(request, team.id);
 });

@@ -49,6 +49,8 @@ export const test = base.extend<{ idpIssuer: string }, { instance: Instance }>({
           // unless allowed, as an administrator would allow an Alertmanager in the same network.
           KLAXON_OUTBOUND_ALLOW: '127.0.0.0/8',
           KLAXON_OUTBOUND_ALLOW_PERSONAL: '127.0.0.0/8',
+          // The Slack app whose requests `chat.spec.ts` signs.
+          KLAXON_SLACK_SIGNING_SECRET: SLACK_SECRET,
         },
         { port, stdio: ['ignore', 'inherit', 'inherit'] },
       );
@@ -64,6 +66,7 @@ export const test = base.extend<{ idpIssuer: string }, { instance: Instance }>({
 });
 
 export const PASSWORD = 'correct horse battery';
+export const SLACK_SECRET = '8f742231b10e8888abcd99yyyzzz85a5';
 
 /// Presses Sign in and waits for the page it loads. Signing in loads the next page in full
 /// (`account_changes_load_in_full`); until that load the signed-out page, already hydrated, is

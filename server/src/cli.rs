@@ -64,6 +64,8 @@ enum BenchCommand {
     /// Three replicas, a misbehaving push service and a seeded plan of kills, freezes and a
     /// database restart under steady webhooks; checks that no page was lost or doubled.
     Chaos(crate::bench::ChaosArgs),
+    /// A Slack button pressed → acknowledgement stored, and → the message replaced.
+    Chat(crate::bench::ChatArgs),
 }
 
 #[derive(Args)]
@@ -107,6 +109,7 @@ pub async fn run() -> Result<(), String> {
         Command::Bench(BenchCommand::Ticks(args)) => crate::bench::ticks(args).await,
         Command::Bench(BenchCommand::Replicas(args)) => crate::bench::replicas(args).await,
         Command::Bench(BenchCommand::Chaos(args)) => crate::bench::chaos(args).await,
+        Command::Bench(BenchCommand::Chat(args)) => crate::bench::chat(args).await,
         Command::Login(args) => crate::terminal::login(args).await,
         Command::Logout => crate::terminal::logout().await,
         Command::Whoami => crate::terminal::whoami().await,

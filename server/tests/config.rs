@@ -40,13 +40,7 @@ async fn people_and_key(app: &TestApp) -> (Auth, String) {
         .await
         .expect(200);
     }
-    let sa = app
-        .post("/api/service-accounts", &admin, json!({"name": "config"}))
-        .await
-        .expect(201);
-    let Auth::Key(key) = app.service_key(&admin, sa["id"].as_i64().unwrap()).await else {
-        unreachable!()
-    };
+    let key = app.instance_key(&admin, "config").await;
     (admin, key)
 }
 

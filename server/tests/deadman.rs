@@ -545,6 +545,7 @@ fn seeded() -> Config {
         deadman_seed: Some(SwitchSpec {
             name: klaxon_domain::text::Label::parse("Pipeline").unwrap(),
             matcher: WATCHDOG.into(),
+            pings: false,
             timeout: Duration::minutes(15),
             severity: Severity::Warning,
         }),

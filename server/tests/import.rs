@@ -14,7 +14,7 @@ use klaxon_domain::incident::IntegrationKind;
 use klaxon_server::config_file::remote::Remote;
 use klaxon_server::config_file::{apply, prepare, yaml};
 use klaxon_server::import::{self, Vendor};
-use serde_json::json;
+use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -160,10 +160,19 @@ async fn import(
     (file, report, recorded, waits)
 }
 
+/// The team every vendor's answers describe.
+fn payments(file: &klaxon_domain::config::ConfigFile) -> &klaxon_domain::config::TeamSpec {
+    let t = file.teams.iter().find(|t| t.name == "payments-platform");
+    t.unwrap_or_else(|| panic!("{file:#?}"))
+}
+
+fn team_names(file: &klaxon_domain::config::ConfigFile) -> Vec<&str> {
+    file.teams.iter().map(|t| t.name.as_str()).collect()
+}
+
 /// What every vendor's answers describe, in Klaxon's terms.
 fn check_common(file: &klaxon_domain::config::ConfigFile, report: &import::Report) {
-    assert_eq!(file.teams.len(), 1, "{file:#?}");
-    let t = &file.teams[0];
+    let t = payments(file);
     assert_eq!(t.name, "payments-platform");
     assert_eq!(t.display_name.as_deref(), Some("Payments Platform"));
     assert_eq!(t.time_zone.as_deref(), Some("America/New_York"));
@@ -224,7 +233,11 @@ fn check_common(file: &klaxon_domain::config::ConfigFile, report: &import::Repor
         ]
     );
     let sources = t.alert_sources.as_ref().unwrap();
-    assert_eq!(sources.len(), 1);
+    // One source of a kind Klaxon reads itself; OnCall's others are generic webhooks.
+    let own = sources
+        .iter()
+        .filter(|s| s.kind != IntegrationKind::Webhook);
+    assert_eq!(own.count(), 1);
     // Dave has no account: the report says to invite him, by the name the file uses.
     assert_eq!(
         report.to_invite,
@@ -241,7 +254,9 @@ async fn grafana_oncall() {
     let (file, report, recorded, waits) =
         import(Vendor::Oncall, "oncall", "s3cret", "/api/v1/teams/").await;
     check_common(&file, &report);
-    let t = &file.teams[0];
+    // A second team's chain, which the routes of two integrations send some alerts to.
+    assert_eq!(team_names(&file), ["databases", "payments-platform"]);
+    let t = payments(&file);
     // OnCall's API says nothing of team roles: everyone is a member.
     assert!(t
         .members
@@ -255,11 +270,65 @@ async fn grafana_oncall() {
         (source.name.as_str(), source.kind),
         ("prod", IntegrationKind::Alertmanager)
     );
+    // Any other type becomes a generic webhook with OnCall's templates as they are written…
+    let jobs = t
+        .alert_sources
+        .as_ref()
+        .unwrap()
+        .iter()
+        .find(|s| s.name == "Jobs");
+    let jobs = jobs.expect("the webhook integration");
+    assert_eq!(jobs.kind, IntegrationKind::Webhook);
+    let templates = jobs.templates.as_ref().unwrap();
+    assert_eq!(templates.title, "{{ payload.job }} failed");
+    assert_eq!(
+        templates.dedup_key.as_deref(),
+        Some("{{ payload.get('job') }}")
+    );
+    assert_eq!(
+        templates.resolved.as_deref(),
+        Some("{{ payload.state == 'ok' }}")
+    );
+    assert_eq!(templates.link.as_deref(), Some("{{ payload.url }}"));
+    // …and one whose built-in templates Klaxon does not know gets the starter set, said so.
+    let datadog = t
+        .alert_sources
+        .as_ref()
+        .unwrap()
+        .iter()
+        .find(|s| s.name == "Datadog");
+    assert_eq!(datadog.unwrap().kind, IntegrationKind::Webhook);
     assert!(
-        says(&report.no_equivalent, "integration \"Datadog\" (datadog)"),
+        says(
+            &report.approximated,
+            "integration \"Datadog\" (datadog): OnCall's built-in title"
+        ),
         "{report}"
     );
     assert!(says(&report.no_equivalent, "trigger_webhook"), "{report}");
+    // Its routes: the templates compute which matched first, a rule sends route 2's alerts to
+    // the team of its chain (route 1's stay, as their chain is the integration's team's).
+    assert_eq!(
+        serde_json::to_value(&jobs.rules).unwrap(),
+        json!([{"matchers": "{oncall_route=\"2\"}", "team": "databases"}])
+    );
+    assert!(templates.labels["oncall_route"].contains("regex_search"));
+    assert!(
+        says(
+            &report.approximated,
+            "integration \"Jobs\": its 2 routes became a label"
+        ),
+        "{report}"
+    );
+    // An Alertmanager integration's alerts have no such template: its route is reported.
+    assert_eq!(source.rules, None);
+    assert!(
+        says(
+            &report.no_equivalent,
+            "integration \"prod\": route 1 (regex `\"service\": \"postgres\"`) went to another team's chain"
+        ),
+        "{report}"
+    );
     // Both pages of people were read, and the 429 was waited out as it asked.
     assert!(recorded.asked("/api/v1/users/?page=2"));
     assert_eq!(waits, [7]);
@@ -275,7 +344,8 @@ async fn pagerduty() {
     )
     .await;
     check_common(&file, &report);
-    let t = &file.teams[0];
+    assert_eq!(team_names(&file), ["payments-platform"]);
+    let t = payments(&file);
     let roles: Vec<_> = t
         .members
         .as_ref()
@@ -320,9 +390,17 @@ async fn opsgenie() {
     let (file, report, recorded, waits) =
         import(Vendor::Opsgenie, "opsgenie", "GenieKey s3cret", "/v2/teams").await;
     check_common(&file, &report);
-    let t = &file.teams[0];
+    assert_eq!(team_names(&file), ["payments-platform"]);
+    let t = payments(&file);
     assert_eq!(t.escalation.as_ref().unwrap().repeat, 2);
     assert_eq!(t.members.as_ref().unwrap()[0].role.as_str(), "owner");
+    // Alertmanager posting to Opsgenie's Alert API (a "Prometheus" integration) keeps that API:
+    // its `opsgenie_configs` change their URL and key alone.
+    let source = &t.alert_sources.as_ref().unwrap()[0];
+    assert_eq!(
+        (source.name.as_str(), source.kind),
+        ("prod", IntegrationKind::Opsgenie)
+    );
     assert!(
         says(&report.no_equivalent, "a recipient of type team"),
         "{report}"
@@ -389,13 +467,7 @@ async fn apply_imported(app: &TestApp, vendor: Vendor, name: &str, header: &str)
         .await
         .expect(200);
     }
-    let sa = app
-        .post("/api/service-accounts", &admin, json!({"name": "importer"}))
-        .await
-        .expect(201);
-    let Auth::Key(key) = app.service_key(&admin, sa["id"].as_i64().unwrap()).await else {
-        unreachable!()
-    };
+    let key = app.instance_key(&admin, "importer").await;
     let text = yaml::write(&file);
     // A YAML 1.1 reader and an independent JSON Schema implementation take the file.
     crate::config::valid_under_the_schema(&text);
@@ -455,12 +527,44 @@ async fn apply_imported(app: &TestApp, vendor: Vendor, name: &str, header: &str)
         .get(&format!("/api/teams/{team}/integrations"), &admin)
         .await
         .expect(200);
-    let kind = if name == "pagerduty" {
-        "pagerduty"
-    } else {
-        "alertmanager"
+    // A PagerDuty Events API or Opsgenie Alert API source stays one of its kind.
+    let kind = match name {
+        "pagerduty" | "opsgenie" => name,
+        _ => "alertmanager",
     };
-    assert_eq!(sources[0]["kind"], kind, "{name}");
+    let own = sources
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["kind"] != "webhook");
+    assert_eq!(own.unwrap()["kind"], kind, "{name}");
+    if name == "oncall" {
+        oncall_routes_route(app, &admin, team, &sources).await;
+    }
+}
+
+/// OnCall's routes, as imported, send what OnCall sent: a body its regex route finds goes to
+/// the databases team, one its earlier template route takes stays, one no route takes stays.
+async fn oncall_routes_route(app: &TestApp, admin: &Auth, team: i64, sources: &Value) {
+    let jobs = sources
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "Jobs");
+    let id = jobs.unwrap()["id"].as_i64().unwrap();
+    let path = format!("/api/teams/{team}/integrations/{id}/rules/simulate");
+    for (job, to) in [
+        ("db-backup", json!("databases")),
+        ("db-nightly-report", Value::Null),
+        ("web-deploy", Value::Null),
+    ] {
+        let sample = json!({"job": job, "state": "failed", "url": "https://ci.example/1"});
+        let sim = app
+            .post(&path, admin, json!({"sample": sample.to_string()}))
+            .await
+            .expect(200);
+        assert_eq!(sim[0]["decision"]["team"], to, "{job}: {sim}");
+    }
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! key alone: the real Alertmanager's `pagerduty_configs`, and the API's documented answers.
 
 use crate::common::{self, timeline_texts, Auth, TestApp};
-use common::alertmanager::{eventually, rfc3339_now, Alertmanager};
+use common::alertmanager::{disk_full, eventually, rfc3339_now, Alertmanager};
 use reqwest::Method;
 use serde_json::{json, Value};
 
@@ -41,16 +41,7 @@ both!(
         let (admin, team, key) = pagerduty_team(&app).await;
         let am = Alertmanager::start_pagerduty(&format!("{}/v2/enqueue", app.url), &key).await;
         let starts_at = rfc3339_now();
-        let alert = |ends_at: Option<String>| {
-            let mut a = json!({
-                "labels": {"alertname": "DiskFull", "service": "storage", "instance": "db-1:9100"},
-                "startsAt": starts_at,
-            });
-            if let Some(e) = ends_at {
-                a["endsAt"] = json!(e);
-            }
-            json!([a])
-        };
+        let alert = |ends_at: Option<String>| disk_full(&starts_at, ends_at);
         am.post_alerts(alert(None)).await;
         let incident = eventually(&am, "a triggered incident", || async {
             let list = app.incidents(&admin, team).await;
@@ -185,3 +176,102 @@ both!(the_events_api_answers_as_pagerduty_documents_it, |app| {
     assert_eq!(enqueue(&app, "/v2/enqueue", &huge).await.0, 413);
     assert_eq!(app.incidents(&admin, team).await.len(), 4);
 });
+
+both!(
+    change_events_are_kept_beside_the_incidents_that_follow_and_page_no_one,
+    |app| {
+        let (admin, team, key) = pagerduty_team(&app).await;
+        // PagerDuty's own change example, with this integration's key and a time just before now.
+        let mut change: Value = serde_json::from_slice(include_bytes!(
+            "../../domain/tests/fixtures/pagerduty-change.json"
+        ))
+        .unwrap();
+        change["routing_key"] = json!(key);
+        change["payload"]["timestamp"] =
+            json!(klaxon_domain::Timestamp(app.core.now() - 600).to_rfc3339());
+        let (status, body) = enqueue(&app, "/v2/change/enqueue", &change).await;
+        assert_eq!(status, 202, "{body}");
+        assert_eq!(
+            body,
+            json!({"status": "success", "message": "Change event processed"})
+        );
+        assert!(
+            app.incidents(&admin, team).await.is_empty(),
+            "a change pages no one"
+        );
+        // The integration was heard from: its last webhook time is stamped.
+        let integrations = app
+            .get(&format!("/api/teams/{team}/integrations"), &admin)
+            .await
+            .expect(200);
+        assert_eq!(integrations[0]["status"], "Active", "{integrations}");
+        let listed = app
+            .get(&format!("/api/teams/{team}/changes"), &admin)
+            .await
+            .expect(200);
+        assert_eq!(
+            listed[0]["summary"],
+            "Build Success: Increase snapshot create timeout to 30 seconds"
+        );
+        assert_eq!(listed[0]["link"], "https://acme.pagerduty.dev/build/2");
+
+        // An incident that begins ten minutes after it shows it; one three hours later does not.
+        let trigger = |dedup: &str| {
+            json!({"routing_key": key, "event_action": "trigger", "dedup_key": dedup,
+        "payload": {"summary": format!("{dedup} is down"), "source": "web-1", "severity": "critical"}})
+        };
+        assert_eq!(
+            enqueue(&app, "/v2/enqueue", &trigger("checkout")).await.0,
+            202
+        );
+        let first = app.incidents(&admin, team).await[0]["id"].as_i64().unwrap();
+        let d = app.detail(&admin, first).await;
+        assert_eq!(d["changes_before"].as_array().unwrap().len(), 1, "{d}");
+        assert_eq!(
+            d["changes_before"][0]["source"],
+            "acme-build-pipeline-tool-default-i-9999"
+        );
+        app.clock.advance(3 * 3600);
+        assert_eq!(
+            enqueue(&app, "/v2/enqueue", &trigger("search")).await.0,
+            202
+        );
+        let later = app.incidents(&admin, team).await[0]["id"].as_i64().unwrap();
+        assert_ne!(later, first);
+        assert!(app.detail(&admin, later).await["changes_before"]
+            .as_array()
+            .unwrap()
+            .is_empty());
+
+        // Refused in PagerDuty's shape, changing nothing; under /api the same endpoint answers.
+        let (status, body) = enqueue(
+            &app,
+            "/api/pagerduty/v2/change/enqueue",
+            &json!({"routing_key": key, "payload": {}}),
+        )
+        .await;
+        assert_eq!(status, 400);
+        assert_eq!(body["errors"], json!(["'payload.summary' is missing"]));
+        let (status, _) = enqueue(
+            &app,
+            "/v2/change/enqueue",
+            &json!({"routing_key": "nope", "payload": {"summary": "s"}}),
+        )
+        .await;
+        assert_eq!(status, 400);
+        let listed = app
+            .get(&format!("/api/teams/{team}/changes"), &admin)
+            .await
+            .expect(200);
+        assert_eq!(listed.as_array().unwrap().len(), 1);
+
+        // Kept 90 days.
+        app.clock.advance(91 * 86_400);
+        assert_eq!(app.core.sweep().await.unwrap().changes_forgotten, 1);
+        let listed = app
+            .get(&format!("/api/teams/{team}/changes"), &admin)
+            .await
+            .expect(200);
+        assert!(listed.as_array().unwrap().is_empty());
+    }
+);

@@ -12,11 +12,13 @@ pub async fn list_switches(team_id: i64) -> Result<Vec<DeadmanSwitch>, ServerFnE
     core.list_switches(&actor, team_id).await.map_err(fail)
 }
 
-/// The form's text fields as the API's body; the checks themselves are core's.
+/// The form's text fields as the API's body; the checks themselves are core's. A switch fed
+/// by pings has no matcher field, and says so in a hidden `pings` field.
 #[cfg(feature = "ssr")]
 fn spec(
     name: String,
-    matcher: String,
+    matcher: Option<String>,
+    pings: Option<String>,
     timeout: String,
     severity: String,
 ) -> Result<klaxon_domain::deadman::SwitchSpec, ServerFnError> {
@@ -24,7 +26,8 @@ fn spec(
     let invalid = |m: String| crate::server::fail(klaxon_core::Error::Invalid(m));
     Ok(klaxon_domain::deadman::SwitchSpec {
         name: crate::server::field("name", klaxon_domain::text::Label::parse(&name))?,
-        matcher,
+        matcher: matcher.unwrap_or_default(),
+        pings: pings.as_deref() == Some("true"),
         timeout: timeout
             .trim()
             .parse()
@@ -38,13 +41,14 @@ fn spec(
 pub async fn create_switch(
     team_id: i64,
     name: String,
-    matcher: String,
+    matcher: Option<String>,
+    pings: Option<String>,
     timeout: String,
     severity: String,
 ) -> Result<DeadmanSwitch, ServerFnError> {
     use crate::server::{fail, signed_in};
     let (core, actor) = signed_in().await?;
-    let spec = spec(name, matcher, timeout, severity)?;
+    let spec = spec(name, matcher, pings, timeout, severity)?;
     core.create_switch(&actor, team_id, &spec)
         .await
         .map_err(fail)
@@ -55,13 +59,14 @@ pub async fn update_switch(
     team_id: i64,
     id: i64,
     name: String,
-    matcher: String,
+    matcher: Option<String>,
+    pings: Option<String>,
     timeout: String,
     severity: String,
 ) -> Result<DeadmanSwitch, ServerFnError> {
     use crate::server::{fail, signed_in};
     let (core, actor) = signed_in().await?;
-    let spec = spec(name, matcher, timeout, severity)?;
+    let spec = spec(name, matcher, pings, timeout, severity)?;
     core.update_switch(&actor, TeamId(team_id), SwitchId(id), &spec)
         .await
         .map_err(fail)

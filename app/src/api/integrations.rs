@@ -3,6 +3,8 @@
 #[cfg(feature = "ssr")]
 use klaxon_domain::ids::{IntegrationId, TeamId};
 use klaxon_domain::incident::{Integration, IntegrationKind, NewIntegration};
+use klaxon_domain::mapping::{TemplatePreview, TemplateTrial, WebhookTemplates};
+use klaxon_domain::routing::{RoutingRule, RulesTrial, SimulatedAlert};
 use leptos::prelude::*;
 
 #[server(prefix = "/rpc")]
@@ -18,11 +20,68 @@ pub async fn create_integration(
     team_id: i64,
     name: String,
     kind: IntegrationKind,
+    templates: Option<WebhookTemplates>,
 ) -> Result<NewIntegration, ServerFnError> {
     use crate::server::{fail, field, signed_in};
     let name = field("name", klaxon_domain::text::Label::parse(&name))?;
     let (core, actor) = signed_in().await?;
-    core.create_integration(&actor, team_id, &name, kind)
+    core.create_integration(&actor, team_id, &name, kind, templates)
+        .await
+        .map_err(fail)
+}
+
+/// What a sample body would become with these templates: the "try it" button. Sent as JSON:
+/// only the templates editor builds it.
+#[server(prefix = "/rpc", input = leptos::server_fn::codec::Json)]
+pub async fn try_templates(trial: TemplateTrial) -> Result<TemplatePreview, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.try_templates(&actor, &trial).map_err(fail)
+}
+
+/// Replaces a generic webhook's templates. Sent as JSON, as the editor builds it.
+#[server(prefix = "/rpc", input = leptos::server_fn::codec::Json)]
+pub async fn set_templates(
+    team_id: i64,
+    id: i64,
+    templates: WebhookTemplates,
+) -> Result<Integration, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    let change = klaxon_domain::incident::IntegrationChange {
+        templates: Some(templates),
+        ..Default::default()
+    };
+    core.update_integration(&actor, TeamId(team_id), IntegrationId(id), change)
+        .await
+        .map_err(fail)
+}
+
+/// Replaces an integration's routing rules, in order. Sent as JSON, as the rules editor builds
+/// them.
+#[server(prefix = "/rpc", input = leptos::server_fn::codec::Json)]
+pub async fn set_rules(
+    team_id: i64,
+    id: i64,
+    rules: Vec<RoutingRule>,
+) -> Result<Integration, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.set_integration_rules(&actor, TeamId(team_id), IntegrationId(id), rules)
+        .await
+        .map_err(fail)
+}
+
+/// What a sample request would do under the rules being edited: the "simulate" button.
+#[server(prefix = "/rpc", input = leptos::server_fn::codec::Json)]
+pub async fn simulate_rules(
+    team_id: i64,
+    id: i64,
+    trial: RulesTrial,
+) -> Result<Vec<SimulatedAlert>, ServerFnError> {
+    use crate::server::{fail, signed_in};
+    let (core, actor) = signed_in().await?;
+    core.simulate_rules(&actor, TeamId(team_id), IntegrationId(id), trial)
         .await
         .map_err(fail)
 }
@@ -78,6 +137,7 @@ pub async fn set_alertmanager(
         name: None,
         alertmanager_url: Some((!url.is_empty()).then(|| url.to_string())),
         alertmanager_auth: auth,
+        ..Default::default()
     };
     core.update_integration(&actor, TeamId(team_id), IntegrationId(id), change)
         .await

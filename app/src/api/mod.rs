@@ -4,6 +4,7 @@
 pub mod account;
 pub mod admin;
 pub mod channels;
+pub mod chat;
 pub mod deadman;
 pub mod device;
 pub mod incidents;

@@ -4,6 +4,7 @@ pub mod calendar;
 pub mod charts;
 pub mod clipboard;
 pub mod coverage;
+pub mod drafts;
 pub mod form;
 pub mod hydration;
 pub mod icons;

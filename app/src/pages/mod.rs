@@ -1,6 +1,7 @@
 //! One module per screen.
 
 pub mod admin;
+pub mod chat_links;
 pub mod device;
 pub mod home;
 pub mod incident;
@@ -20,5 +21,7 @@ pub mod team_integrations;
 pub mod team_maintenance;
 pub mod team_members;
 pub mod team_rota;
+pub mod team_rules;
 pub mod team_schedule;
+pub mod team_templates;
 pub mod teams;

@@ -16,6 +16,7 @@ use crate::components::hydration::use_hydrated;
 use crate::components::loaded::{Failed, Loading, WhenLoaded};
 use crate::components::secret::ShownOnce;
 use crate::components::text::when;
+use crate::pages::chat_links::ChatAccounts;
 use crate::pages::reach::{PageThisPhone, ReachCard};
 use klaxon_domain::account::{ApiKeyInfo, Me, NewApiKey};
 use klaxon_domain::sso::GrantSource;
@@ -56,6 +57,7 @@ pub fn ProfilePage() -> impl IntoView {
         </Suspense>
         <PushCardView set_topic private test add />
         <ReachCard add />
+        <ChatAccounts />
         <ApiKeys />
         <PasswordForm />
         <SignOut />

@@ -5,6 +5,7 @@ use crate::api::deadman::{list_switches, CreateSwitch, DeleteSwitch, UpdateSwitc
 use crate::api::load;
 use crate::components::form::{clear_on_success, failed, ActionDone, ActionError, Confirm};
 use crate::components::loaded::{Failed, Loading};
+use crate::components::secret::ShownOnce;
 use crate::components::text::when;
 use klaxon_domain::alerting::{IncidentState, Severity};
 use klaxon_domain::deadman::{DeadmanSwitch, SwitchStatus};
@@ -13,6 +14,8 @@ use leptos::prelude::*;
 #[component]
 pub fn DeadmanSwitches(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoView {
     let create = ServerAction::<CreateSwitch>::new();
+    // A switch fed by pings: its own action, so its URL (answered once) is shown once.
+    let create_pinged = ServerAction::<CreateSwitch>::new();
     let update = ServerAction::<UpdateSwitch>::new();
     let remove = ServerAction::<DeleteSwitch>::new();
     let team_changes = crate::components::live::use_team_changes();
@@ -27,6 +30,7 @@ pub fn DeadmanSwitches(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl Int
             (
                 team_id.get(),
                 create.version().get()
+                    + create_pinged.version().get()
                     + update.version().get()
                     + remove.version().get()
                     + team_changes(),
@@ -50,13 +54,22 @@ pub fn DeadmanSwitches(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl Int
         Some(Ok(None)) | None => {}
     });
     let added = clear_on_success(create);
+    let added_pinged = clear_on_success(create_pinged);
+    let new_url = move || {
+        create_pinged
+            .value()
+            .get()
+            .and_then(Result::ok)
+            .and_then(|s| Some((s.name, s.ping_url?)))
+    };
     view! {
         <section class="card" aria-labelledby="deadman-title">
             <h2 id="deadman-title">"Dead man's switches"</h2>
             <p class="hint">
                 "A switch watches a heartbeat alert that always fires, such as Prometheus's Watchdog. "
                 "When it stops arriving for longer than the timeout, the alerting pipeline itself is down: "
-                "Klaxon opens an incident and pages whoever is on call."
+                "Klaxon opens an incident and pages whoever is on call. "
+                "A job that cannot send alerts (a cron job, a backup) pings a heartbeat URL instead."
             </p>
             <details class="inner" hidden=move || !is_owner.get() open=move || failed(create)>
                 <summary>"Add a switch"</summary>
@@ -68,6 +81,21 @@ pub fn DeadmanSwitches(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl Int
                 </ActionForm>
             </details>
             <ActionDone action=create text="Added: Klaxon watches that heartbeat now." />
+            <details class="inner" hidden=move || !is_owner.get() open=move || failed(create_pinged)>
+                <summary>"Add a heartbeat URL"</summary>
+                <ActionForm action=create_pinged node_ref=added_pinged attr:class="stack">
+                    <input type="hidden" name="team_id" value=move || team_id.get() />
+                    <SwitchFields prefix="new-ping".into() stored=Signal::stored(Fields::new_pinged()) pings=true />
+                    <ActionError action=create_pinged />
+                    <button type="submit" class="primary" disabled=move || create_pinged.pending().get()>"Add heartbeat URL"</button>
+                </ActionForm>
+            </details>
+            {move || new_url().map(|(name, url)| view! {
+                <ShownOnce id="new-heartbeat-url" label=format!("Heartbeat URL of “{name}”") value=url.clone()>
+                    <p class="hint">"Ping it when the job succeeds, add /start when it begins and /fail when it fails, for example at the end of a cron line:"</p>
+                    <pre class="command">{format!("curl -fsS -m 10 --retry 5 {url}")}</pre>
+                </ShownOnce>
+            })}
             <Transition fallback=Loading>
                 {move || Suspend::new(async move {
                     match first.await {
@@ -121,6 +149,15 @@ impl Fields {
         }
     }
 
+    fn new_pinged() -> Self {
+        Fields {
+            name: "Nightly backup".into(),
+            matcher: String::new(),
+            timeout: "25h".into(),
+            severity: Severity::Critical,
+        }
+    }
+
     fn of(s: &DeadmanSwitch) -> Self {
         Fields {
             name: s.name.clone(),
@@ -131,23 +168,35 @@ impl Fields {
     }
 }
 
-/// The four fields of a switch, for adding and for changing one. `stored` is each field's
-/// default (an HTML `value` attribute): a field nobody typed into follows it, one that was
-/// typed into keeps what was typed.
+/// The fields of a switch, for adding and for changing one: a switch fed by `pings` has no
+/// matcher. `stored` is each field's default (an HTML `value` attribute): a field nobody typed
+/// into follows it, one that was typed into keeps what was typed.
 #[component]
-fn SwitchFields(prefix: String, stored: Signal<Fields>) -> impl IntoView {
+fn SwitchFields(
+    prefix: String,
+    stored: Signal<Fields>,
+    #[prop(optional)] pings: bool,
+) -> impl IntoView {
     let id = |field: &str| format!("{prefix}-{field}");
     let hint_id = id("matcher-hint");
     let field = move |f: fn(&Fields) -> String| move || stored.with(f);
+    let feed = if pings {
+        view! { <input type="hidden" name="pings" value="true" /> }.into_any()
+    } else {
+        view! {
+            <label for=id("matcher")>"Heartbeat matcher"</label>
+            <input id=id("matcher") name="matcher" type="text" required maxlength="1000" value=field(|f| f.matcher.clone())
+                autocapitalize="off" autocomplete="off" spellcheck="false" aria-describedby=hint_id.clone() />
+            <p class="hint" id=hint_id>
+                "Alertmanager matcher syntax; it must name the alert, e.g. {alertname=\"Watchdog\", cluster=~\"prod-.*\"}."
+            </p>
+        }
+        .into_any()
+    };
     view! {
         <label for=id("name")>"Name"</label>
         <input id=id("name") name="name" type="text" required maxlength="100" value=field(|f| f.name.clone()) />
-        <label for=id("matcher")>"Heartbeat matcher"</label>
-        <input id=id("matcher") name="matcher" type="text" required maxlength="1000" value=field(|f| f.matcher.clone())
-            autocapitalize="off" autocomplete="off" spellcheck="false" aria-describedby=hint_id.clone() />
-        <p class="hint" id=hint_id>
-            "Alertmanager matcher syntax; it must name the alert, e.g. {alertname=\"Watchdog\", cluster=~\"prod-.*\"}."
-        </p>
+        {feed}
         <label for=id("timeout")>"Dead after this much silence"</label>
         <input id=id("timeout") name="timeout" type="text" required value=field(|f| f.timeout.clone())
             autocapitalize="off" inputmode="text" placeholder="10m" />
@@ -186,7 +235,7 @@ fn SwitchRow(
     update: ServerAction<UpdateSwitch>,
     remove: ServerAction<DeleteSwitch>,
 ) -> impl IntoView {
-    let (id, team_id) = (first.id, first.team_id);
+    let (id, team_id, first_pings) = (first.id, first.team_id, first.pings);
     // The switch as last loaded; kept as it was while the row is on its way out.
     let s = Memo::new(move |last: Option<&DeadmanSwitch>| {
         shown
@@ -200,8 +249,12 @@ fn SwitchRow(
                 Some(t) => format!("last heartbeat {}", when(t)),
                 None => "no heartbeat heard yet".to_string(),
             };
+            let running = s
+                .running_since
+                .map(|t| format!(" · running since {}", when(t)))
+                .unwrap_or_default();
             format!(
-                "dead after {} of silence · {} · {heard}",
+                "dead after {} of silence · {} · {heard}{running}",
                 s.timeout,
                 s.severity.as_str()
             )
@@ -260,7 +313,8 @@ fn SwitchRow(
             <div class="row">
                 <span class="row-main">
                     <strong>{name}</strong>
-                    <span class="meta mono">{move || s.with(|s| s.matcher.clone())}</span>
+                    <span class="meta mono">{move || s.with(|s| if s.pings { "pinged at its heartbeat URL".to_string() } else { s.matcher.clone() })}</span>
+                    {move || s.with(|s| s.failure.clone()).map(|said| view! { <span class="meta">{format!("failed: {said}")}</span> })}
                     <span class="meta">{meta}</span>
                 </span>
                 {move || status_chip(s.with(|s| s.status))}
@@ -272,7 +326,7 @@ fn SwitchRow(
                 <ActionForm action=update attr:class="stack">
                     <input type="hidden" name="team_id" value=team_id />
                     <input type="hidden" name="id" value=id />
-                    <SwitchFields prefix=format!("switch-{id}") stored=Signal::derive(move || s.with(Fields::of)) />
+                    <SwitchFields prefix=format!("switch-{id}") stored=Signal::derive(move || s.with(Fields::of)) pings=first_pings />
                     <button type="submit" class="secondary">"Save"</button>
                 </ActionForm>
                 <Confirm key=format!("remove-switch-{id}") summary="Remove…">

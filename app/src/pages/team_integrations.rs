@@ -12,6 +12,8 @@ use crate::components::hydration::use_hydrated;
 use crate::components::loaded::{Failed, Loading};
 use crate::components::secret::ShownOnce;
 use crate::components::text::when;
+use crate::pages::team_rules::{RuleDrafts, RulesEditor};
+use crate::pages::team_templates::{TemplateDrafts, TemplatesEditor};
 use klaxon_domain::incident::{
     HourVolume, Integration, IntegrationKind, IntegrationStatus, NewIntegration,
 };
@@ -23,6 +25,8 @@ pub fn Integrations(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoVi
     let rename = ServerAction::<RenameIntegration>::new();
     let revoke = ServerAction::<RevokeIntegration>::new();
     let alertmanager = ServerAction::<SetAlertmanager>::new();
+    let drafts = TemplateDrafts::default();
+    let rule_drafts = RuleDrafts::default();
     let team_changes = crate::components::live::use_team_changes();
     let list = load(
         move || {
@@ -54,7 +58,11 @@ pub fn Integrations(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoVi
     view! {
         <section class="card" aria-labelledby="integrations-title">
             <h2 id="integrations-title">"Integrations"</h2>
-            <p class="hint">"Each integration is a webhook URL that Alertmanager or Grafana posts this team's alerts to, or a routing key for any sender set up for PagerDuty."</p>
+            <p class="hint">"Each integration is a webhook URL that Alertmanager or Grafana posts this team's alerts to, a key for any sender set up for PagerDuty or Opsgenie, or a URL any JSON can be posted to, read by templates."</p>
+            <p class="hint">
+                "A cron job or a backup that cannot send alerts pings a heartbeat URL instead: add one under "
+                <a href="#deadman-title">"Dead man's switches"</a>"."
+            </p>
             {move || created().map(|new| view! { <NewWebhook new /> })}
             <details class="inner" hidden=move || !is_owner.get() open=move || failed(create)>
                 <summary>"Add an integration"</summary>
@@ -91,7 +99,7 @@ pub fn Integrations(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoVi
                                     .into_iter()
                                     .map(|i| {
                                         let hours = volumes.iter().find(|(id, _)| *id == i.id).map(|(_, h)| h.clone());
-                                        view! { <IntegrationRow integration=i hours is_owner rename revoke alertmanager /> }
+                                        view! { <IntegrationRow integration=i hours is_owner rename revoke alertmanager drafts rule_drafts /> }
                                     })
                                     .collect_view()}
                             </ul>
@@ -111,7 +119,7 @@ pub fn Integrations(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoVi
     .into_any()
 }
 
-/// The new webhook URL (or, for a PagerDuty-compatible sender, its routing key), once, with
+/// The new webhook URL (or, for a PagerDuty- or Opsgenie-compatible sender, its key), once, with
 /// how to use it.
 #[component]
 fn NewWebhook(new: NewIntegration) -> impl IntoView {
@@ -122,6 +130,7 @@ fn NewWebhook(new: NewIntegration) -> impl IntoView {
     let name = &new.integration.name;
     let (label, value) = match new.integration.kind {
         IntegrationKind::PagerDuty => (format!("Routing key of “{name}”"), new.key.clone()),
+        IntegrationKind::Opsgenie => (format!("API key of “{name}”"), new.key.clone()),
         _ => (format!("Webhook URL of “{name}”"), new.webhook_url.clone()),
     };
     let how = match new.integration.kind {
@@ -136,6 +145,12 @@ fn NewWebhook(new: NewIntegration) -> impl IntoView {
         IntegrationKind::Grafana => view! {
             <p class="hint">
                 "In Grafana, add a contact point of type Webhook with this URL and method POST, then route alerts to it with a notification policy."
+            </p>
+        }
+        .into_any(),
+        IntegrationKind::Webhook => view! {
+            <p class="hint">
+                "Have the sender POST its JSON to this URL. Starter templates read title, severity, status and url; fit them to your sender under the integration's Templates, trying them on a body it sends."
             </p>
         }
         .into_any(),
@@ -161,6 +176,29 @@ fn NewWebhook(new: NewIntegration) -> impl IntoView {
             }
             .into_any()
         }
+        IntegrationKind::Opsgenie => {
+            let base = new
+                .webhook_url
+                .split("/api/alertmanager/webhook/")
+                .next()
+                .unwrap_or_default();
+            let snippet = format!(
+                "receivers:\n  - name: klaxon\n    opsgenie_configs:\n      - api_url: {base}/\n        api_key: {}",
+                new.key,
+            );
+            view! {
+                <p class="hint">
+                    "Any sender set up for Opsgenie's Alert API pages here: give it this key as its API key and "
+                    <code>{format!("{base}/")}</code>
+                    " as its API URL (Grafana's Opsgenie contact point: "
+                    <code>{format!("{base}/v2/alerts")}</code>
+                    "). In Alertmanager:"
+                </p>
+                <pre class="command" id="opsgenie-snippet">{snippet.clone()}</pre>
+                <CopyButton text=snippet label="Copy the Alertmanager snippet" />
+            }
+            .into_any()
+        }
     };
     view! {
         <ShownOnce id="new-webhook-url" label=label value=value>
@@ -179,8 +217,24 @@ fn IntegrationRow(
     rename: ServerAction<RenameIntegration>,
     revoke: ServerAction<RevokeIntegration>,
     alertmanager: ServerAction<SetAlertmanager>,
+    drafts: TemplateDrafts,
+    rule_drafts: RuleDrafts,
 ) -> impl IntoView {
     let i = integration;
+    let rules = {
+        let integration = i.clone();
+        view! { <RulesEditor integration drafts=rule_drafts /> }.into_any()
+    };
+    let editor = (i.kind == IntegrationKind::Webhook).then(|| {
+        let integration = i.clone();
+        view! {
+            <details class="inner">
+                <summary>"Templates"</summary>
+                <TemplatesEditor integration drafts />
+            </details>
+        }
+        .into_any()
+    });
     let am_field = format!("am-url-{}", i.id);
     let am_signin = if i.alertmanager_auth_set {
         "Sign-in is stored (never shown). Fill one below to replace it."
@@ -226,7 +280,9 @@ fn IntegrationRow(
                         <button type="submit" class="secondary">"Rename"</button>
                     </div>
                 </ActionForm>
-                <details class="inner">
+                {editor}
+                {rules}
+                <details class="inner" hidden=i.kind == IntegrationKind::Webhook>
                     <summary>"Alertmanager for silences"</summary>
                     <ActionForm action=alertmanager attr:class="stack">
                         <input type="hidden" name="team_id" value=i.team_id />

@@ -186,6 +186,7 @@ impl Core {
                 team: target.team.clone(),
                 public_url: self.config.public_url.clone(),
                 body,
+                interactive: self.config.roads.slack_signing_secret.is_some(),
             };
             let mut outgoing = Vec::new();
             let split = match bundling(items.len(), pushed, waiting, BUNDLE_AFTER) {

@@ -17,11 +17,12 @@ pub(crate) async fn heartbeat_sources<'a>(
     team_id: i64,
     alerts: impl Iterator<Item = &'a IncomingAlert>,
 ) -> Result<HashMap<String, Vec<(i64, String)>>> {
-    let switches: Vec<(i64, String)> =
-        sqlx::query_as("SELECT id, matcher FROM deadman_switches WHERE team_id = $1")
-            .bind(team_id)
-            .fetch_all(&mut **tx)
-            .await?;
+    let switches: Vec<(i64, String)> = sqlx::query_as(
+        "SELECT id, matcher FROM deadman_switches WHERE team_id = $1 AND ping_key_hash IS NULL",
+    )
+    .bind(team_id)
+    .fetch_all(&mut **tx)
+    .await?;
     let mut out: HashMap<String, Vec<(i64, String)>> = HashMap::new();
     if switches.is_empty() {
         return Ok(out);

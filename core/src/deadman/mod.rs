@@ -4,9 +4,11 @@
 //! install.
 
 mod heartbeats;
+mod pings;
 mod watch;
 
 pub(crate) use heartbeats::{heartbeat_sources, record_heartbeats};
+pub use pings::Ping;
 pub use watch::WatchReport;
 
 use crate::{Actor, Core, Error, Result};
@@ -58,11 +60,24 @@ struct SwitchRow {
     incident_id: Option<i64>,
     incident_state: Option<String>,
     incident_created_at: Option<i64>,
+    /// Set for a switch fed by pings (never shown).
+    ping_key_hash: Option<String>,
+    ping_started_at: Option<i64>,
+}
+
+/// One source's heartbeat row as the list shows it.
+#[derive(sqlx::FromRow)]
+struct Beat {
+    switch_id: i64,
+    cluster: String,
+    last_seen_at: i64,
+    failed_at: Option<i64>,
+    failure: Option<String>,
 }
 
 const SELECT: &str =
     "SELECT s.id, s.team_id, s.name, s.matcher, s.timeout, s.severity, s.created_at, \
-     i.id AS incident_id, i.state AS incident_state, i.created_at AS incident_created_at \
+     s.ping_key_hash, s.ping_started_at, i.id AS incident_id, i.state AS incident_state, i.created_at AS incident_created_at \
      FROM deadman_switches s LEFT JOIN incidents i ON i.id = s.last_incident_id";
 
 impl Core {
@@ -73,16 +88,16 @@ impl Core {
                 .bind(team_id)
                 .fetch_all(&self.db.pool)
                 .await?;
-        let beats: Vec<(i64, String, i64)> = sqlx::query_as(
-            "SELECT h.switch_id, h.cluster, h.last_seen_at FROM deadman_heartbeats h \
+        let beats: Vec<Beat> = sqlx::query_as(
+            "SELECT h.switch_id, h.cluster, h.last_seen_at, h.failed_at, h.failure FROM deadman_heartbeats h \
              JOIN deadman_switches s ON s.id = h.switch_id WHERE s.team_id = $1 ORDER BY h.cluster",
         )
         .bind(team_id)
         .fetch_all(&self.db.pool)
         .await?;
-        let mut by_switch: HashMap<i64, Vec<(String, i64)>> = HashMap::new();
-        for (id, cluster, at) in beats {
-            by_switch.entry(id).or_default().push((cluster, at));
+        let mut by_switch: HashMap<i64, Vec<Beat>> = HashMap::new();
+        for beat in beats {
+            by_switch.entry(beat.switch_id).or_default().push(beat);
         }
         rows.into_iter()
             .map(|r| {
@@ -92,7 +107,7 @@ impl Core {
             .collect()
     }
 
-    async fn get_switch(&self, team_id: i64, id: i64) -> Result<DeadmanSwitch> {
+    pub(crate) async fn get_switch(&self, team_id: i64, id: i64) -> Result<DeadmanSwitch> {
         let row: SwitchRow =
             sqlx::query_as(&format!("{SELECT} WHERE s.team_id = $1 AND s.id = $2"))
                 .bind(team_id)
@@ -100,8 +115,9 @@ impl Core {
                 .fetch_optional(&self.db.pool)
                 .await?
                 .ok_or(Error::NotFound)?;
-        let beats: Vec<(String, i64)> = sqlx::query_as(
-            "SELECT cluster, last_seen_at FROM deadman_heartbeats WHERE switch_id = $1 ORDER BY cluster",
+        let beats: Vec<Beat> = sqlx::query_as(
+            "SELECT switch_id, cluster, last_seen_at, failed_at, failure FROM deadman_heartbeats \
+             WHERE switch_id = $1 ORDER BY cluster",
         )
         .bind(id)
         .fetch_all(&self.db.pool)
@@ -110,15 +126,15 @@ impl Core {
     }
 
     /// The wire shape, with every status from `deadman::status`, the rule the sweeper uses.
-    fn switch(&self, r: SwitchRow, beats: Vec<(String, i64)>) -> Result<DeadmanSwitch> {
+    fn switch(&self, r: SwitchRow, beats: Vec<Beat>) -> Result<DeadmanSwitch> {
         let now = self.now();
         let timeout = Duration::seconds(r.timeout);
         let clusters: Vec<ClusterHeartbeat> = beats
             .iter()
-            .map(|(cluster, at)| ClusterHeartbeat {
-                cluster: Some(cluster.clone()).filter(|c| !c.is_empty()),
-                status: deadman::status(Some(*at), timeout, now),
-                last_heartbeat_at: Timestamp(*at),
+            .map(|b| ClusterHeartbeat {
+                cluster: Some(b.cluster.clone()).filter(|c| !c.is_empty()),
+                status: deadman::status(Some(b.last_seen_at), b.failed_at.is_some(), timeout, now),
+                last_heartbeat_at: Timestamp(b.last_seen_at),
             })
             .collect();
         // The left join's columns are all present or all null.
@@ -135,10 +151,14 @@ impl Core {
             team_id: r.team_id,
             name: r.name,
             matcher: r.matcher,
+            pings: r.ping_key_hash.is_some(),
+            ping_url: None,
+            running_since: r.ping_started_at.map(Timestamp),
+            failure: beats.iter().find_map(|b| b.failure.clone()),
             timeout,
             severity: r.severity,
             status: deadman::overall(clusters.iter().map(|c| c.status)),
-            last_heartbeat_at: beats.iter().map(|b| b.1).max().map(Timestamp),
+            last_heartbeat_at: beats.iter().map(|b| b.last_seen_at).max().map(Timestamp),
             last_incident,
             clusters: if clusters.len() > 1 {
                 clusters
@@ -173,9 +193,10 @@ impl Core {
                 "a team may have at most {MAX_SWITCHES} dead man's switches"
             )));
         }
+        let key = spec.pings.then(crate::secrets::new_token);
         let (id,): (i64,) = sqlx::query_as(
-            "INSERT INTO deadman_switches (team_id, name, matcher, timeout, severity, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+            "INSERT INTO deadman_switches (team_id, name, matcher, timeout, severity, created_at, ping_key_hash) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
         )
         .bind(team_id)
         .bind(spec.name.as_str())
@@ -183,16 +204,19 @@ impl Core {
         .bind(spec.timeout.as_secs())
         .bind(spec.severity.as_str())
         .bind(self.now())
+        .bind(key.as_deref().map(crate::secrets::hash_token))
         .fetch_one(&mut *tx)
         .await
         .map_err(name_taken(&spec.name))?;
         tx.commit().await?;
-        self.get_switch(team_id, id).await
+        self.switch_with_url(team_id, id, key).await
     }
 
     /// Replaces a switch's settings in place (same id). A new matcher forgets the heartbeats
     /// heard under the old one: they may not satisfy it, and a source that no longer exists
-    /// (a removed cluster) stops counting as dead.
+    /// (a removed cluster) stops counting as dead. Turning a switch to pings makes its URL
+    /// (answered this once), turning it back to alerts forgets the URL; either forgets the
+    /// heartbeats too.
     pub async fn update_switch(
         &self,
         actor: &Actor,
@@ -204,32 +228,54 @@ impl Core {
         self.require_team_owner(actor, team_id).await?;
         let spec = checked(spec)?;
         let mut tx = self.db.begin().await?;
-        let old: Option<(String,)> =
-            sqlx::query_as("SELECT matcher FROM deadman_switches WHERE id = $1 AND team_id = $2")
-                .bind(id)
-                .bind(team_id)
-                .fetch_optional(&mut *tx)
-                .await?;
-        let (old_matcher,) = old.ok_or(Error::NotFound)?;
+        let old: Option<(String, Option<String>)> = sqlx::query_as(
+            "SELECT matcher, ping_key_hash FROM deadman_switches WHERE id = $1 AND team_id = $2",
+        )
+        .bind(id)
+        .bind(team_id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let (old_matcher, old_hash) = old.ok_or(Error::NotFound)?;
+        let key = (spec.pings && old_hash.is_none()).then(crate::secrets::new_token);
+        let hash = match &key {
+            Some(key) => Some(crate::secrets::hash_token(key)),
+            None if spec.pings => old_hash.clone(),
+            None => None,
+        };
         sqlx::query(
-            "UPDATE deadman_switches SET name = $1, matcher = $2, timeout = $3, severity = $4 WHERE id = $5",
+            "UPDATE deadman_switches SET name = $1, matcher = $2, timeout = $3, severity = $4, \
+             ping_key_hash = $5, ping_started_at = CASE WHEN $6 THEN ping_started_at END WHERE id = $7",
         )
         .bind(spec.name.as_str())
         .bind(&spec.matcher)
         .bind(spec.timeout.as_secs())
         .bind(spec.severity.as_str())
+        .bind(&hash)
+        .bind(spec.pings)
         .bind(id)
         .execute(&mut *tx)
         .await
         .map_err(name_taken(&spec.name))?;
-        if old_matcher != spec.matcher {
+        if old_matcher != spec.matcher || old_hash.is_some() != spec.pings {
             sqlx::query("DELETE FROM deadman_heartbeats WHERE switch_id = $1")
                 .bind(id)
                 .execute(&mut *tx)
                 .await?;
         }
         tx.commit().await?;
-        self.get_switch(team_id, id).await
+        self.switch_with_url(team_id, id, key).await
+    }
+
+    /// The switch, with its heartbeat URL when `key` was just made.
+    async fn switch_with_url(
+        &self,
+        team_id: i64,
+        id: i64,
+        key: Option<String>,
+    ) -> Result<DeadmanSwitch> {
+        let mut switch = self.get_switch(team_id, id).await?;
+        switch.ping_url = key.map(|k| format!("{}/api/heartbeat/{k}", self.config.public_url));
+        Ok(switch)
     }
 
     /// Stops the watching. An incident the switch opened stays open for a human to resolve.
@@ -296,7 +342,9 @@ impl Core {
 /// The whole check of a switch's settings, matcher syntax included.
 fn checked(spec: &SwitchSpec) -> Result<SwitchSpec> {
     let spec = spec.validate().map_err(Error::Invalid)?;
-    Matcher::parse(&spec.matcher).map_err(Error::Invalid)?;
+    if !spec.pings {
+        Matcher::parse(&spec.matcher).map_err(Error::Invalid)?;
+    }
     Ok(spec)
 }
 

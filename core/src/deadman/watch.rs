@@ -25,6 +25,9 @@ struct Source {
     switch_id: i64,
     cluster: String,
     last_seen_at: i64,
+    /// A heartbeat URL's `/fail` that no heartbeat followed, and what it said.
+    failed_at: Option<i64>,
+    failure: Option<String>,
     incident_id: Option<i64>,
     team_id: i64,
     name: String,
@@ -45,7 +48,8 @@ impl Core {
         .execute(&self.db.pool)
         .await?;
         let rows: Vec<Source> = sqlx::query_as(
-            "SELECT h.switch_id, h.cluster, h.last_seen_at, h.incident_id, s.team_id, s.name, s.timeout, s.severity \
+            "SELECT h.switch_id, h.cluster, h.last_seen_at, h.failed_at, h.failure, h.incident_id, \
+             s.team_id, s.name, s.timeout, s.severity \
              FROM deadman_heartbeats h JOIN deadman_switches s ON s.id = h.switch_id ORDER BY h.switch_id, h.cluster",
         )
         .fetch_all(&self.db.pool)
@@ -54,6 +58,7 @@ impl Core {
         for source in rows {
             let status = deadman::status(
                 Some(source.last_seen_at),
+                source.failed_at.is_some(),
                 Duration::seconds(source.timeout),
                 now,
             );
@@ -79,6 +84,8 @@ impl Core {
             switch_id,
             cluster,
             last_seen_at: last_seen,
+            failed_at,
+            failure,
             team_id,
             name,
             timeout,
@@ -103,7 +110,11 @@ impl Core {
             labels,
             annotations: BTreeMap::from([(
                 "summary".to_string(),
-                format!("no heartbeat{from} for {timeout}"),
+                match (failed_at, failure) {
+                    (Some(_), Some(said)) => format!("the job reported a failure: {said}"),
+                    (Some(_), None) => "the job reported a failure".to_string(),
+                    _ => format!("no heartbeat{from} for {timeout}"),
+                },
             )]),
             starts_at: now,
             ends_at: None,
@@ -121,12 +132,14 @@ impl Core {
                 .await?;
         let claimed = sqlx::query(
             "UPDATE deadman_heartbeats SET incident_id = $1 \
-             WHERE switch_id = $2 AND cluster = $3 AND last_seen_at = $4 AND incident_id IS NULL",
+             WHERE switch_id = $2 AND cluster = $3 AND last_seen_at = $4 AND incident_id IS NULL \
+             AND (failed_at IS NOT NULL OR $5 = 0)",
         )
         .bind(incident)
         .bind(switch_id)
         .bind(cluster)
         .bind(last_seen)
+        .bind(i64::from(failed_at.is_some()))
         .execute(&mut *tx)
         .await?;
         if claimed.rows_affected() == 0 {
@@ -138,10 +151,16 @@ impl Core {
             at: now,
             kind: TimelineKind::AlertFiring,
             actor_id: None,
-            text: format!(
-                "dead man's switch {name}: last heartbeat{from} at {}",
-                Timestamp(*last_seen).to_rfc3339()
-            ),
+            text: match failed_at {
+                Some(at) => format!(
+                    "dead man's switch {name}: failure reported at {}",
+                    Timestamp(*at).to_rfc3339()
+                ),
+                None => format!(
+                    "dead man's switch {name}: last heartbeat{from} at {}",
+                    Timestamp(*last_seen).to_rfc3339()
+                ),
+            },
         });
         timeline::timelines(&mut tx, &entries).await?;
         sqlx::query("UPDATE deadman_switches SET last_incident_id = $1 WHERE id = $2")

@@ -135,7 +135,11 @@ impl Core {
         .fetch_all(&self.db.pool)
         .await?;
         let pages = self.pages(&incident).await?;
+        let changes_before = self
+            .changes_before(incident.team_id, incident.created_at.0)
+            .await?;
         Ok(IncidentDetail {
+            changes_before,
             incident,
             alerts: alerts.into_iter().map(Alert::from).collect(),
             notes: self.notes(id).await?,

@@ -4,7 +4,7 @@
 //! result goes through intake like any payload (`Core::intake`), so its rules hold alike.
 
 use super::{Destination, IntakeOutcome};
-use crate::sources::{Action, Alerts, Event};
+use crate::sources::{Action, Alerts, Event, Reading};
 use crate::{Core, Error, Result};
 use klaxon_domain::alerting::{AlertStatus, IncomingAlert, PayloadGroup};
 use klaxon_domain::ids::IncidentId;
@@ -39,8 +39,20 @@ fn parse(json: &str) -> Result<BTreeMap<String, String>> {
 }
 
 impl Core {
-    /// Applies `event` for the destination's team.
+    /// Applies `event`, routed by the integration's rules when it has them.
     pub async fn apply_event(&self, to: Destination, event: Event) -> Result<IntakeOutcome> {
+        match to.rules.clone() {
+            Some(rules) => self.route(to, Reading::Event(event), &rules).await,
+            None => self.apply_event_here(to, event).await,
+        }
+    }
+
+    /// Applies `event` for the destination's team.
+    pub(super) async fn apply_event_here(
+        &self,
+        to: Destination,
+        event: Event,
+    ) -> Result<IntakeOutcome> {
         let stored: Option<Stored> = sqlx::query_as(
             "SELECT status, starts_at, labels, annotations, generator_url, incident_id \
              FROM alerts WHERE team_id = $1 AND fingerprint = $2",
@@ -63,7 +75,7 @@ impl Core {
                 self.intake(to, *alerts).await
             }
             Action::Resolve => match stored.filter(Stored::firing) {
-                None => Ok(NOTHING),
+                None => self.stamp_request(&to).await.map(|()| NOTHING),
                 Some(s) => {
                     let labels: BTreeMap<String, String> = parse(&s.labels)?;
                     let alert = IncomingAlert {
@@ -87,6 +99,7 @@ impl Core {
                 }
             },
             Action::Acknowledge => {
+                self.stamp_request(&to).await?;
                 match stored.filter(Stored::firing).and_then(|s| s.incident_id) {
                     None => Ok(NOTHING),
                     Some(incident) => {

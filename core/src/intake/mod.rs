@@ -3,7 +3,10 @@
 //! joins an incident; incidents whose alerts have all stopped firing resolve. Idempotent, because
 //! HA Alertmanager delivers at least once.
 
+mod change;
 mod event;
+mod routing;
+mod stamps;
 mod store;
 
 use crate::db::{Backend, Tx};
@@ -15,9 +18,14 @@ use crate::timeline::{self, Entry};
 use crate::{Core, Error, Result};
 use klaxon_domain::alerting::{IncomingAlert, Ingest, Severity};
 use klaxon_domain::incident::TimelineKind;
+use klaxon_domain::mapping::WebhookTemplates;
+use klaxon_domain::routing::Rules;
 use serde::Serialize;
 use sqlx::AnyConnection;
+pub use stamps::stamp_integration;
+pub(crate) use stamps::Stamps;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 use store::{any_fires, apply_alert, insert_new, load_stored, StoredRow};
 
 /// How a payload arrived.
@@ -37,7 +45,7 @@ pub struct IntakeOutcome {
 }
 
 /// Where a payload goes, decided from its route before its body is read.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct Destination {
     integration_id: Option<i64>,
     team_id: i64,
@@ -49,6 +57,10 @@ pub struct Destination {
     channels: bool,
     /// The format the integration's sender speaks.
     source: &'static dyn Source,
+    /// A generic webhook's templates, read with the key.
+    templates: Option<Arc<WebhookTemplates>>,
+    /// The integration's routing rules, read with the key.
+    rules: Option<Arc<Rules>>,
 }
 
 impl Destination {
@@ -66,12 +78,16 @@ impl Core {
         match route {
             Route::Key(key) => {
                 let found = self.integration_by_key(key).await?;
+                self.key_rate
+                    .check(crate::key_rate::Keyed::Integration(found.id))?;
                 Ok(Destination {
                     integration_id: Some(found.id),
                     team_id: found.team_id,
                     switches: found.switches > 0,
                     channels: found.channels > 0,
                     source: source(&found.kind),
+                    templates: found.templates()?.map(Arc::new),
+                    rules: found.rules()?.map(Arc::new),
                 })
             }
             Route::Legacy if !self.config.legacy_webhook => Err(Error::NotFound),
@@ -89,6 +105,8 @@ impl Core {
                     switches: true,
                     channels: true,
                     source: source("alertmanager"),
+                    templates: None,
+                    rules: None,
                 })
             }
         }
@@ -96,7 +114,15 @@ impl Core {
 
     /// A request's body, read by the destination's source, then taken in (`intake`).
     pub async fn receive(&self, to: Destination, body: &[u8]) -> Result<IntakeOutcome> {
-        match to.source.read(body, self.now()).map_err(Error::Invalid)? {
+        let templates = to.templates.as_deref();
+        let reading = to
+            .source
+            .read(body, self.now(), templates)
+            .map_err(Error::Invalid)?;
+        if let Some(rules) = to.rules.clone() {
+            return self.route(to, reading, &rules).await;
+        }
+        match reading {
             Reading::Alerts(alerts) => self.intake(to, alerts).await,
             Reading::Event(event) => self.apply_event(to, event).await,
         }
@@ -119,7 +145,7 @@ impl Core {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            match self.apply_payload(to, &group, &usable).await {
+            match self.apply_payload(&to, &group, &usable).await {
                 Err(Error::Busy) if attempt < 5 => continue,
                 Err(e) => return Err(e),
                 Ok(done) => {
@@ -139,7 +165,7 @@ impl Core {
     /// One transaction for the whole payload.
     async fn apply_payload(
         &self,
-        to: Destination,
+        to: &Destination,
         group: &Group<'_>,
         alerts: &BTreeMap<String, IncomingAlert>,
     ) -> Result<Committed> {
@@ -148,7 +174,7 @@ impl Core {
             team_id,
             switches,
             ..
-        } = to;
+        } = *to;
         let now = self.now();
         // What the payload's alerts were and, when one fires, how its group's incident opens
         // or which it joins. On SQLite read before the transaction, which holds the one
@@ -234,7 +260,7 @@ impl Core {
 async fn read_payload(
     conn: &mut AnyConnection,
     backend: Backend,
-    to: Destination,
+    to: &Destination,
     group: &Group<'_>,
     alerts: &BTreeMap<String, IncomingAlert>,
     now: i64,
@@ -245,56 +271,6 @@ async fn read_payload(
         false => None,
     };
     Ok((stored, planned))
-}
-
-/// Moves the integration's last webhook time (and with usable alerts its last alert time) to
-/// `now`. Last in the transaction, and only when the second has moved on: the row lock an update
-/// takes is held until commit, so stamping every payload serialized each integration's payloads
-/// behind one another's commits on PostgreSQL (measured: most of intake's waiting).
-pub async fn stamp_integration(tx: &mut Tx, id: i64, alerted: bool, now: i64) -> Result<()> {
-    let sql = if alerted {
-        "UPDATE integrations SET last_webhook_at = $1, last_alert_at = $1 WHERE id = $2 \
-         AND (COALESCE(last_webhook_at, 0) < $1 OR COALESCE(last_alert_at, 0) < $1)"
-    } else {
-        "UPDATE integrations SET last_webhook_at = $1 WHERE id = $2 AND COALESCE(last_webhook_at, 0) < $1"
-    };
-    sqlx::query(sql)
-        .bind(now)
-        .bind(id)
-        .execute(&mut **tx)
-        .await?;
-    Ok(())
-}
-
-/// The second each integration's times were last stamped by this replica, and whether with an
-/// alert: a payload in a second already stamped skips the statement (a round trip inside the
-/// writer's turn). Another replica's stamp is not known here; the statement's own condition
-/// then skips the write.
-#[derive(Default)]
-pub(crate) struct Stamps(std::sync::Mutex<HashMap<i64, (i64, bool)>>);
-
-impl Stamps {
-    /// Whether a payload of integration `id` at second `now` still has a stamp to write.
-    fn due(&self, id: i64, now: i64, alerted: bool) -> bool {
-        let stamped = self.0.lock().map(|m| m.get(&id).copied()).ok().flatten();
-        !matches!(stamped, Some((at, with_alert)) if at >= now && (with_alert || !alerted))
-    }
-
-    /// Notes a committed stamp.
-    fn done(&self, id: i64, now: i64, alerted: bool) {
-        if let Ok(mut stamps) = self.0.lock() {
-            // Integrations deleted since are forgotten now and then; the map stays small.
-            if stamps.len() >= 10_000 {
-                stamps.clear();
-            }
-            let entry = stamps.entry(id).or_insert((now, alerted));
-            if entry.0 < now {
-                *entry = (now, alerted);
-            } else if entry.0 == now {
-                entry.1 |= alerted;
-            }
-        }
-    }
 }
 
 /// What a committed payload did.

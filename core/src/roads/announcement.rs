@@ -43,6 +43,9 @@ pub struct Announcement {
     pub team: String,
     pub public_url: String,
     pub body: Body,
+    /// Buttons that act in Klaxon may be offered: the platform's requests reach it
+    /// (`KLAXON_SLACK_SIGNING_SECRET` for Slack's).
+    pub interactive: bool,
 }
 
 pub fn test_announcement(team_id: i64, team: &str, public_url: &str) -> Announcement {
@@ -51,6 +54,7 @@ pub fn test_announcement(team_id: i64, team: &str, public_url: &str) -> Announce
         team: team.to_string(),
         public_url: public_url.to_string(),
         body: Body::Test,
+        interactive: false,
     }
 }
 

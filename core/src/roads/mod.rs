@@ -19,7 +19,7 @@ pub mod message;
 pub mod ntfy;
 pub mod phone;
 mod registry;
-mod slack;
+pub(crate) mod slack;
 mod sms;
 mod teams;
 mod voice;

@@ -39,6 +39,9 @@ pub struct RoadSettings {
     /// A number's own limits (one text a minute, three calls in 15 minutes). Always on in a
     /// server; `klaxon bench paging` turns them off to measure delivery itself.
     pub phone_number_limits: bool,
+    /// `KLAXON_SLACK_SIGNING_SECRET`: the Slack app's, whose buttons and `/klaxon` command
+    /// reach Klaxon (`chat::slack`); with it, Slack announcements offer buttons that act.
+    pub slack_signing_secret: Option<String>,
 }
 
 impl Default for RoadSettings {
@@ -53,6 +56,7 @@ impl Default for RoadSettings {
             phone_provider: None,
             phone_hourly_limit: super::phone::ceiling::HOURLY_LIMIT,
             phone_number_limits: true,
+            slack_signing_secret: None,
         }
     }
 }

@@ -1,10 +1,13 @@
 //! Slack-format incoming webhooks (Slack, and the services that take its shape: Mattermost,
 //! Rocket.Chat, Discord's `/slack` endpoint): a team's announcements as Block Kit.
 
-use super::announcement::{Announcement, Body, SUMMARY_LISTS};
+use super::announcement::{Announcement, Body, Item, SUMMARY_LISTS};
 use super::chat::ChatWebhook;
 use super::Info;
-use klaxon_domain::channel::ChannelKind;
+use klaxon_domain::alerting::IncidentState;
+use klaxon_domain::channel::{ChannelEvent, ChannelKind};
+use klaxon_domain::chat::ChatAct;
+use klaxon_domain::incident::Incident;
 use serde_json::{json, Value};
 
 static INFO: Info = Info {
@@ -44,11 +47,16 @@ pub(super) fn render(a: &Announcement) -> Value {
     };
     let blocks = match &a.body {
         Body::One(item) => {
+            // Buttons that act through the Slack app, or links to the app's pages.
             let mut buttons = Vec::new();
-            if let Some(ack) = item.acknowledge_url(&a.public_url) {
+            let mut open = button("Open incident", item.url(&a.public_url), false);
+            if a.interactive {
+                buttons = acting(&item.incident);
+                open["action_id"] = json!("klaxon_open");
+            } else if let Some(ack) = item.acknowledge_url(&a.public_url) {
                 buttons.push(button("Acknowledge", ack, true));
             }
-            buttons.push(button("Open incident", item.url(&a.public_url), false));
+            buttons.push(open);
             vec![
                 section(format!(
                     "*{}*\n{}",
@@ -82,6 +90,55 @@ pub(super) fn render(a: &Announcement) -> Value {
     };
     // `text` is mrkdwn too, and what Mattermost, Rocket.Chat and Discord render.
     json!({"text": escape_mrkdwn(&a.plain()), "blocks": blocks})
+}
+
+/// The buttons that act on an incident still open, through the Slack app's interactivity
+/// requests (`chat::slack`): each names its action (`klaxon_ack`, …) and the incident.
+fn acting(i: &Incident) -> Vec<Value> {
+    if i.state == IncidentState::Resolved {
+        return Vec::new();
+    }
+    ChatAct::ALL
+        .iter()
+        .filter(|act| **act != ChatAct::Acknowledge || i.state == IncidentState::Triggered)
+        .map(|act| {
+            let mut b = json!({
+                "type": "button",
+                "text": {"type": "plain_text", "text": act.label()},
+                "action_id": format!("klaxon_{}", act.as_str()),
+                "value": i.id.to_string(),
+            });
+            if *act == ChatAct::Acknowledge {
+                b["style"] = json!("danger");
+            }
+            b
+        })
+        .collect()
+}
+
+/// The message for an incident as it is now, after `by` acted on it from Slack: what replaces
+/// the announcement the button was pressed on.
+pub(crate) fn current(i: &Incident, team: &str, public_url: &str, by: Option<String>) -> Value {
+    let event = match (i.state, &i.assignee) {
+        (IncidentState::Resolved, _) => ChannelEvent::Resolved,
+        (IncidentState::Acknowledged, _) => ChannelEvent::Acknowledged,
+        (IncidentState::Triggered, Some(_)) => ChannelEvent::Reassigned,
+        (IncidentState::Triggered, None) => ChannelEvent::Opened,
+    };
+    render(&Announcement {
+        team_id: i.team_id,
+        team: team.to_string(),
+        public_url: public_url.to_string(),
+        body: Body::One(Box::new(Item {
+            post_id: 0,
+            event,
+            at: 0,
+            incident: i.clone(),
+            actor: by,
+            text: String::new(),
+        })),
+        interactive: true,
+    })
 }
 
 /// Slack's mrkdwn escapes only these three.

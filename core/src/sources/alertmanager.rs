@@ -3,6 +3,7 @@
 
 use super::{Alerts, Reading, Source, MAX_ALERTS};
 use klaxon_domain::alerting::WebhookPayload;
+use klaxon_domain::mapping::WebhookTemplates;
 use std::collections::BTreeMap;
 
 pub struct Alertmanager;
@@ -16,7 +17,7 @@ impl Source for Alertmanager {
         "Alertmanager"
     }
 
-    fn read(&self, body: &[u8], _now: i64) -> Result<Reading, String> {
+    fn read(&self, body: &[u8], _: i64, _: Option<&WebhookTemplates>) -> Result<Reading, String> {
         read_webhook(body, self.label()).map(Reading::Alerts)
     }
 }
@@ -66,7 +67,7 @@ mod tests {
 
     #[test]
     fn a_payload_is_an_object_of_alerts_and_its_sentences_name_the_sender() {
-        let read = |body: &str| match Alertmanager.read(body.as_bytes(), 0)? {
+        let read = |body: &str| match Alertmanager.read(body.as_bytes(), 0, None)? {
             Reading::Alerts(alerts) => Ok(alerts),
             Reading::Event(_) => Err("an event".to_string()),
         };

@@ -5,6 +5,7 @@
 
 use super::alertmanager::read_webhook;
 use super::{Reading, Source};
+use klaxon_domain::mapping::WebhookTemplates;
 
 pub struct Grafana;
 
@@ -17,7 +18,7 @@ impl Source for Grafana {
         "Grafana"
     }
 
-    fn read(&self, body: &[u8], _now: i64) -> Result<Reading, String> {
+    fn read(&self, body: &[u8], _: i64, _: Option<&WebhookTemplates>) -> Result<Reading, String> {
         read_webhook(body, self.label()).map(Reading::Alerts)
     }
 }
@@ -29,12 +30,12 @@ mod tests {
     #[test]
     fn grafanas_webhook_is_read_and_its_sentences_say_grafana() {
         let body = include_bytes!("../../../domain/tests/fixtures/grafana-webhook.json");
-        let Reading::Alerts(alerts) = Grafana.read(body, 0).unwrap() else {
+        let Reading::Alerts(alerts) = Grafana.read(body, 0, None).unwrap() else {
             panic!("alerts, not an event")
         };
         assert!(!alerts.alerts.is_empty());
         assert_eq!(
-            Grafana.read(b"[1]", 0).unwrap_err(),
+            Grafana.read(b"[1]", 0, None).unwrap_err(),
             "not a Grafana webhook payload: expected a JSON object"
         );
     }

@@ -7,9 +7,12 @@
 
 mod alertmanager;
 mod grafana;
+pub mod opsgenie;
 pub mod pagerduty;
+pub mod webhook;
 
-use klaxon_domain::alerting::{IncomingAlert, PayloadGroup};
+use klaxon_domain::alerting::{IncomingAlert, PayloadGroup, WebhookAlert, MAX_FINGERPRINT};
+use klaxon_domain::mapping::WebhookTemplates;
 use std::collections::BTreeMap;
 
 /// Most alerts one request may carry; Alertmanager's own default cap is far lower.
@@ -34,6 +37,58 @@ pub struct Event {
     /// The alert's fingerprint: the key, or its hash when longer than a fingerprint may be.
     pub fingerprint: String,
     pub action: Action,
+}
+
+impl Event {
+    /// `action` on the alert `key` names.
+    pub fn about(key: String, action: Action) -> Event {
+        Event {
+            fingerprint: fingerprint_of(&key),
+            key,
+            action,
+        }
+    }
+
+    /// The alert `key` names fires: `alert` (its fingerprint made from the key) alone in a group
+    /// keyed `{kind}:{fingerprint}`, one incident per key as the sender has one alert per key.
+    /// `Err` when the alert is over Klaxon's bounds.
+    pub fn trigger(kind: &str, key: String, alert: WebhookAlert) -> Result<Event, String> {
+        let fingerprint = fingerprint_of(&key);
+        let alert = WebhookAlert {
+            fingerprint: Some(fingerprint.clone()),
+            ..alert
+        }
+        .validate()
+        .map_err(|e| format!("the alert is over Klaxon's bounds: {e}"))?;
+        let group = PayloadGroup {
+            key: format!("{kind}:{fingerprint}"),
+            labels: alert.labels.clone(),
+        };
+        let alerts = Alerts {
+            group,
+            alerts: BTreeMap::from([(fingerprint, alert)]),
+            ignored: 0,
+        };
+        Ok(Event::about(key, Action::Trigger(Box::new(alerts))))
+    }
+}
+
+/// A sender's key as a fingerprint: itself when short enough, else its SHA-256.
+fn fingerprint_of(key: &str) -> String {
+    if key.len() <= MAX_FINGERPRINT {
+        return key.to_string();
+    }
+    use sha2::Digest;
+    let hash = sha2::Sha256::digest(key.as_bytes());
+    format!(
+        "sha256:{}",
+        hash.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    )
+}
+
+/// A field's text, trimmed, when it has any.
+fn text(v: &Option<String>) -> Option<&str> {
+    v.as_deref().map(str::trim).filter(|s| !s.is_empty())
 }
 
 /// What an `Event` does to its alert.
@@ -64,15 +119,23 @@ pub trait Source: Sync {
     fn label(&self) -> &'static str;
 
     /// The request's body as alerts or an event, or why it is not one: the 400's sentence.
-    /// `now` stands for a time the sender left out.
-    fn read(&self, body: &[u8], now: i64) -> Result<Reading, String>;
+    /// `now` stands for a time the sender left out; `templates` are the integration's own
+    /// mapping, which only a generic webhook has.
+    fn read(
+        &self,
+        body: &[u8],
+        now: i64,
+        templates: Option<&WebhookTemplates>,
+    ) -> Result<Reading, String>;
 }
 
 /// Every source, registered once.
-static SOURCES: [&dyn Source; 3] = [
+static SOURCES: [&dyn Source; 5] = [
     &alertmanager::Alertmanager,
     &grafana::Grafana,
     &pagerduty::PagerDuty,
+    &opsgenie::Opsgenie,
+    &webhook::Webhook,
 ];
 
 /// The source an integration of `kind` reads; Alertmanager's for a kind Klaxon does not know.

@@ -10,8 +10,9 @@
 //! and `source`, `component`, `group` and `class` when given; `custom_details` is kept as the
 //! `details` annotation, the first link (or `client_url`) as the alert's source link.
 
-use super::{Action, Alerts, Event, Reading, Source};
-use klaxon_domain::alerting::{PayloadGroup, WebhookAlert, MAX_FINGERPRINT};
+use super::{text, Action, Event, Reading, Source};
+use klaxon_domain::alerting::WebhookAlert;
+use klaxon_domain::mapping::WebhookTemplates;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -33,7 +34,7 @@ impl Source for PagerDuty {
         "PagerDuty"
     }
 
-    fn read(&self, body: &[u8], now: i64) -> Result<Reading, String> {
+    fn read(&self, body: &[u8], now: i64, _: Option<&WebhookTemplates>) -> Result<Reading, String> {
         read_event(body, now)
             .map(|(_, event)| Reading::Event(event))
             .map_err(|errors| format!("not a PagerDuty event: {}", errors.join("; ")))
@@ -67,19 +68,104 @@ struct Payload {
 #[derive(Deserialize)]
 struct Link {
     href: Option<String>,
+    text: Option<String>,
+}
+
+/// A change event (`POST /v2/change/enqueue`): never paged, kept beside the team's incidents.
+/// <https://developer.pagerduty.com/docs/events-api-v2/send-change-events/>
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangeEvent {
+    /// When it happened: its `timestamp`, else when it arrived.
+    pub at: i64,
+    pub summary: String,
+    pub source: Option<String>,
+    pub link: Option<String>,
+    pub link_text: Option<String>,
+    /// `custom_details` as JSON text.
+    pub details: Option<String>,
+}
+
+/// The body as sent, its routing key, and the faults found in them so far.
+fn opened(body: &[u8]) -> Result<(Sent, String, Vec<String>), Vec<String>> {
+    let sent: Sent = serde_json::from_slice(body)
+        .map_err(|e| vec![format!("the body is not an event object: {e}")])?;
+    let routing_key = sent.routing_key.clone().unwrap_or_default();
+    let mut errors = Vec::new();
+    if routing_key.trim().is_empty() {
+        errors.push("'routing_key' is missing".to_string());
+    }
+    Ok((sent, routing_key, errors))
+}
+
+impl Payload {
+    /// What is wrong with `summary`, if anything.
+    fn summary_fault(&self) -> Option<String> {
+        match text(&self.summary) {
+            None => Some("'payload.summary' is missing".to_string()),
+            Some(s) if s.chars().count() > MAX_SUMMARY => Some(format!(
+                "'payload.summary' is longer than {MAX_SUMMARY} characters"
+            )),
+            Some(_) => None,
+        }
+    }
+
+    /// `timestamp` in seconds, `now` when left out; `Err` with the fault when unreadable.
+    fn time(&self, now: i64) -> Result<i64, String> {
+        match text(&self.timestamp) {
+            None => Ok(now),
+            Some(t) => t
+                .parse::<jiff::Timestamp>()
+                .map(|t| t.as_second())
+                .map_err(|_| "'payload.timestamp' is not an ISO 8601 time".to_string()),
+        }
+    }
+}
+
+/// Change events' `custom_details` are kept up to this many bytes of JSON.
+const MAX_DETAILS: usize = 16 * 1024;
+
+/// A change event's routing key and what it says, or the errors PagerDuty would answer with.
+pub fn read_change(body: &[u8], now: i64) -> Result<(String, ChangeEvent), Vec<String>> {
+    let (sent, routing_key, mut errors) = opened(body)?;
+    let Some(p) = &sent.payload else {
+        errors.push("'payload' is required".to_string());
+        return Err(errors);
+    };
+    errors.extend(p.summary_fault());
+    let at = p.time(now).map_err(|e| errors.push(e)).ok();
+    let details = p
+        .custom_details
+        .as_ref()
+        .filter(|d| !d.is_null())
+        .map(Value::to_string);
+    if details.as_ref().is_some_and(|d| d.len() > MAX_DETAILS) {
+        errors.push(format!(
+            "'payload.custom_details' is over {MAX_DETAILS} bytes"
+        ));
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let link = sent.links.iter().find(|l| text(&l.href).is_some());
+    let bounded = |v: Option<&str>| v.map(|s| s.chars().take(MAX_SUMMARY).collect::<String>());
+    Ok((
+        routing_key,
+        ChangeEvent {
+            at: at.unwrap_or(now),
+            summary: text(&p.summary).unwrap_or_default().to_string(),
+            source: bounded(text(&p.source)),
+            link: bounded(link.and_then(|l| text(&l.href))),
+            link_text: bounded(link.and_then(|l| text(&l.text))),
+            details,
+        },
+    ))
 }
 
 /// The event's routing key and what it says, or the errors PagerDuty would answer with
 /// (`{"status": "invalid event", "errors": [...]}`). A trigger without a `dedup_key` gets a new
 /// one, as PagerDuty makes one.
 pub fn read_event(body: &[u8], now: i64) -> Result<(String, Event), Vec<String>> {
-    let sent: Sent = serde_json::from_slice(body)
-        .map_err(|e| vec![format!("the body is not an event object: {e}")])?;
-    let mut errors = Vec::new();
-    let routing_key = sent.routing_key.clone().unwrap_or_default();
-    if routing_key.trim().is_empty() {
-        errors.push("'routing_key' is missing".to_string());
-    }
+    let (sent, routing_key, mut errors) = opened(body)?;
     let key = sent.dedup_key.clone().filter(|k| !k.trim().is_empty());
     if key.as_ref().is_some_and(|k| k.chars().count() > MAX_KEY) {
         errors.push(format!("'dedup_key' is longer than {MAX_KEY} characters"));
@@ -108,54 +194,14 @@ pub fn read_event(body: &[u8], now: i64) -> Result<(String, Event), Vec<String>>
         return Err(errors);
     };
     let key = key.unwrap_or_else(|| crate::secrets::new_token()[..32].to_lowercase());
-    let fingerprint = fingerprint_of(&key);
-    let action = match wanted {
-        None if sent.event_action.as_deref() == Some("resolve") => Action::Resolve,
-        None => Action::Acknowledge,
-        Some(alert) => {
-            let alert = WebhookAlert {
-                fingerprint: Some(fingerprint.clone()),
-                ..alert
-            }
-            .validate()
-            .map_err(|e| vec![format!("the event is over Klaxon's bounds: {e}")])?;
-            let group = PayloadGroup {
-                key: format!("pagerduty:{fingerprint}"),
-                labels: alert.labels.clone(),
-            };
-            Action::Trigger(Box::new(Alerts {
-                group,
-                alerts: BTreeMap::from([(fingerprint.clone(), alert)]),
-                ignored: 0,
-            }))
+    let event = match wanted {
+        None if sent.event_action.as_deref() == Some("resolve") => {
+            Event::about(key, Action::Resolve)
         }
+        None => Event::about(key, Action::Acknowledge),
+        Some(alert) => Event::trigger("pagerduty", key, alert).map_err(|e| vec![e])?,
     };
-    Ok((
-        routing_key,
-        Event {
-            key,
-            fingerprint,
-            action,
-        },
-    ))
-}
-
-/// A key as a fingerprint: itself when short enough, else its SHA-256.
-fn fingerprint_of(key: &str) -> String {
-    if key.len() <= MAX_FINGERPRINT {
-        return key.to_string();
-    }
-    use sha2::Digest;
-    let hash = sha2::Sha256::digest(key.as_bytes());
-    format!(
-        "sha256:{}",
-        hash.iter().map(|b| format!("{b:02x}")).collect::<String>()
-    )
-}
-
-/// A field's text, trimmed, when it has any.
-fn text(v: &Option<String>) -> Option<&str> {
-    v.as_deref().map(str::trim).filter(|s| !s.is_empty())
+    Ok((routing_key, event))
 }
 
 /// A trigger's alert, in the webhook's shape (its checks then apply alike).
@@ -165,13 +211,7 @@ fn trigger(sent: &Sent, now: i64) -> Result<WebhookAlert, Vec<String>> {
         return Err(vec!["'payload' is required to trigger".to_string()]);
     };
     let summary = text(&p.summary);
-    match summary {
-        None => errors.push("'payload.summary' is missing".to_string()),
-        Some(s) if s.chars().count() > MAX_SUMMARY => errors.push(format!(
-            "'payload.summary' is longer than {MAX_SUMMARY} characters"
-        )),
-        Some(_) => {}
-    }
+    errors.extend(p.summary_fault());
     if text(&p.source).is_none() {
         errors.push("'payload.source' is missing".to_string());
     }
@@ -184,13 +224,12 @@ fn trigger(sent: &Sent, now: i64) -> Result<WebhookAlert, Vec<String>> {
             "warning"
         }
     };
-    let starts_at = match text(&p.timestamp) {
-        None => Some(now),
-        Some(t) => t.parse::<jiff::Timestamp>().ok().map(|t| t.as_second()),
-    };
-    let Some(starts_at) = starts_at else {
-        errors.push("'payload.timestamp' is not an ISO 8601 time".to_string());
-        return Err(errors);
+    let starts_at = match p.time(now) {
+        Ok(t) => t,
+        Err(e) => {
+            errors.push(e);
+            return Err(errors);
+        }
     };
     if !errors.is_empty() {
         return Err(errors);

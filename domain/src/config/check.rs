@@ -101,6 +101,11 @@ pub fn check(file: &ConfigFile, known: &Known) -> Vec<Problem> {
         }
     }
     let mut names = HashSet::new();
+    // The teams a routing rule may name: the file's and the server's.
+    let teams: HashSet<&str> = (file.teams.iter())
+        .chain(&known.current.teams)
+        .map(|t| t.name.as_str())
+        .collect();
     for (t, team) in file.teams.iter().enumerate() {
         let at = format!("teams[{t}]");
         c.text(format!("{at}.name"), &team.name, |s| {
@@ -112,12 +117,12 @@ pub fn check(file: &ConfigFile, known: &Known) -> Vec<Problem> {
                 format!("a second team named \"{}\"", team.name),
             );
         }
-        check_team(&mut c, &at, team, known);
+        check_team(&mut c, &at, team, known, &teams);
     }
     c.problems
 }
 
-fn check_team(c: &mut Checker, at: &str, team: &TeamSpec, known: &Known) {
+fn check_team(c: &mut Checker, at: &str, team: &TeamSpec, known: &Known, teams: &HashSet<&str>) {
     check_names(c, at, team);
     let mut person = |c: &mut Checker, path: String, username: &str| {
         match Username::parse(username) {
@@ -153,7 +158,7 @@ fn check_team(c: &mut Checker, at: &str, team: &TeamSpec, known: &Known) {
         }
     }
     if let Some(sources) = &team.alert_sources {
-        check_sources(c, at, sources);
+        check_sources(c, at, sources, teams);
     }
     // Whether someone will be on the rota for an on-call level to reach: the file's rota, or
     // the server's when it is left out, or a rotation the file has fill dates. Dates before the
@@ -240,12 +245,40 @@ fn check_names(c: &mut Checker, at: &str, team: &TeamSpec) {
     }
 }
 
-/// A team's alert sources: names, each once.
-fn check_sources(c: &mut Checker, at: &str, sources: &[AlertSourceSpec]) {
+/// A team's alert sources: names, each once; templates and routing rules within their bounds.
+fn check_sources(c: &mut Checker, at: &str, sources: &[AlertSourceSpec], teams: &HashSet<&str>) {
     for (i, s) in sources.iter().enumerate() {
         c.text(format!("{at}.alertSources[{i}].name"), &s.name, |s| {
             Label::parse(s).map(String::from)
         });
+        let path = format!("{at}.alertSources[{i}].templates");
+        match &s.templates {
+            Some(_) if s.kind != crate::incident::IntegrationKind::Webhook => {
+                c.fail(path, "only a source of kind webhook has templates")
+            }
+            Some(t) => {
+                if let Err(e) = t.check_bounds() {
+                    c.fail(path, e);
+                }
+            }
+            None => {}
+        }
+        if let Some(rules) = &s.rules {
+            if let Err(e) = check_rules(rules) {
+                // The rules' own error names the rule: `rules[2].labels: …`.
+                let (rule, why) = e.split_once(": ").unwrap_or(("rules", &e));
+                c.fail(format!("{at}.alertSources[{i}].{rule}"), why);
+            }
+            for (r, rule) in rules.iter().enumerate() {
+                match rule.team.as_deref() {
+                    Some(name) if !teams.contains(name) => c.fail(
+                        format!("{at}.alertSources[{i}].rules[{r}].team"),
+                        format!("no team named \"{name}\" in the file or on the server"),
+                    ),
+                    _ => {}
+                }
+            }
+        }
     }
     c.unique(
         &format!("{at}.alertSources"),
@@ -253,6 +286,14 @@ fn check_sources(c: &mut Checker, at: &str, sources: &[AlertSourceSpec]) {
         "alert source",
     );
 }
+/// Routing rules' bounds and, where the parser is built in, their matchers.
+fn check_rules(rules: &[crate::routing::RoutingRule]) -> Result<(), String> {
+    #[cfg(feature = "matcher")]
+    return crate::routing::Rules::compile(rules).map(|_| ());
+    #[cfg(not(feature = "matcher"))]
+    return crate::routing::check(rules);
+}
+
 /// A team's dead man's switches: names, matchers, timeouts, each name once.
 fn check_switches(c: &mut Checker, at: &str, switches: &[DeadmanSwitchSpec]) {
     for (i, s) in switches.iter().enumerate() {

@@ -185,6 +185,16 @@ pub struct AlertSourceSpec {
     /// Changing it replaces the integration (and its webhook URL).
     #[serde(default)]
     pub kind: IntegrationKind,
+    /// A `webhook` source's templates, written as the REST API writes them (`title`,
+    /// `severity`, `dedup_key`, `resolved`, `labels`, `link`, `message`); absent leaves them as
+    /// they are (a new one starts with the starter set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub templates: Option<crate::mapping::WebhookTemplates>,
+    /// Its routing rules, in order, written as the REST API writes them (`matchers`, `team`,
+    /// `severity`, `labels`, `drop`); absent leaves them as they are, `[]` removes them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 50))]
+    pub rules: Option<Vec<crate::routing::RoutingRule>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -184,6 +184,7 @@ fn order(step: &Step) -> usize {
         SetRole { .. } => 6,
         DeleteAlertSource { .. } => 7,
         CreateAlertSource { .. } => 8,
+        ChangeAlertSource { .. } => 8,
         DeleteSwitch { .. } => 9,
         CreateSwitch { .. } => 10,
         ChangeSwitch { .. } => 11,

@@ -50,6 +50,12 @@ pub enum Step {
         team: String,
         source: AlertSourceSpec,
     },
+    /// A source's templates or routing rules (those in `changes`), replaced.
+    ChangeAlertSource {
+        team: String,
+        source: AlertSourceSpec,
+        changes: Vec<FieldChange>,
+    },
     CreateSwitch {
         team: String,
         switch: DeadmanSwitchSpec,
@@ -196,7 +202,20 @@ impl fmt::Display for Step {
                     "+ create alert source {team}/{} ({})",
                     source.name,
                     source.kind.as_str()
-                )
+                )?;
+                match source.rules.as_ref().map_or(0, Vec::len) {
+                    0 => Ok(()),
+                    1 => write!(f, " with 1 routing rule"),
+                    n => write!(f, " with {n} routing rules"),
+                }
+            }
+            ChangeAlertSource {
+                team,
+                source,
+                changes: c,
+            } => {
+                write!(f, "~ change alert source {team}/{}", source.name)?;
+                changes(f, c)
             }
             CreateSwitch { team, switch } => {
                 write!(f, "+ create dead man's switch {team}/{}", switch.name)

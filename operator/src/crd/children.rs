@@ -22,8 +22,8 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "camelCase")]
 pub struct KlaxonAlertSourceSpec {
     pub team_ref: ObjectRef,
-    /// The integration's kind (`alertmanager`, `grafana` or `pagerduty`, as the server knows them);
-    /// changing it replaces the integration (and its webhook URL).
+    /// The integration's kind (`alertmanager`, `grafana`, `pagerduty`, `opsgenie` or `webhook`,
+    /// as the server knows them); changing it replaces the integration (and its webhook URL).
     #[serde(default = "alertmanager")]
     pub kind: String,
     /// The integration's name on the server. Default: the resource's name.

@@ -10,6 +10,15 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use klaxon_domain::config::ConfigFile;
 use serde::Deserialize;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+/// The export endpoints.
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(export))
+        .routes(routes!(export_team))
+}
 
 #[derive(Deserialize, Default, Clone, Copy, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]

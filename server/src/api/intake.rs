@@ -35,7 +35,9 @@ async fn read(request: Request) -> Result<Bytes, ApiError> {
     request_body(content = Object, description = "the integration's source's payload: Alertmanager's webhook (version 4) for `alertmanager`, Grafana's webhook contact point for `grafana`"),
     responses((status = 200, body = IntakeOutcome), (status = 401, body = ErrorBody, description = "unknown or revoked key"),
               (status = 400, body = ErrorBody, description = "not a payload of the integration's source, more than 10000 alerts, or its group fields are over their bounds"),
-              (status = 413, body = ErrorBody), (status = 503, body = ErrorBody, description = "the database is not answering; Alertmanager retries")))]
+              (status = 413, body = ErrorBody),
+              (status = 429, body = ErrorBody, description = "the key sent more than `KLAXON_INTAKE_RATE` requests this minute (default 120, ten minutes' worth at once); `Retry-After` says when to try again (Alertmanager retries)"),
+              (status = 503, body = ErrorBody, description = "the database is not answering; Alertmanager retries")))]
 pub async fn webhook(
     State(s): State<AppState>,
     Path(key): Path<String>,

@@ -3,7 +3,9 @@
 mod accounts;
 mod ack_page;
 mod admin;
+mod changes;
 mod channels;
+mod chat;
 mod config;
 mod contact_methods;
 mod covers;
@@ -11,12 +13,14 @@ mod deadman;
 mod device;
 mod events;
 mod handoff;
+mod heartbeat;
 mod incidents;
 pub(crate) mod intake;
 mod integrations;
 mod invites;
 mod maintenance;
 pub(crate) mod ops;
+mod opsgenie;
 mod pagerduty;
 mod paging;
 mod phone;
@@ -142,6 +146,17 @@ pub fn intake_router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(intake::legacy_webhook))
         .routes(routes!(pagerduty::enqueue))
         .routes(routes!(pagerduty::enqueue_under_api))
+        .routes(routes!(pagerduty::change_enqueue))
+        .routes(routes!(pagerduty::change_enqueue_under_api))
+        .routes(routes!(opsgenie::create))
+        .routes(routes!(opsgenie::close))
+        .routes(routes!(opsgenie::acknowledge))
+        .routes(routes!(opsgenie::create_under_api))
+        .routes(routes!(opsgenie::close_under_api))
+        .routes(routes!(opsgenie::acknowledge_under_api))
+        .routes(routes!(heartbeat::success))
+        .routes(routes!(heartbeat::start))
+        .routes(routes!(heartbeat::fail))
         .layer(axum::extract::DefaultBodyLimit::max(
             intake::WEBHOOK_BODY_LIMIT,
         ))
@@ -206,6 +221,7 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
             teams::delete_team
         ))
         .routes(routes!(teams::set_oidc_mapping))
+        .routes(routes!(changes::list))
         .routes(routes!(invites::list, invites::create))
         .routes(routes!(invites::revoke))
         .routes(routes!(invites::check, invites::signup))
@@ -226,9 +242,6 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(channels::update, channels::delete))
         .routes(routes!(channels::test))
         .routes(routes!(channels::verify))
-        .routes(routes!(integrations::list, integrations::create))
-        .routes(routes!(integrations::update, integrations::revoke))
-        .routes(routes!(integrations::volume))
         .routes(routes!(deadman::list, deadman::create))
         .routes(routes!(deadman::update, deadman::remove))
         .routes(routes!(incidents::list))
@@ -275,8 +288,9 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(paging::get_policy, paging::put_policy))
         .routes(routes!(paging::acknowledge))
         .routes(routes!(paging::test_page))
+        .merge(integrations::routes())
         .merge(phone::routes())
-        .routes(routes!(config::export))
-        .routes(routes!(config::export_team))
+        .merge(chat::routes())
+        .merge(config::routes())
         .split_for_parts()
 }

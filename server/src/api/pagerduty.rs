@@ -9,8 +9,8 @@ use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use klaxon_core::intake::Route;
-use klaxon_core::sources::pagerduty::{read_event, MAX_EVENT};
+use klaxon_core::intake::{Destination, Route};
+use klaxon_core::sources::pagerduty::{read_change, read_event, MAX_EVENT};
 use klaxon_core::Error;
 use klaxon_domain::ErrorBody;
 use serde::Serialize;
@@ -46,6 +46,26 @@ fn invalid(errors: Vec<String>) -> Response {
     (StatusCode::BAD_REQUEST, Json(body)).into_response()
 }
 
+/// The `pagerduty` integration whose key is `routing_key`, or PagerDuty's answer when it is none.
+async fn destination(s: &AppState, routing_key: &str) -> Result<Destination, Response> {
+    let to = match s.core.intake_destination(Route::Key(routing_key)).await {
+        Ok(to) => to,
+        Err(Error::Unauthorized) => {
+            return Err(invalid(vec![
+                "'routing_key' is not the key of a Klaxon integration".into(),
+            ]))
+        }
+        Err(e) => return Err(ApiError(e).into_response()),
+    };
+    if to.kind() != "pagerduty" {
+        return Err(invalid(vec![format!(
+            "'routing_key' is the key of an integration of kind {}: create one of kind pagerduty",
+            to.kind()
+        )]));
+    }
+    Ok(to)
+}
+
 /// Enqueues one alert event (trigger, acknowledge or resolve) for the `pagerduty` integration
 /// whose key is its `routing_key`. An acknowledge or resolve naming no firing alert is accepted
 /// and changes nothing, as PagerDuty drops it.
@@ -54,6 +74,7 @@ fn invalid(errors: Vec<String>) -> Response {
     responses((status = 202, body = Accepted),
               (status = 400, body = Invalid, description = "not an event, a field missing or out of its bounds, or a `routing_key` that is not a `pagerduty` integration's key"),
               (status = 413, body = ErrorBody, description = "the event is over 512 KB"),
+              (status = 429, body = ErrorBody, description = "the key sent more than `KLAXON_INTAKE_RATE` events this minute (default 120, PagerDuty's own per-key limit); `Retry-After` says when to try again"),
               (status = 503, body = ErrorBody, description = "the database is not answering; the sender retries")))]
 pub async fn enqueue(State(s): State<AppState>, request: Request) -> Response {
     let Ok(body) = axum::body::to_bytes(request.into_body(), MAX_EVENT).await else {
@@ -63,21 +84,10 @@ pub async fn enqueue(State(s): State<AppState>, request: Request) -> Response {
         Ok(read) => read,
         Err(errors) => return invalid(errors),
     };
-    let to = match s.core.intake_destination(Route::Key(&routing_key)).await {
+    let to = match destination(&s, &routing_key).await {
         Ok(to) => to,
-        Err(Error::Unauthorized) => {
-            return invalid(vec![
-                "'routing_key' is not the key of a Klaxon integration".into()
-            ])
-        }
-        Err(e) => return ApiError(e).into_response(),
+        Err(answer) => return answer,
     };
-    if to.kind() != "pagerduty" {
-        return invalid(vec![format!(
-            "'routing_key' is the key of an integration of kind {}: create one of kind pagerduty",
-            to.kind()
-        )]);
-    }
     let dedup_key = event.key.clone();
     match s.core.apply_event(to, event).await {
         Ok(_) => {
@@ -97,7 +107,61 @@ pub async fn enqueue(State(s): State<AppState>, request: Request) -> Response {
     request_body(content = Object, description = "as `/v2/enqueue`"),
     responses((status = 202, body = Accepted),
               (status = 400, body = Invalid, description = "as `/v2/enqueue`"),
-              (status = 413, body = ErrorBody), (status = 503, body = ErrorBody)))]
+              (status = 413, body = ErrorBody), (status = 429, body = ErrorBody, description = "as `/v2/enqueue`"),
+              (status = 503, body = ErrorBody)))]
 pub async fn enqueue_under_api(state: State<AppState>, request: Request) -> Response {
     enqueue(state, request).await
+}
+
+/// PagerDuty's answer to an accepted change event.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ChangeAccepted {
+    /// `success`.
+    status: &'static str,
+    /// `Change event processed`.
+    message: &'static str,
+}
+
+/// Records a change event (a deploy, a configuration applied) for the team of the `pagerduty`
+/// integration whose key is its `routing_key`: never paged, shown with the incidents that begin
+/// within two hours after it, and listed on the team (`GET /api/teams/{team_id}/changes`).
+#[utoipa::path(post, path = "/v2/change/enqueue", security(()), tag = "intake",
+    request_body(content = Object, description = "a PagerDuty change event: `routing_key`, `payload` with `summary` (required, at most 1024 characters), `timestamp`, `source` and `custom_details` (at most 16 KB as JSON), and `links`; at most 512 KB"),
+    responses((status = 202, body = ChangeAccepted),
+              (status = 400, body = Invalid, description = "not a change event, a field missing or out of its bounds, or a `routing_key` that is not a `pagerduty` integration's key"),
+              (status = 413, body = ErrorBody, description = "the event is over 512 KB"),
+              (status = 429, body = ErrorBody, description = "the key sent more than `KLAXON_INTAKE_RATE` events this minute; `Retry-After` says when to try again"),
+              (status = 503, body = ErrorBody, description = "the database is not answering; the sender retries")))]
+pub async fn change_enqueue(State(s): State<AppState>, request: Request) -> Response {
+    let Ok(body) = axum::body::to_bytes(request.into_body(), MAX_EVENT).await else {
+        return ApiError(Error::PayloadTooLarge).into_response();
+    };
+    let (routing_key, change) = match read_change(&body, s.core.now()) {
+        Ok(read) => read,
+        Err(errors) => return invalid(errors),
+    };
+    let to = match destination(&s, &routing_key).await {
+        Ok(to) => to,
+        Err(answer) => return answer,
+    };
+    match s.core.record_change(&to, change).await {
+        Ok(()) => {
+            let body = ChangeAccepted {
+                status: "success",
+                message: "Change event processed",
+            };
+            (StatusCode::ACCEPTED, Json(body)).into_response()
+        }
+        Err(e) => ApiError(e).into_response(),
+    }
+}
+
+/// `/v2/change/enqueue` under Klaxon's own API path.
+#[utoipa::path(post, path = "/api/pagerduty/v2/change/enqueue", security(()), tag = "intake",
+    request_body(content = Object, description = "as `/v2/change/enqueue`"),
+    responses((status = 202, body = ChangeAccepted),
+              (status = 400, body = Invalid, description = "as `/v2/change/enqueue`"),
+              (status = 413, body = ErrorBody), (status = 429, body = ErrorBody), (status = 503, body = ErrorBody)))]
+pub async fn change_enqueue_under_api(state: State<AppState>, request: Request) -> Response {
+    change_enqueue(state, request).await
 }

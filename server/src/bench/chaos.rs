@@ -136,6 +136,7 @@ impl Node {
                 .env("KLAXON_DATABASE_URL", database_url)
                 .env("KLAXON_NTFY_URL", ntfy)
                 .env("KLAXON_LOG", "warn")
+                .env("KLAXON_INTAKE_RATE", super::UNHELD.to_string())
                 .stdout(Stdio::null())
                 .stderr(log.try_clone().map_err(err)?)
                 .kill_on_drop(true)

@@ -1,12 +1,12 @@
 //! `klaxon bench intake`: webhook intake over loopback HTTP against the database's own rate for
 //! the same row writes, on throwaway databases, with a check that nothing was lost or doubled.
 
+use super::send::{median, payload, post_all, rate, serve, IntakeRun, Request};
 use super::{drop_schema, err, fresh_db};
 use axum::body::Bytes;
 use clap::Args;
-use klaxon_core::{Config, Core, Db, SystemClock};
-use serde_json::{json, Value};
-use std::net::SocketAddr;
+use klaxon_core::Db;
+use serde_json::Value;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -31,6 +31,11 @@ pub struct IntakeArgs {
     /// medians, as either side alone swings between rounds on a machine of two cores.
     #[arg(long, default_value_t = 3)]
     rounds: usize,
+    /// `webhook`: Alertmanager's webhook against the database alone. `pagerduty` or `opsgenie`:
+    /// events through that API against one-alert webhooks, events/s, on fresh databases each.
+    /// `templated`: generic JSON read by a webhook integration's templates, likewise, with p99.
+    #[arg(long, value_enum, default_value = "webhook")]
+    pub(super) format: super::formats::Format,
 }
 
 pub async fn intake(args: IntakeArgs) -> Result<(), String> {
@@ -45,7 +50,18 @@ pub async fn intake(args: IntakeArgs) -> Result<(), String> {
     sqlx::any::install_default_drivers();
     let dir = tempfile::tempdir().map_err(err)?;
     let mut schemas = Vec::new();
-    let result = run(&args, dir.path(), &mut schemas).await;
+    let result = match args.format {
+        super::formats::Format::Webhook => run(&args, dir.path(), &mut schemas).await,
+        format => {
+            let plan = super::formats::Plan {
+                senders: args.senders,
+                events: args.payloads,
+                database_url: args.database_url.as_deref(),
+                rounds: args.rounds,
+            };
+            super::formats::compare(&plan, format, dir.path(), &mut schemas).await
+        }
+    };
     if let Some(base) = &args.database_url {
         for schema in schemas {
             if let Err(e) = drop_schema(base, &schema).await {
@@ -129,143 +145,33 @@ async fn run(args: &IntakeArgs, dir: &Path, schemas: &mut Vec<String>) -> Result
     Ok(())
 }
 
-fn median(rates: &mut [f64]) -> f64 {
-    rates.sort_by(f64::total_cmp);
-    rates[rates.len() / 2]
-}
-
-fn rate(alerts: usize, wall: Duration) -> f64 {
-    alerts as f64 / wall.as_secs_f64()
-}
-
-/// Payload `p` as Alertmanager sends it: its own group (service `svc-p`), distinct fingerprints.
-fn payload(p: usize, alerts: usize, starts_at: &str) -> Value {
-    let service = format!("svc-{p}");
-    let alerts: Vec<Value> = (0..alerts)
-        .map(|i| {
-            json!({
-                "status": "firing",
-                "labels": {"alertname": "HighErrorRate", "service": service, "severity": "critical",
-                           "instance": format!("web-{i}:9100"), "job": "web"},
-                "annotations": {"summary": "Error rate above 5%",
-                                "runbook_url": "https://runbooks.example/high-error"},
-                "startsAt": starts_at,
-                "endsAt": "0001-01-01T00:00:00Z",
-                "generatorURL": "http://prometheus:9090/graph?g0.expr=rate%28errors%5B5m%5D%29",
-                "fingerprint": format!("{:016x}", p * alerts + i),
-            })
-        })
-        .collect();
-    json!({
-        "version": "4",
-        "groupKey": format!("{{}}:{{alertname=\"HighErrorRate\", service=\"{service}\"}}"),
-        "status": "firing",
-        "receiver": "klaxon",
-        "groupLabels": {"alertname": "HighErrorRate", "service": service},
-        "commonLabels": {"alertname": "HighErrorRate", "service": service, "severity": "critical", "job": "web"},
-        "commonAnnotations": {"summary": "Error rate above 5%"},
-        "externalURL": "http://alertmanager:9093",
-        "truncatedAlerts": 0,
-        "alerts": alerts,
-    })
-}
-
-struct IntakeRun {
-    wall: Duration,
-    p50: Duration,
-    p99: Duration,
-    failures: usize,
-    first_error: Option<String>,
-}
-
 /// Serves the real application on a loopback port and posts every payload to its webhook.
 async fn measure_intake(
     args: &IntakeArgs,
     db: Db,
     payloads: &[Value],
 ) -> Result<IntakeRun, String> {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .map_err(err)?;
-    let base = format!("http://{}", listener.local_addr().map_err(err)?);
-    let config = Config {
-        public_url: base.clone(),
-        ..Config::default()
-    };
-    // No background loops: only intake is measured.
-    let core = Core::start(db, Arc::new(SystemClock), config)
-        .await
-        .map_err(err)?;
-    let app = crate::app(core).into_make_service_with_connect_info::<SocketAddr>();
-    let server = tokio::spawn(async move { axum::serve(listener, app).await });
-
+    let (base, server) = serve(db).await?;
     let client = reqwest::Client::new();
     let url = super::bench_team(&client, &base).await?.webhook;
-
-    // Bodies are serialized before the clock starts: the sender's cost is not intake's.
-    let bodies: Arc<Vec<Bytes>> = Arc::new(
-        payloads
-            .iter()
-            .map(|p| Bytes::from(serde_json::to_vec(p).unwrap_or_default()))
-            .collect(),
-    );
+    let requests: Vec<Request> = payloads
+        .iter()
+        .map(|p| Request {
+            url: url.clone(),
+            headers: Vec::new(),
+            body: Bytes::from(serde_json::to_vec(p).unwrap_or_default()),
+        })
+        .collect();
     let expected = args.alerts_per_payload as u64;
-    let started = Instant::now();
-    let mut senders = JoinSet::new();
-    for s in 0..args.senders {
-        let (client, url, bodies, step) =
-            (client.clone(), url.clone(), bodies.clone(), args.senders);
-        senders.spawn(async move {
-            let mut latencies = Vec::new();
-            let mut errors = Vec::new();
-            for body in bodies.iter().skip(s).step_by(step) {
-                let t = Instant::now();
-                let res = client
-                    .post(&url)
-                    .header("content-type", "application/json")
-                    .body(body.clone())
-                    .send()
-                    .await;
-                let outcome = match res {
-                    Ok(r) => {
-                        let status = r.status();
-                        let text = r.text().await.unwrap_or_default();
-                        let accepted = serde_json::from_str::<Value>(&text)
-                            .ok()
-                            .and_then(|v| v["accepted"].as_u64());
-                        match (status.is_success(), accepted) {
-                            (true, Some(n)) if n == expected => Ok(()),
-                            _ => Err(format!("{status}: {text}")),
-                        }
-                    }
-                    Err(e) => Err(e.to_string()),
-                };
-                latencies.push(t.elapsed());
-                if let Err(e) = outcome {
-                    errors.push(e);
-                }
-            }
-            (latencies, errors)
-        });
-    }
-    let mut latencies = Vec::with_capacity(payloads.len());
-    let mut errors = Vec::new();
-    while let Some(done) = senders.join_next().await {
-        let (l, e) = done.map_err(err)?;
-        latencies.extend(l);
-        errors.extend(e);
-    }
-    let wall = started.elapsed();
-    server.abort();
-    latencies.sort();
-    let at = |q: usize| latencies[(latencies.len() * q / 100).min(latencies.len() - 1)];
-    Ok(IntakeRun {
-        wall,
-        p50: at(50),
-        p99: at(99),
-        failures: errors.len(),
-        first_error: errors.into_iter().next(),
+    let run = post_all(&client, args.senders, requests, move |status, text| {
+        let accepted = serde_json::from_str::<Value>(text)
+            .ok()
+            .and_then(|v| v["accepted"].as_u64());
+        status.is_success() && accepted == Some(expected)
     })
+    .await;
+    server.abort();
+    run
 }
 
 /// The rows intake writes for a payload that opens an incident (the integration's times, the

@@ -3,15 +3,19 @@
 
 mod carrier;
 mod chaos;
+mod chat;
 mod cluster;
 mod flaky_ntfy;
+mod formats;
 mod intake;
 mod paging;
 mod replicas;
+mod send;
 mod sinks;
 mod tarpits;
 
 pub use chaos::{chaos, ChaosArgs};
+pub use chat::{chat, ChatArgs};
 pub use cluster::Cluster;
 pub use intake::{intake, IntakeArgs};
 pub use paging::{paging, ticks, PagingArgs, TickArgs};
@@ -172,6 +176,10 @@ pub(crate) struct BenchTeam {
     pub team_id: i64,
     pub webhook: String,
 }
+
+/// The per-key rate the benches serve with: so high that no sender is held (their senders share
+/// a key, and Klaxon's speed is measured, not its limit), while the count runs as it does in use.
+pub(crate) const UNHELD: u32 = u32::MAX;
 
 /// Bootstraps user `bench`, who makes team `bench` with an Alertmanager integration.
 pub(crate) async fn bench_team(client: &reqwest::Client, base: &str) -> Result<BenchTeam, String> {

@@ -329,6 +329,7 @@ async fn run_paging(
         // figure is the delivery engine's, not the bundling's (which would send five a minute).
         let config = Config {
             public_url: base.clone(),
+            intake_per_minute: super::UNHELD,
             roads: klaxon_core::roads::RoadSettings {
                 ntfy_url: Some(ntfy),
                 smtp: smtp.as_ref().map(|s| klaxon_core::roads::email::SmtpConfig {
@@ -670,6 +671,7 @@ async fn measure_ticks(db: Db, size: usize, due: usize) -> Result<TickRow, Strin
             ..Default::default()
         },
         page_bundle_after: 0,
+        intake_per_minute: super::UNHELD,
         ..Config::default()
     };
     let core = Core::start(db, Arc::new(SystemClock), config)

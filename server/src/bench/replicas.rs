@@ -59,6 +59,7 @@ impl Replica {
             .env("KLAXON_NTFY_URL", ntfy)
             // Every page its own push: the figure is the engine's, not the bundling's.
             .env("KLAXON_PAGE_BUNDLE_AFTER", "0")
+            .env("KLAXON_INTAKE_RATE", super::UNHELD.to_string())
             .env("KLAXON_LOG", "error")
             .stdout(Stdio::null())
             .kill_on_drop(true)

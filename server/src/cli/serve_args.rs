@@ -96,6 +96,11 @@ pub(super) struct ServeArgs {
     /// The key the app signs its webhooks with (Settings → Webhooks → Signing Key).
     #[arg(long, env = "KLAXON_SMS_GATEWAY_SIGNING_KEY", hide_env_values = true)]
     pub(super) sms_gateway_signing_key: Option<String>,
+    /// The Slack app's signing secret: its buttons on announcements and its `/klaxon` command
+    /// act in Klaxon (Interactivity URL `/api/chat/slack/interactions`, command URL
+    /// `/api/chat/slack/commands`).
+    #[arg(long, env = "KLAXON_SLACK_SIGNING_SECRET", hide_env_values = true)]
+    pub(super) slack_signing_secret: Option<String>,
     /// The default phone provider when several are set: twilio or sms-gateway.
     #[arg(long, env = "KLAXON_PHONE_PROVIDER")]
     pub(super) phone_provider: Option<String>,
@@ -148,6 +153,10 @@ pub(super) struct ServeArgs {
     /// routes to the oldest team (for upgrades only).
     #[arg(long, env = "KLAXON_LEGACY_WEBHOOK", default_value_t = false, action = clap::ArgAction::Set)]
     pub(super) legacy_webhook: bool,
+    /// Requests one integration key may send a minute (webhooks, PagerDuty and Opsgenie events),
+    /// ten minutes' worth at once; past it 429 with Retry-After. 0 lifts the limit.
+    #[arg(long, env = "KLAXON_INTAKE_RATE", default_value_t = klaxon_core::key_rate::PER_MINUTE)]
+    pub(super) intake_rate: u32,
     /// Connections served at once; past it, only health checks are answered (default 1024).
     #[arg(long, env = "KLAXON_MAX_CONNECTIONS", default_value_t = crate::listen::MAX_CONNECTIONS)]
     pub(super) max_connections: usize,
@@ -358,6 +367,7 @@ impl ServeArgs {
             outbound_allow,
             personal_outbound_allow,
             legacy_webhook: self.legacy_webhook,
+            intake_per_minute: self.intake_rate,
             deadman_seed: self.deadman_seed()?,
             public_url: public_url.trim_end_matches('/').to_string(),
             password_login: self.password_login,
@@ -373,6 +383,10 @@ impl ServeArgs {
                 phone_provider: self.phone_provider.clone().filter(|p| !p.is_empty()),
                 phone_hourly_limit: self.phone_hourly_limit.max(0),
                 phone_number_limits: true,
+                slack_signing_secret: self
+                    .slack_signing_secret
+                    .clone()
+                    .filter(|s| !s.trim().is_empty()),
             },
             page_bundle_after: self.page_bundle_after,
             lane_wait: klaxon_core::lanes::WAIT_FOR_LANES,
@@ -452,6 +466,7 @@ impl ServeArgs {
             name: klaxon_domain::text::Label::parse(&or(&self.deadman_name, "Watchdog"))
                 .map_err(|e| format!("KLAXON_DEADMAN_NAME {e}"))?,
             matcher: or(&self.deadman_matcher, r#"{alertname="Watchdog"}"#),
+            pings: false,
             timeout,
             severity,
         }

@@ -222,6 +222,21 @@ impl Remote {
     }
 
     /// The id of the item of `list` (a team's collection) named `name`.
+    /// Replaces an integration's routing rules with `apply`'s own key (instance-scoped): a
+    /// rule may send alerts to another team, which a team-scoped key cannot see.
+    pub(super) async fn put_rules(
+        &mut self,
+        team: &str,
+        integration: i64,
+        rules: &[klaxon_domain::routing::RoutingRule],
+    ) -> Result<(), String> {
+        let t = self.team(team).await?;
+        let path = format!("/api/teams/{t}/integrations/{integration}/rules");
+        self.call(Method::PUT, &path, Some(json!({ "rules": rules })))
+            .await
+            .map(|_| ())
+    }
+
     pub(super) async fn item(&mut self, team: &str, list: &str, name: &str) -> Result<i64, String> {
         let v = self
             .in_team(team, Method::GET, &format!("/{list}"), None)

@@ -91,14 +91,38 @@ impl Remote {
                     .await?;
             }
             CreateAlertSource { team, source } => {
-                let body = json!({"name": source.name, "kind": source.kind.as_str()});
+                let mut body = json!({"name": source.name, "kind": source.kind.as_str()});
+                if let Some(t) = &source.templates {
+                    body["templates"] = json!(t);
+                }
                 let v = self
                     .in_team(team, Method::POST, "/integrations", Some(body))
                     .await?;
+                if let Some(rules) = source.rules.as_ref().filter(|r| !r.is_empty()) {
+                    self.put_rules(team, v["id"].as_i64().unwrap_or_default(), rules)
+                        .await?;
+                }
                 return Ok(v["webhook_url"].as_str().map(|url| Made {
                     what: format!("alert source {team}/{} webhook URL", source.name),
                     value: url.to_string(),
                 }));
+            }
+            ChangeAlertSource {
+                team,
+                source,
+                changes,
+            } => {
+                let id = self.item(team, "integrations", &source.name).await?;
+                let path = format!("/integrations/{id}");
+                let changed = |name: &str| changes.iter().any(|c| c.field == name);
+                if changed("templates") {
+                    let body = json!({"templates": source.templates});
+                    self.in_team(team, Method::PATCH, &path, Some(body)).await?;
+                }
+                if changed("rules") {
+                    let rules = source.rules.clone().unwrap_or_default();
+                    self.put_rules(team, id, &rules).await?;
+                }
             }
             DeleteAlertSource { team, name } => {
                 let id = self.item(team, "integrations", name).await?;

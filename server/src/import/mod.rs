@@ -5,6 +5,8 @@
 
 pub mod fetch;
 pub mod oncall;
+mod oncall_routes;
+mod oncall_templates;
 pub mod opsgenie;
 pub mod pagerduty;
 mod to_file;
@@ -17,6 +19,7 @@ use klaxon_domain::config::{
     MemberSpec, RotationSpec, TargetKind, TeamSpec,
 };
 use klaxon_domain::incident::IntegrationKind;
+use klaxon_domain::mapping::WebhookTemplates;
 use klaxon_domain::sso::username_base;
 use klaxon_domain::team::Role;
 use klaxon_domain::Timestamp;
@@ -133,20 +136,44 @@ pub struct Level {
     pub targets: Vec<Target>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Policy {
+    /// The other system's id, which its integrations' routes name.
+    pub id: String,
     pub name: String,
     pub team: Option<String>,
     pub levels: Vec<Level>,
     pub repeat: u32,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Integration {
     pub name: String,
     pub team: Option<String>,
     /// The other system's word for its kind.
     pub kind: String,
+    /// Its own templates, for a sender Klaxon reads as a generic webhook (OnCall's), with what
+    /// they approximate.
+    pub templates: Option<(WebhookTemplates, Vec<String>)>,
+    /// Its routes in order, each to a policy (OnCall's); none for other vendors.
+    pub routes: Vec<Route>,
+    /// The policy that takes what no route matches.
+    pub default_policy: Option<String>,
+}
+
+/// One of an integration's routes: what it matches, and the policy it sends to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Route {
+    pub term: RouteTerm,
+    pub policy: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum RouteTerm {
+    /// A regular expression searched for in the request as JSON text.
+    Regex(String),
+    /// A Jinja template that renders true (`1`, `true` or `ok`) when the route matches.
+    Jinja(String),
 }
 
 /// What an importer read, in one shape for every vendor.

@@ -2,7 +2,10 @@
 //! list is paged (`results`, `next`); the token goes as it is in `Authorization`.
 
 use super::fetch::{text, Api};
-use super::{Integration, Layer, Level, Override, Policy, Schedule, Source, Target, Team, User};
+use super::{
+    Integration, Layer, Level, Override, Policy, Route, RouteTerm, Schedule, Source, Target, Team,
+    User,
+};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -81,6 +84,7 @@ pub async fn read(api: &Api) -> Result<Source, String> {
         let team = chain["team_id"].as_str().map(String::from);
         let (levels, repeat) = ladder(steps, team.as_ref(), &mut members);
         source.policies.push(Policy {
+            id,
             name: text(chain, "name"),
             team,
             levels,
@@ -103,17 +107,52 @@ pub async fn read(api: &Api) -> Result<Source, String> {
             "team roles: OnCall's API does not say who manages a team; everyone became a member (make owners in the file)".into(),
         );
     }
+    let mut routes = read_routes(api).await?;
     for i in api
         .follow("/api/v1/integrations/", "results", "/next")
         .await?
     {
+        let (name, kind) = (text(&i, "name"), text(&i, "type"));
+        // Every OnCall integration reads its body with Jinja templates; one of a type Klaxon
+        // has no source for becomes a generic webhook with them.
+        let templates = Some(super::oncall_templates::webhook_templates(
+            &name,
+            &kind,
+            &i["templates"],
+        ));
         source.integrations.push(Integration {
-            name: text(&i, "name"),
+            name,
             team: i["team_id"].as_str().map(String::from),
-            kind: text(&i, "type"),
+            kind,
+            templates,
+            routes: routes.remove(&text(&i, "id")).unwrap_or_default(),
+            default_policy: i["default_route"]["escalation_chain_id"]
+                .as_str()
+                .map(String::from),
         });
     }
     Ok(source)
+}
+
+/// Every integration's routes but its default one, in order, by the integration's id.
+async fn read_routes(api: &Api) -> Result<BTreeMap<String, Vec<Route>>, String> {
+    let mut all = api.follow("/api/v1/routes/", "results", "/next").await?;
+    all.sort_by_key(|r| r["position"].as_i64().unwrap_or(0));
+    let mut routes: BTreeMap<String, Vec<Route>> = BTreeMap::new();
+    for r in all.iter().filter(|r| r["is_the_last_route"] != true) {
+        let term = text(r, "routing_regex");
+        routes
+            .entry(text(r, "integration_id"))
+            .or_default()
+            .push(Route {
+                term: match r["routing_type"].as_str() {
+                    Some("jinja2") => RouteTerm::Jinja(term),
+                    _ => RouteTerm::Regex(term),
+                },
+                policy: r["escalation_chain_id"].as_str().map(String::from),
+            });
+    }
+    Ok(routes)
 }
 
 /// A schedule's shifts: rotations as layers, overrides as they are. Several people on at once

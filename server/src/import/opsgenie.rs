@@ -69,10 +69,20 @@ pub async fn read(api: &Api, now: i64) -> Result<Source, String> {
         .follow("/v2/integrations", "data", "/paging/next")
         .await?
     {
+        let kind = text(&i, "type");
         source.integrations.push(Integration {
             name: text(&i, "name"),
             team: i["teamId"].as_str().map(String::from),
-            kind: text(&i, "type"),
+            // These post to the Alert API with the integration's key (Alertmanager's
+            // `opsgenie_configs`, Grafana's Opsgenie contact point): they stay Alert API
+            // integrations, and their senders move by their URL and key alone.
+            kind: if ["API", "Prometheus", "Grafana"].contains(&kind.as_str()) {
+                "opsgenie".to_string()
+            } else {
+                kind
+            },
+            templates: None,
+            ..Default::default()
         });
     }
     Ok(source)
@@ -157,6 +167,7 @@ fn policy(e: &Value) -> Policy {
         };
     }
     Policy {
+        id: text(e, "id"),
         name: text(e, "name"),
         team: e["ownerTeam"]["id"].as_str().map(String::from),
         levels: levels.into_iter().map(|(_, l)| l).collect(),

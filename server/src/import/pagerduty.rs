@@ -106,6 +106,7 @@ pub async fn read(api: &Api, now: i64) -> Result<Source, String> {
             });
         }
         source.policies.push(Policy {
+            id: text(&p, "id"),
             name: text(&p, "name"),
             team: first_team(&p),
             levels,
@@ -130,6 +131,12 @@ pub async fn read(api: &Api, now: i64) -> Result<Source, String> {
                 } else {
                     vendor.to_string()
                 },
+                templates: None,
+                routes: Vec::new(),
+                // The service's policy pages for it: another team's, its alerts go there.
+                default_policy: service["escalation_policy"]["id"]
+                    .as_str()
+                    .map(String::from),
             });
         }
     }

@@ -125,8 +125,11 @@ pub fn to_file(source: &Source, accounts: &Accounts, now: i64) -> (ConfigFile, R
     }
     rota_people_are_members(&mut teams);
 
+    // The team each policy went to, which routes to it send alerts to.
+    let mut team_of = HashMap::new();
     for p in &source.policies {
         let team_name = team_for(&mut teams, &p.team, &p.name);
+        team_of.insert(p.id.clone(), team_name.clone());
         let team = teams.get_mut(&team_name).expect("made above");
         if team.escalation.is_some() {
             report.no_equivalent.push(format!(
@@ -139,31 +142,59 @@ pub fn to_file(source: &Source, accounts: &Accounts, now: i64) -> (ConfigFile, R
     }
 
     for i in &source.integrations {
-        let kind = match i.kind.to_lowercase().as_str() {
-            k if k.contains("alertmanager") || k.contains("prometheus") => {
-                IntegrationKind::Alertmanager
-            }
-            k if k.contains("grafana") => IntegrationKind::Grafana,
-            "pagerduty" => IntegrationKind::PagerDuty,
-            _ => {
-                report.no_equivalent.push(format!(
-                    "integration \"{}\" ({}): Klaxon takes Alertmanager, Grafana and PagerDuty Events API alerts",
-                    i.name, i.kind
-                ));
-                continue;
-            }
+        let Some((kind, mut templates)) = source_kind(i, &mut report) else {
+            continue;
         };
         let team_name = team_for(&mut teams, &i.team, &i.name);
+        let rules =
+            super::oncall_routes::rules(i, &team_name, &team_of, templates.as_mut(), &mut report);
         let team = teams.get_mut(&team_name).expect("made above");
         let sources = team.alert_sources.get_or_insert_with(Vec::new);
         let mut name = label(&i.name);
         while sources.iter().any(|s| s.name == name) {
             name = label(&format!("{name} 2"));
         }
-        sources.push(AlertSourceSpec { name, kind });
+        sources.push(AlertSourceSpec {
+            name,
+            kind,
+            templates,
+            rules: Some(rules).filter(|r| !r.is_empty()),
+        });
     }
     report.to_invite.sort();
     (ConfigFile::new(None, teams.into_values().collect()), report)
+}
+
+/// The kind an integration becomes, with a generic webhook's templates (their approximations
+/// reported); `None`, reported, when Klaxon has no equivalent.
+fn source_kind(
+    i: &super::Integration,
+    report: &mut Report,
+) -> Option<(IntegrationKind, Option<WebhookTemplates>)> {
+    let kind = match i.kind.to_lowercase().as_str() {
+        k if k.contains("alertmanager") || k.contains("prometheus") => {
+            IntegrationKind::Alertmanager
+        }
+        k if k.contains("grafana") => IntegrationKind::Grafana,
+        "pagerduty" => IntegrationKind::PagerDuty,
+        "opsgenie" => IntegrationKind::Opsgenie,
+        _ if i.templates.is_some() => IntegrationKind::Webhook,
+        _ => {
+            report.no_equivalent.push(format!(
+                "integration \"{}\" ({}): Klaxon takes Alertmanager, Grafana, PagerDuty Events API and Opsgenie Alert API alerts, and any JSON through a generic webhook (add one and write its templates)",
+                i.name, i.kind
+            ));
+            return None;
+        }
+    };
+    let templates = match (&i.templates, kind) {
+        (Some((t, notes)), IntegrationKind::Webhook) => {
+            report.approximated.extend(notes.iter().cloned());
+            Some(t.clone())
+        }
+        _ => None,
+    };
+    Some((kind, templates))
 }
 
 /// People: their Klaxon account, else a username suggested from the email as single sign-on

@@ -43,6 +43,15 @@ impl Alertmanager {
         Self::launch_with(&receiver, "1h", false).await
     }
 
+    /// Starts Alertmanager sending every alert through its Opsgenie notifier (Alert API) to
+    /// `api_url` (ending in `/`) with `api_key`, and waits until it is ready.
+    pub async fn start_opsgenie(api_url: &str, api_key: &str) -> Alertmanager {
+        let receiver = format!(
+            "    opsgenie_configs:\n      - api_url: '{api_url}'\n        api_key: '{api_key}'\n        send_resolved: true\n"
+        );
+        Self::launch_with(&receiver, "1h", false).await
+    }
+
     /// The same, re-sending a still-firing group every `repeat_interval`.
     pub async fn start_repeating(webhook: &str, repeat_interval: &str) -> Alertmanager {
         Self::launch(webhook, repeat_interval, false).await
@@ -163,6 +172,19 @@ impl Alertmanager {
         assert_eq!(r.status(), 200, "silence {id}: {:?}", r.text().await);
         r.json().await.unwrap()
     }
+}
+
+/// The DiskFull alert of storage's db-1 as posted to Alertmanager's API, started at `starts_at`
+/// and, when `ends_at` is given, resolved then.
+pub fn disk_full(starts_at: &str, ends_at: Option<String>) -> Value {
+    let mut a = serde_json::json!({
+        "labels": {"alertname": "DiskFull", "service": "storage", "instance": "db-1:9100"},
+        "startsAt": starts_at,
+    });
+    if let Some(e) = ends_at {
+        a["endsAt"] = serde_json::json!(e);
+    }
+    serde_json::json!([a])
 }
 
 pub fn rfc3339_now() -> String {

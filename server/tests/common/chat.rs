@@ -202,7 +202,10 @@ pub mod shapes {
     /// notification fallback, required when `blocks` are sent; at most 50 blocks; a `section`'s
     /// text object is `mrkdwn` or `plain_text`, at most 3000 characters; an `actions` block has
     /// at most 25 elements; a button has a `plain_text` label of at most 75 characters, a `url`
-    /// of at most 3000, and a `style` of `primary` or `danger` if any. Mattermost
+    /// of at most 3000, an `action_id` of at most 255 and a `value` of at most 2000 (what an
+    /// app's interactivity request carries back), and a `style` of `primary` or `danger` if any.
+    /// A `response_url` answer (https://api.slack.com/interactivity/handling#message_responses)
+    /// is the same message with `replace_original` or `response_type`. Mattermost
     /// (https://developers.mattermost.com/integrate/webhooks/incoming/) and Discord's `/slack`
     /// endpoint read `text` (and attachments) of the same body.
     pub fn slack(body: &Value) -> Result<(), String> {
@@ -242,6 +245,12 @@ pub mod shapes {
                         string(&e["text"]["text"], "a button's label", 75)?;
                         if let Some(url) = e.get("url") {
                             string(url, "a button's url", 3000)?;
+                        }
+                        if let Some(id) = e.get("action_id") {
+                            string(id, "a button's action_id", 255)?;
+                        }
+                        if let Some(value) = e.get("value") {
+                            string(value, "a button's value", 2000)?;
                         }
                         if let Some(style) = e.get("style") {
                             if !matches!(style.as_str(), Some("primary" | "danger")) {

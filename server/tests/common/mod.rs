@@ -9,6 +9,7 @@ pub mod live;
 pub mod ntfy;
 pub mod oidc;
 pub mod process;
+pub mod slack;
 pub mod smtp;
 pub mod synapse;
 pub mod tarpit;
@@ -374,6 +375,19 @@ impl TestApp {
             .await
             .expect(201);
         Auth::Key(k["key"].as_str().unwrap().to_string())
+    }
+
+    /// A key of a new instance-scoped service account `name`, made by `admin`: what `klaxon
+    /// apply` and `klaxon import` act with.
+    pub async fn instance_key(&self, admin: &Auth, name: &str) -> String {
+        let sa = self
+            .post("/api/service-accounts", admin, json!({ "name": name }))
+            .await
+            .expect(201);
+        let Auth::Key(key) = self.service_key(admin, sa["id"].as_i64().unwrap()).await else {
+            unreachable!("service_key answers a key")
+        };
+        key
     }
 
     /// Creates a team as `owner` and returns its id.

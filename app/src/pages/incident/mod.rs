@@ -294,8 +294,44 @@ fn Summary(data: IncidentView) -> impl IntoView {
             {next.map(|n| view! { <div><dt>"Next"</dt><dd class="next-step">{n}</dd></div> })}
             <div><dt>"Team"</dt><dd><a href=format!("/teams/{}", i.team_id)>{data.team_name.clone()}</a></dd></div>
         </dl>
+        <ChangesBefore changes=data.detail.changes_before.clone() />
     }
     .into_any()
+}
+
+/// The team's reported changes (deploys, configuration) in the two hours before the incident
+/// began: the first suspects.
+#[component]
+fn ChangesBefore(changes: Vec<klaxon_domain::change::Change>) -> impl IntoView {
+    (!changes.is_empty()).then(|| {
+        view! {
+            <section class="changes-before" aria-labelledby="changes-before-title">
+                <h2 id="changes-before-title">"Changes before it began"</h2>
+                <ul class="list">
+                    {changes
+                        .into_iter()
+                        .map(|c| {
+                            let meta = match &c.source {
+                                Some(source) => format!("{} · {source}", when(c.at)),
+                                None => when(c.at),
+                            };
+                            let link = c.link.as_deref().and_then(web_link).map(str::to_string);
+                            let text = c.link_text.clone().unwrap_or_else(|| "Details".into());
+                            view! {
+                                <li>
+                                    <span class="row-main">
+                                        <strong>{c.summary}</strong>
+                                        <span class="meta">{meta}</span>
+                                    </span>
+                                    {link.map(|href| view! { <a href=href rel="noreferrer noopener" target="_blank">{text}</a> })}
+                                </li>
+                            }
+                        })
+                        .collect_view()}
+                </ul>
+            </section>
+        }
+    })
 }
 
 /// Titles longer than this are clamped to three lines, with the whole one a tap away.

@@ -37,6 +37,7 @@ fn one(event: ChannelEvent, state: IncidentState) -> Announcement {
             actor: Some("bob".into()),
             text: "resolved by hand".into(),
         })),
+        interactive: false,
     }
 }
 
@@ -163,6 +164,7 @@ fn a_summary_names_ten_and_counts_the_rest() {
         team: "payments".into(),
         public_url: "https://k".into(),
         body: Body::Summary(items),
+        interactive: false,
     };
     let plain = m.plain();
     assert!(plain.starts_with("12 incident events for team payments"));

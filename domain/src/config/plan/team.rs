@@ -122,7 +122,31 @@ impl Diff<'_> {
                             source: s.clone(),
                         });
                     }
-                    Some(_) => {}
+                    // Templates or rules given and not the server's: replaced in place, same URL.
+                    Some(h) => {
+                        let mut changes = Vec::new();
+                        if s.templates.is_some() {
+                            field(
+                                &mut changes,
+                                "templates",
+                                &h.templates,
+                                &Some(s.templates.clone()),
+                            );
+                        }
+                        field(
+                            &mut changes,
+                            "rules",
+                            &h.rules.clone().unwrap_or_default(),
+                            &s.rules,
+                        );
+                        if !changes.is_empty() {
+                            steps.push(Step::ChangeAlertSource {
+                                team: team(),
+                                source: s.clone(),
+                                changes,
+                            });
+                        }
+                    }
                 }
             }
             for name in unnamed(prune, &have, list, |x| &x.name) {

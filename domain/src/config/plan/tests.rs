@@ -177,3 +177,36 @@ fn today_is_the_team_s_own() {
     assert_eq!(steps.len(), 1);
     assert_eq!(steps[0].1, vec!["2026-12-02".to_string()]);
 }
+
+#[test]
+fn a_source_without_rules_leaves_the_servers_and_an_empty_list_removes_them() {
+    use crate::config::AlertSourceSpec;
+    use crate::routing::RoutingRule;
+    let source = |rules: Option<Vec<RoutingRule>>| AlertSourceSpec {
+        name: "prom".into(),
+        kind: Default::default(),
+        templates: None,
+        rules,
+    };
+    let file = |s: AlertSourceSpec| {
+        let mut team = TeamSpec::named("web");
+        team.alert_sources = Some(vec![s]);
+        ConfigFile::new(None, vec![team])
+    };
+    let drop_all = vec![RoutingRule {
+        drop: true,
+        ..Default::default()
+    }];
+    let server = file(source(Some(drop_all.clone())));
+    assert_eq!(plan(&server, &file(source(None)), false, NOON), vec![]);
+    assert_eq!(
+        plan(&server, &file(source(Some(drop_all))), false, NOON),
+        vec![]
+    );
+    let steps = plan(&server, &file(source(Some(vec![]))), false, NOON);
+    assert_eq!(steps.len(), 1);
+    assert_eq!(
+        steps[0].to_string(),
+        "~ change alert source web/prom\n    rules: [{\"matchers\":\"\",\"drop\":true}] → []"
+    );
+}

@@ -1,0 +1,103 @@
+//! A button pressed or a command typed in chat, done as the person the chat account is linked
+//! to (`links`), with that person's rights: someone not in the incident's team is told so and
+//! nothing changes. Pressing twice is harmless: the second press says who has it already.
+
+use crate::{Core, Error, Result};
+use klaxon_domain::alerting::IncidentState;
+use klaxon_domain::chat::ChatAct;
+use klaxon_domain::ids::{IncidentId, UserId};
+use klaxon_domain::incident::Incident;
+use klaxon_domain::Duration;
+
+/// What came of an action: the sentence for the person who pressed (shown to them alone), and
+/// the incident as it is now when they may see it (for the message to show).
+#[derive(Debug, Clone)]
+pub struct ChatOutcome {
+    pub said: String,
+    pub incident: Option<Incident>,
+    /// Who acted, when something changed.
+    pub by: Option<String>,
+}
+
+impl ChatOutcome {
+    fn told(said: impl Into<String>, incident: Option<Incident>) -> ChatOutcome {
+        ChatOutcome {
+            said: said.into(),
+            incident,
+            by: None,
+        }
+    }
+}
+
+/// Tells an unlinked account how to link itself.
+pub const NOT_LINKED: &str = "Your chat account is not linked to a Klaxon account yet: in Klaxon, open your profile, get a code under Chat accounts, and type `/klaxon link` with it here.";
+
+impl Core {
+    /// Does `act` on incident `id` as the person linked to `account` on `platform`. Only a
+    /// database failure is an error; anything else is said back.
+    pub async fn act_from_chat(
+        &self,
+        platform: &str,
+        account: &str,
+        id: i64,
+        act: ChatAct,
+    ) -> Result<ChatOutcome> {
+        let Some(actor) = self.chat_person(platform, account).await? else {
+            return Ok(ChatOutcome::told(NOT_LINKED, None));
+        };
+        let before = match self.incident(&actor, id).await {
+            Ok(i) => i,
+            Err(Error::NotFound) => {
+                return Ok(ChatOutcome::told(
+                    format!(
+                        "You are not in this incident's team, {}: nothing changed.",
+                        actor.username
+                    ),
+                    None,
+                ))
+            }
+            Err(e) => return Err(e),
+        };
+        if before.state == IncidentState::Resolved {
+            return Ok(ChatOutcome::told("Already resolved.", Some(before)));
+        }
+        if act == ChatAct::Acknowledge && before.state == IncidentState::Acknowledged {
+            let by = before.acknowledged_by.clone().unwrap_or_default();
+            return Ok(ChatOutcome::told(
+                format!("Already acknowledged by {by}."),
+                Some(before),
+            ));
+        }
+        let done = match act {
+            ChatAct::Acknowledge => self.acknowledge(&actor, id).await,
+            ChatAct::Resolve => self.resolve(&actor, id, None).await,
+            ChatAct::Snooze => self.snooze(&actor, id, Duration::hours(1)).await,
+            ChatAct::Take => {
+                self.assign(&actor, IncidentId(id), UserId(actor.user_id))
+                    .await
+            }
+        };
+        let said = match act {
+            ChatAct::Acknowledge => "Acknowledged: it is yours.",
+            ChatAct::Resolve => "Resolved.",
+            ChatAct::Snooze => "Snoozed for an hour: no pages until then.",
+            ChatAct::Take => "Taken: it is assigned to you.",
+        };
+        match done {
+            Ok(now) => Ok(ChatOutcome {
+                said: said.into(),
+                incident: Some(now),
+                by: Some(actor.username),
+            }),
+            Err(Error::Conflict(why) | Error::Invalid(why)) => Ok(ChatOutcome::told(
+                format!("Nothing changed: {why}."),
+                Some(before),
+            )),
+            Err(Error::Forbidden(why)) => Ok(ChatOutcome::told(
+                format!("Nothing changed: {why}."),
+                Some(before),
+            )),
+            Err(e) => Err(e),
+        }
+    }
+}

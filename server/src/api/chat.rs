@@ -1,0 +1,112 @@
+//! Acting from chat (`klaxon_core::chat`): the Slack app's interactivity and slash command
+//! requests, checked by their signature before they are read, and a person's linked chat
+//! accounts with the one-time code that links one.
+
+use crate::error::ApiResult;
+use crate::extract::{Caller, Path};
+use crate::AppState;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::Json;
+use klaxon_domain::chat::{ChatLink, LinkCode};
+use klaxon_domain::ErrorBody;
+use serde_json::Value;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(slack_interactions))
+        .routes(routes!(slack_commands))
+        .routes(routes!(new_link_code))
+        .routes(routes!(list_links))
+        .routes(routes!(unlink))
+}
+
+fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// A button pressed on a Slack announcement (the Slack app's Interactivity request URL):
+/// Acknowledge, Resolve, Snooze 1 h or Take it, done as the Klaxon person the Slack account is
+/// linked to. Answered 200 at once; the message is then replaced through the request's
+/// `response_url` by the incident as it is now, and the person gets a sentence only they see.
+#[utoipa::path(post, path = "/api/chat/slack/interactions", tag = "chat", security(()),
+    params(("X-Slack-Signature" = String, Header, description = "`v0=` and the hex HMAC-SHA256 of `v0:{timestamp}:{body}` by the app's signing secret"),
+           ("X-Slack-Request-Timestamp" = String, Header, description = "Unix seconds, within five minutes of Klaxon's clock")),
+    request_body(content = String, content_type = "application/x-www-form-urlencoded", description = "`payload`: Slack's `block_actions` JSON"),
+    responses((status = 200, description = "read; acted on when a button of Klaxon's was pressed"),
+              (status = 400, body = ErrorBody, description = "no `payload`, or not a Slack interaction"),
+              (status = 401, body = ErrorBody, description = "the signature is missing or wrong, or the timestamp is more than five minutes off"),
+              (status = 404, body = ErrorBody, description = "no Slack signing secret is configured")))]
+pub async fn slack_interactions(
+    State(s): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult<StatusCode> {
+    let at = header(&headers, "x-slack-request-timestamp");
+    let sig = header(&headers, "x-slack-signature");
+    s.core.slack_interaction(&body, at, sig).await?;
+    Ok(StatusCode::OK)
+}
+
+/// The Slack app's `/klaxon` command: `link <code>` links the Slack account to the person whose
+/// code it is, `unlink` ends that, anything else answers with help; the answer is shown to the
+/// person who typed it alone.
+#[utoipa::path(post, path = "/api/chat/slack/commands", tag = "chat", security(()),
+    params(("X-Slack-Signature" = String, Header, description = "as for interactions"),
+           ("X-Slack-Request-Timestamp" = String, Header, description = "as for interactions")),
+    request_body(content = String, content_type = "application/x-www-form-urlencoded", description = "Slack's slash command form: `team_id`, `team_domain`, `user_id`, `user_name`, `text`"),
+    responses((status = 200, body = Object, description = "`{response_type: \"ephemeral\", text}`"),
+              (status = 400, body = ErrorBody, description = "no `user_id`"),
+              (status = 401, body = ErrorBody, description = "the signature is missing or wrong, or the timestamp is more than five minutes off"),
+              (status = 404, body = ErrorBody, description = "no Slack signing secret is configured")))]
+pub async fn slack_commands(
+    State(s): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult<Json<Value>> {
+    let at = header(&headers, "x-slack-request-timestamp");
+    let sig = header(&headers, "x-slack-signature");
+    Ok(Json(s.core.slack_command(&body, at, sig).await?))
+}
+
+/// A one-time code that links a chat account to the caller, typed in chat as
+/// `/klaxon link <code>` within ten minutes; a new one replaces the last. Shown once.
+#[utoipa::path(post, path = "/api/me/chat-link-code", tag = "chat",
+    responses((status = 201, body = LinkCode),
+              (status = 401, body = ErrorBody),
+              (status = 403, body = ErrorBody, description = "a service account")))]
+pub async fn new_link_code(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+) -> ApiResult<(StatusCode, Json<LinkCode>)> {
+    Ok((
+        StatusCode::CREATED,
+        Json(s.core.new_chat_link_code(&a).await?),
+    ))
+}
+
+/// The caller's linked chat accounts.
+#[utoipa::path(get, path = "/api/me/chat-links", tag = "chat",
+    responses((status = 200, body = [ChatLink]), (status = 401, body = ErrorBody)))]
+pub async fn list_links(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+) -> ApiResult<Json<Vec<ChatLink>>> {
+    Ok(Json(s.core.list_chat_links(&a).await?))
+}
+
+/// Unlinks one of the caller's chat accounts: it acts as nobody from then on.
+#[utoipa::path(delete, path = "/api/me/chat-links/{link_id}", tag = "chat",
+    params(("link_id" = i64, Path)),
+    responses((status = 204), (status = 401, body = ErrorBody),
+              (status = 404, body = ErrorBody, description = "not one of the caller's")))]
+pub async fn unlink(
+    State(s): State<AppState>,
+    Caller(a): Caller,
+    Path(id): Path<i64>,
+) -> ApiResult<StatusCode> {
+    s.core.unlink_chat(&a, id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}

@@ -1,0 +1,204 @@
+//! `klaxon bench chat`: a Slack button pressed → the acknowledgement stored (Slack is answered
+//! after it is), and → the message replaced through the press's `response_url` (a sink of the
+//! bench's), one press per incident, one after another, on a quiet server: what a responder
+//! waits for between pressing and seeing the channel say it is theirs.
+
+use super::sinks::one_alert;
+use super::{err, fresh_db, post, send_webhook};
+use axum::extract::State;
+use axum::routing::post as route_post;
+use clap::Args;
+use hmac::{Hmac, Mac};
+use klaxon_core::{Config, Core, SystemClock};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+#[derive(Args)]
+pub struct ChatArgs {
+    /// Incidents opened, each acknowledged by one press.
+    #[arg(long, default_value_t = 300)]
+    incidents: usize,
+    /// A `postgres://…` URL: measure PostgreSQL in a throwaway schema. Default: a SQLite file.
+    #[arg(long)]
+    database_url: Option<String>,
+}
+
+const SECRET: &str = "bench-slack-signing-secret";
+
+/// When each `response_url` path had its message replaced.
+type Replaced = Arc<Mutex<HashMap<String, Instant>>>;
+
+async fn sink(
+    State(seen): State<Replaced>,
+    uri: axum::http::Uri,
+    body: axum::Json<Value>,
+) -> &'static str {
+    if body.0["replace_original"] == true {
+        seen.lock()
+            .unwrap()
+            .insert(uri.path().to_string(), Instant::now());
+    }
+    "ok"
+}
+
+/// Posts `body` signed as Slack signs an app's requests.
+async fn signed(client: &reqwest::Client, url: &str, body: String) -> Result<(), String> {
+    let at = jiff::Timestamp::now().as_second().to_string();
+    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(SECRET.as_bytes()).map_err(err)?;
+    mac.update(format!("v0:{at}:{body}").as_bytes());
+    let sig = format!("v0={}", hex::encode(mac.finalize().into_bytes()));
+    let res = client
+        .post(url)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .header("x-slack-request-timestamp", at)
+        .header("x-slack-signature", sig)
+        .body(body)
+        .send()
+        .await
+        .map_err(err)?;
+    if !res.status().is_success() {
+        return Err(format!("{url}: {}", res.status()));
+    }
+    Ok(())
+}
+
+fn form(fields: &[(&str, &str)]) -> String {
+    url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(fields)
+        .finish()
+}
+
+fn ms(mut d: Vec<Duration>, q: usize) -> f64 {
+    d.sort();
+    let i = (d.len() * q / 100).min(d.len().saturating_sub(1));
+    d.get(i).map_or(0.0, |d| d.as_secs_f64() * 1e3)
+}
+
+pub async fn chat(args: ChatArgs) -> Result<(), String> {
+    sqlx::any::install_default_drivers();
+    let dir = tempfile::tempdir().map_err(err)?;
+    let mut schemas = Vec::new();
+    let url = args.database_url.as_deref();
+    let db = fresh_db(url, dir.path(), "chat", &mut schemas).await?;
+    let seen: Replaced = Arc::default();
+    let slack = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(err)?;
+    let slack_base = format!("http://{}", slack.local_addr().map_err(err)?);
+    let sink_app = axum::Router::new()
+        .fallback(route_post(sink))
+        .with_state(seen.clone());
+    tokio::spawn(async move { axum::serve(slack, sink_app).await });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(err)?;
+    let base = format!("http://{}", listener.local_addr().map_err(err)?);
+    let loopback = klaxon_core::outbound::OutboundAllow::parse("127.0.0.0/8").map_err(err)?;
+    let config = Config {
+        public_url: base.clone(),
+        intake_per_minute: super::UNHELD,
+        roads: klaxon_core::roads::RoadSettings {
+            slack_signing_secret: Some(SECRET.into()),
+            ..Default::default()
+        },
+        outbound_allow: loopback.clone(),
+        personal_outbound_allow: loopback,
+        ..Config::default()
+    };
+    let core = Core::start(db.clone(), Arc::new(SystemClock), config)
+        .await
+        .map_err(err)?;
+    let app = crate::app(core).into_make_service_with_connect_info::<SocketAddr>();
+    let server = tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let client = reqwest::Client::new();
+    let team = super::bench_team(&client, &base).await?;
+    let code = post(
+        &client,
+        &format!("{base}/api/me/chat-link-code"),
+        Some(&team.api_key),
+        json!({}),
+    )
+    .await?;
+    let code = code["code"].as_str().unwrap_or_default();
+    let link = form(&[
+        ("team_id", "T0B"),
+        ("team_domain", "bench"),
+        ("user_id", "U0B"),
+        ("user_name", "bench"),
+        ("command", "/klaxon"),
+        ("text", &format!("link {code}")),
+    ]);
+    signed(&client, &format!("{base}/api/chat/slack/commands"), link).await?;
+    for i in 0..args.incidents {
+        let body = serde_json::to_vec(&one_alert(i)).map_err(err)?;
+        send_webhook(&client, &team.webhook, body.into()).await?;
+    }
+    let ids: Vec<(i64,)> = sqlx::query_as("SELECT id FROM incidents ORDER BY id")
+        .fetch_all(&db.pool)
+        .await
+        .map_err(err)?;
+
+    let (mut stored, mut replaced) = (Vec::new(), Vec::new());
+    for (n, (id,)) in ids.iter().enumerate() {
+        let path = format!("/respond/{n}");
+        let payload = json!({
+            "type": "block_actions",
+            "user": {"id": "U0B", "team_id": "T0B"},
+            "team": {"id": "T0B", "domain": "bench"},
+            "response_url": format!("{slack_base}{path}"),
+            "actions": [{"action_id": "klaxon_ack", "value": id.to_string(), "type": "button"}],
+        });
+        let pressed = Instant::now();
+        signed(
+            &client,
+            &format!("{base}/api/chat/slack/interactions"),
+            form(&[("payload", &payload.to_string())]),
+        )
+        .await?;
+        stored.push(pressed.elapsed());
+        let deadline = pressed + Duration::from_secs(10);
+        loop {
+            if let Some(at) = seen.lock().unwrap().get(&path) {
+                replaced.push(at.saturating_duration_since(pressed));
+                break;
+            }
+            if Instant::now() > deadline {
+                return Err(format!("the message of incident {id} was never replaced"));
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+    }
+    let (acked,): (i64,) =
+        sqlx::query_as("SELECT COUNT(*) FROM incidents WHERE state = 'acknowledged'")
+            .fetch_one(&db.pool)
+            .await
+            .map_err(err)?;
+    server.abort();
+    db.pool.close().await;
+    if let Some(base) = url {
+        for schema in schemas {
+            super::drop_schema(base, &schema).await?;
+        }
+    }
+    if acked as usize != ids.len() {
+        return Err(format!("{acked} of {} incidents acknowledged", ids.len()));
+    }
+    let backend = if url.is_some() {
+        "postgresql"
+    } else {
+        "sqlite"
+    };
+    println!(
+        "chat ({backend}): {} Slack presses, one after another: pressed → acknowledgement stored p50 {:.1} ms, p99 {:.1} ms; pressed → message replaced p50 {:.1} ms, p99 {:.1} ms",
+        ids.len(),
+        ms(stored.clone(), 50),
+        ms(stored, 99),
+        ms(replaced.clone(), 50),
+        ms(replaced, 99),
+    );
+    Ok(())
+}
