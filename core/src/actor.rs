@@ -11,7 +11,8 @@ pub enum Via {
     CalendarFeed(i64),
     /// A page's acknowledge token (its row), used from a call's keypress or a text's reply.
     Delivery(i64),
-    /// A chat account linked to the person (its `chat_links` row), from a button or a command.
+    /// A chat account linked to the person (its `chat_links` row, or for Matrix its verified
+    /// contact method's), from a button, a command, a reply or a reaction.
     Chat(i64),
 }
 

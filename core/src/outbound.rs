@@ -295,6 +295,16 @@ impl Outbound {
 
     /// Sends the request and reads its answer, whatever its status, up to `MAX_ANSWER`.
     pub async fn send(&self, req: reqwest::RequestBuilder) -> std::result::Result<Answer, Failure> {
+        self.send_reading(req, MAX_ANSWER).await
+    }
+
+    /// `send`, reading up to `most` bytes of the answer: for a stream of events (Matrix's
+    /// sync), whose batches a caller asks small but cannot cap.
+    pub async fn send_reading(
+        &self,
+        req: reqwest::RequestBuilder,
+        most: usize,
+    ) -> std::result::Result<Answer, Failure> {
         let req = req.build().map_err(|e| Failure {
             kind: FailureKind::Policy,
             sentence: format!("the request cannot be made: {}", e.without_url()),
@@ -309,13 +319,13 @@ impl Outbound {
         let headers = std::mem::take(res.headers_mut());
         let mut body = Vec::new();
         while let Some(chunk) = res.chunk().await.map_err(failure)? {
-            if body.len() + chunk.len() > MAX_ANSWER {
+            if body.len() + chunk.len() > most {
                 return Err(Failure {
                     kind: FailureKind::Broken,
                     sentence: format!(
                         "answered {} with more than {} KiB",
                         status.as_u16(),
-                        MAX_ANSWER / 1024
+                        most / 1024
                     ),
                 });
             }

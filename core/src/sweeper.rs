@@ -107,6 +107,7 @@ impl Core {
         report.deadman = self.watch_switches().await?;
         report.handoffs = self.queue_handoffs().await?;
         report.changes_forgotten = self.forget_old_changes(now).await?;
+        self.forget_old_posts(now).await?;
         // Acknowledge tokens are useless a day after expiry; keep the table small.
         sqlx::query("DELETE FROM ack_tokens WHERE expires_at < $1")
             .bind(now - 86_400)

@@ -14,6 +14,10 @@
 //! - The event feed runs on every replica: it reads the `events` rows other transactions wrote
 //!   and hands them to this replica's live streams (`core::events`).
 //!
+//! - With a Matrix bot, the Matrix listener runs on every replica: it long-polls the bot's rooms
+//!   and acts on commands, replies and reactions (`core::chat::matrix`); a batch is claimed
+//!   before it is acted on, so replicas reading alike act once.
+//!
 //! On stop, each loop finishes the pass it is in, then the replica gives up its lease and its
 //! page claims, so another replica takes over at once.
 
@@ -48,10 +52,12 @@ pub fn spawn(core: Core) -> Loops {
         let core = core.clone();
         tokio::spawn(async move { core.run_event_feed(stopped).await })
     };
+    let mut passes = vec![notifier, sweeper, announcer, feed];
+    passes.extend(spawn_matrix_listener(core.clone(), stop.subscribe()));
     Loops {
         core,
         stop,
-        passes: vec![notifier, sweeper, announcer, feed],
+        passes,
         discovery,
     }
 }
@@ -225,6 +231,42 @@ pub(crate) fn spawn_announcer(core: Core, mut stopped: watch::Receiver<bool>) ->
             }
         }
     })
+}
+
+/// How long one read of the Matrix bot's rooms waits for something to be said.
+const MATRIX_WAIT: Duration = Duration::from_secs(25);
+/// After a failed read, the next waits this long (the homeserver may be down).
+const MATRIX_AFTER_FAILURE: Duration = Duration::from_secs(5);
+
+/// Reads what is said in the Matrix bot's rooms and acts on it (`core::chat::matrix`), one long
+/// poll after another, until `stopped` changes; a stop ends the read in progress. Nothing
+/// without a Matrix bot.
+fn spawn_matrix_listener(core: Core, mut stopped: watch::Receiver<bool>) -> Option<JoinHandle<()>> {
+    core.roads.matrix_bot()?;
+    Some(tokio::spawn(async move {
+        loop {
+            let read = tokio::select! {
+                r = core.matrix_listen(MATRIX_WAIT) => r,
+                _ = stopped.changed() => return,
+            };
+            let wait = match read {
+                Ok(n) => {
+                    if n > 0 {
+                        tracing::info!(messages = n, "acted on Matrix messages");
+                    }
+                    Duration::ZERO
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "reading the Matrix rooms failed");
+                    MATRIX_AFTER_FAILURE
+                }
+            };
+            tokio::select! {
+                _ = tokio::time::sleep(wait) => {}
+                _ = stopped.changed() => return,
+            }
+        }
+    }))
 }
 
 /// Whether a pass does the due work (snoozes, ladder levels, reminders) before delivering: when

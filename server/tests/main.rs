@@ -9,6 +9,7 @@ mod accounts;
 mod alertmanager;
 mod bundling;
 mod channels;
+mod chat_matrix;
 mod chat_slack;
 mod config;
 mod contact_methods;

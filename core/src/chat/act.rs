@@ -2,6 +2,7 @@
 //! to (`links`), with that person's rights: someone not in the incident's team is told so and
 //! nothing changes. Pressing twice is harmless: the second press says who has it already.
 
+use crate::actor::Actor;
 use crate::{Core, Error, Result};
 use klaxon_domain::alerting::IncidentState;
 use klaxon_domain::chat::ChatAct;
@@ -42,10 +43,22 @@ impl Core {
         id: i64,
         act: ChatAct,
     ) -> Result<ChatOutcome> {
-        let Some(actor) = self.chat_person(platform, account).await? else {
-            return Ok(ChatOutcome::told(NOT_LINKED, None));
-        };
-        let before = match self.incident(&actor, id).await {
+        match self.chat_person(platform, account).await? {
+            Some(actor) => self.act_as(&actor, id, act, None).await,
+            None => Ok(ChatOutcome::told(NOT_LINKED, None)),
+        }
+    }
+
+    /// Does `act` on incident `id` as `actor` (a chat account's person); a resolve records
+    /// `note` as what fixed it.
+    pub(crate) async fn act_as(
+        &self,
+        actor: &Actor,
+        id: i64,
+        act: ChatAct,
+        note: Option<&str>,
+    ) -> Result<ChatOutcome> {
+        let before = match self.incident(actor, id).await {
             Ok(i) => i,
             Err(Error::NotFound) => {
                 return Ok(ChatOutcome::told(
@@ -69,11 +82,11 @@ impl Core {
             ));
         }
         let done = match act {
-            ChatAct::Acknowledge => self.acknowledge(&actor, id).await,
-            ChatAct::Resolve => self.resolve(&actor, id, None).await,
-            ChatAct::Snooze => self.snooze(&actor, id, Duration::hours(1)).await,
+            ChatAct::Acknowledge => self.acknowledge(actor, id).await,
+            ChatAct::Resolve => self.resolve(actor, id, note).await,
+            ChatAct::Snooze => self.snooze(actor, id, Duration::hours(1)).await,
             ChatAct::Take => {
-                self.assign(&actor, IncidentId(id), UserId(actor.user_id))
+                self.assign(actor, IncidentId(id), UserId(actor.user_id))
                     .await
             }
         };
@@ -87,7 +100,7 @@ impl Core {
             Ok(now) => Ok(ChatOutcome {
                 said: said.into(),
                 incident: Some(now),
-                by: Some(actor.username),
+                by: Some(actor.username.clone()),
             }),
             Err(Error::Conflict(why) | Error::Invalid(why)) => Ok(ChatOutcome::told(
                 format!("Nothing changed: {why}."),

@@ -7,6 +7,7 @@
 
 pub mod act;
 pub mod links;
+pub mod matrix;
 pub mod slack;
 
 pub use act::ChatOutcome;

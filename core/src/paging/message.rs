@@ -65,6 +65,7 @@ pub fn compose(kind: PageKind, public_url: &str, about: &About<'_>, ack: Option<
         link: Some(format!("{public_url}/incidents/{}", about.incident_id)),
         ack: ack.map(|token| Ack { token, all: false }),
         tag: format!("klaxon-incident-{}", about.incident_id),
+        incident_id: Some(about.incident_id),
     }
 }
 
@@ -170,6 +171,7 @@ pub fn compose_summary(
         link: Some(format!("{public_url}/?bundle={bundle_id}")),
         ack: ack.map(|token| Ack { token, all: true }),
         tag: format!("klaxon-summary-{bundle_id}"),
+        incident_id: None,
     }
 }
 
@@ -184,6 +186,7 @@ pub fn compose_notice(public_url: &str, team_id: Option<i64>, text: &str) -> Pag
         link: team_id.map(|t| format!("{public_url}/teams/{t}/rota")),
         ack: None,
         tag: "klaxon-notice".to_string(),
+        incident_id: None,
     }
 }
 

@@ -48,6 +48,44 @@ pub struct Announcement {
     pub interactive: bool,
 }
 
+impl Announcement {
+    /// An incident as it is now, after `by` acted on it: what an announcement is edited into
+    /// as the incident moves.
+    pub fn current(
+        i: &Incident,
+        team: &str,
+        public_url: &str,
+        by: Option<String>,
+        interactive: bool,
+    ) -> Announcement {
+        let event = state_event(i);
+        Announcement {
+            team_id: i.team_id,
+            team: team.to_string(),
+            public_url: public_url.to_string(),
+            body: Body::One(Box::new(Item {
+                post_id: 0,
+                event,
+                at: 0,
+                incident: i.clone(),
+                actor: by,
+                text: String::new(),
+            })),
+            interactive,
+        }
+    }
+}
+
+/// The event that brought an incident to its state: what its current message headlines.
+pub(crate) fn state_event(i: &Incident) -> ChannelEvent {
+    match (i.state, &i.assignee) {
+        (IncidentState::Resolved, _) => ChannelEvent::Resolved,
+        (IncidentState::Acknowledged, _) => ChannelEvent::Acknowledged,
+        (IncidentState::Triggered, Some(_)) => ChannelEvent::Reassigned,
+        (IncidentState::Triggered, None) => ChannelEvent::Opened,
+    }
+}
+
 pub fn test_announcement(team_id: i64, team: &str, public_url: &str) -> Announcement {
     Announcement {
         team_id,

@@ -6,14 +6,17 @@
 
 pub mod client;
 pub mod proof;
+pub mod talk;
 
 pub use client::{Matrix, MatrixAuth, MatrixConfig};
 pub use proof::{ProofFailure, PROOF_MESSAGES, PROOF_POWER};
 
-use super::announcement::{Announcement, Body, SUMMARY_LISTS};
+use super::announcement::{state_event, Announcement, Body, Item, SUMMARY_LISTS};
 use super::message::{Message, Words};
+use super::posts::PostKind;
 use super::{Failure, Form, Info, Owner, Profile, Road, Sent, To};
 use crate::Core;
+use klaxon_domain::alerting::IncidentState;
 use klaxon_domain::text::{escape_html, quiet};
 use std::sync::Arc;
 
@@ -65,9 +68,12 @@ impl Road for MatrixRoad {
             if to.target.is_empty() {
                 return Err(Failure::outage("the Matrix room is not proven"));
             }
-            return bot
-                .post(&to.target, &a.plain(), &render(a), &to.delivery)
-                .await;
+            let content = client::text_content(&plain_of(a), &render(a));
+            let event_id = bot.post_event(&to.target, &content, &to.delivery).await?;
+            if let (Body::One(item), Some(event_id)) = (&a.body, event_id) {
+                keep_current(core, bot, a, item, &to.target, &event_id, &to.delivery).await;
+            }
+            return Ok(());
         }
         let public_url = &core.config.public_url;
         let Some(words) = Words::of(message, public_url, "Pages reach you here.") else {
@@ -75,8 +81,99 @@ impl Road for MatrixRoad {
         };
         let room = direct_room(core, bot, to).await?;
         let txn = format!("klaxon-{}", to.delivery);
-        bot.post(&room, &plain(&words), &html(&words), &txn).await
+        let content = client::text_content(&plain(&words), &html(&words));
+        let event_id = bot.post_event(&room, &content, &txn).await?;
+        if let (Message::Page(page), Some(event_id)) = (message, event_id) {
+            if let Some(incident) = page.incident_id {
+                let kept = core
+                    .remember_post(PLATFORM, &room, &event_id, incident, PostKind::Message)
+                    .await;
+                if let Err(e) = kept {
+                    tracing::warn!(error = %e, "a Matrix page's event was not kept");
+                }
+            }
+        }
+        Ok(())
     }
+}
+
+/// Keeps the incident's first message in the room current: a later event's message is kept as
+/// sent, and the first is edited to the incident as it is now. A failure here is logged: the
+/// message itself went out.
+async fn keep_current(
+    core: &Core,
+    bot: &Matrix,
+    a: &Announcement,
+    item: &Item,
+    room: &str,
+    event_id: &str,
+    delivery: &str,
+) {
+    let incident = item.incident.id;
+    let kept = async {
+        let first = core
+            .announcements_of(PLATFORM, incident, Some(room))
+            .await?;
+        let kind = if first.is_empty() {
+            PostKind::Announcement
+        } else {
+            PostKind::Message
+        };
+        core.remember_post(PLATFORM, room, event_id, incident, kind)
+            .await?;
+        Ok::<_, crate::Error>(first)
+    };
+    let first = match kept.await {
+        Ok(first) => first,
+        Err(e) => {
+            tracing::warn!(error = %e, "a Matrix announcement's event was not kept");
+            return;
+        }
+    };
+    // Who did it is named when this event is what brought the incident to its state.
+    let by = (state_event(&item.incident) == item.event)
+        .then(|| item.actor.clone())
+        .flatten();
+    let now = Announcement::current(&item.incident, &a.team, &a.public_url, by, false);
+    for (n, post) in first.iter().enumerate() {
+        edit_to(
+            bot,
+            room,
+            &post.message_id,
+            &now,
+            &format!("{delivery}-edit-{n}"),
+        )
+        .await;
+    }
+}
+
+/// Edits the bot's announcement `event_id` into `now`; a failure is logged.
+pub async fn edit_to(bot: &Matrix, room: &str, event_id: &str, now: &Announcement, txn: &str) {
+    if let Err(f) = bot
+        .edit(room, event_id, &plain_of(now), &render(now), txn)
+        .await
+    {
+        tracing::warn!(why = %f.reason, "a Matrix announcement was not edited");
+    }
+}
+
+/// The platform's name in `chat_posts`.
+pub const PLATFORM: &str = "matrix";
+
+/// What a person may answer to an open incident's message.
+pub const ANSWERS: &str = "Reply ack, resolve, snooze or take (or react ✅ to acknowledge).";
+
+/// An announcement's plain text, with what may be answered while its incident is open.
+fn plain_of(a: &Announcement) -> String {
+    match answerable(a) {
+        true => format!("{}\n{ANSWERS}", a.plain()),
+        false => a.plain(),
+    }
+}
+
+/// Whether the announcement is of one incident still open.
+fn answerable(a: &Announcement) -> bool {
+    matches!(&a.body, Body::One(item) if item.incident.state != IncidentState::Resolved)
 }
 
 /// The person's direct room: the kept one while they can read it, else a new one, kept.
@@ -152,8 +249,12 @@ pub(super) fn render(a: &Announcement) -> String {
                 links.push(link(&ack, "Acknowledge"));
             }
             links.push(link(&item.url(&a.public_url), "Open incident"));
+            let answers = match answerable(a) {
+                true => format!("<p><em>{}</em></p>", escape_html(ANSWERS)),
+                false => String::new(),
+            };
             format!(
-                "<p><strong>{}</strong><br>{}</p><p>{}</p>",
+                "<p><strong>{}</strong><br>{}</p><p>{}</p>{answers}",
                 escape_html(&item.headline()),
                 escape_html(&item.detail(&a.team)),
                 links.join(" · ")

@@ -62,6 +62,9 @@ pub struct Page {
     pub ack: Option<Ack>,
     /// One notification per tag on a device: an incident's all-clear replaces its page.
     pub tag: String,
+    /// The incident a page is about (not a summary's or a notice's): an answer to it in chat
+    /// acts on it.
+    pub incident_id: Option<i64>,
 }
 
 impl Page {

@@ -18,6 +18,7 @@ pub mod matrix;
 pub mod message;
 pub mod ntfy;
 pub mod phone;
+pub mod posts;
 mod registry;
 pub(crate) mod slack;
 mod sms;

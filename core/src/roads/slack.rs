@@ -1,11 +1,11 @@
 //! Slack-format incoming webhooks (Slack, and the services that take its shape: Mattermost,
 //! Rocket.Chat, Discord's `/slack` endpoint): a team's announcements as Block Kit.
 
-use super::announcement::{Announcement, Body, Item, SUMMARY_LISTS};
+use super::announcement::{Announcement, Body, SUMMARY_LISTS};
 use super::chat::ChatWebhook;
 use super::Info;
 use klaxon_domain::alerting::IncidentState;
-use klaxon_domain::channel::{ChannelEvent, ChannelKind};
+use klaxon_domain::channel::ChannelKind;
 use klaxon_domain::chat::ChatAct;
 use klaxon_domain::incident::Incident;
 use serde_json::{json, Value};
@@ -119,26 +119,7 @@ fn acting(i: &Incident) -> Vec<Value> {
 /// The message for an incident as it is now, after `by` acted on it from Slack: what replaces
 /// the announcement the button was pressed on.
 pub(crate) fn current(i: &Incident, team: &str, public_url: &str, by: Option<String>) -> Value {
-    let event = match (i.state, &i.assignee) {
-        (IncidentState::Resolved, _) => ChannelEvent::Resolved,
-        (IncidentState::Acknowledged, _) => ChannelEvent::Acknowledged,
-        (IncidentState::Triggered, Some(_)) => ChannelEvent::Reassigned,
-        (IncidentState::Triggered, None) => ChannelEvent::Opened,
-    };
-    render(&Announcement {
-        team_id: i.team_id,
-        team: team.to_string(),
-        public_url: public_url.to_string(),
-        body: Body::One(Box::new(Item {
-            post_id: 0,
-            event,
-            at: 0,
-            incident: i.clone(),
-            actor: by,
-            text: String::new(),
-        })),
-        interactive: true,
-    })
+    render(&Announcement::current(i, team, public_url, by, true))
 }
 
 /// Slack's mrkdwn escapes only these three.

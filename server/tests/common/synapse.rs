@@ -225,7 +225,8 @@ impl Synapse {
         rooms
     }
 
-    /// The messages `sender` posted in `room`, oldest first, as `reader` reads them back.
+    /// The messages `sender` posted in `room`, oldest first, as `reader` reads them back (an
+    /// edit of one is not another: `events` has them).
     pub async fn messages(&self, reader: &Person, room: &str, sender: &str) -> Vec<Value> {
         let got = self
             .call(
@@ -243,6 +244,7 @@ impl Synapse {
             .unwrap()
             .iter()
             .filter(|e| e["type"] == "m.room.message" && e["sender"] == sender)
+            .filter(|e| e["content"]["m.relates_to"]["rel_type"] != "m.replace")
             .map(|e| e["content"].clone())
             .collect();
         found.reverse();
@@ -264,18 +266,53 @@ pub fn enc(s: &str) -> String {
 impl Synapse {
     /// `person` posts `text` in `room`, as a client does.
     pub async fn say(&self, person: &Person, room: &str, text: &str) {
-        static TXN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = TXN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        self.call(
-            reqwest::Method::PUT,
-            &format!(
-                "/_matrix/client/v3/rooms/{}/send/m.room.message/say-{n}",
-                enc(room)
-            ),
-            &person.token,
-            Some(json!({"msgtype": "m.text", "body": text})),
+        self.send(
+            person,
+            room,
+            "m.room.message",
+            json!({"msgtype": "m.text", "body": text}),
         )
         .await;
+    }
+
+    /// `person` sends an event of type `kind` in `room`: its id.
+    pub async fn send(&self, person: &Person, room: &str, kind: &str, content: Value) -> String {
+        static TXN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = TXN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let sent = self
+            .call(
+                reqwest::Method::PUT,
+                &format!("/_matrix/client/v3/rooms/{}/send/{kind}/say-{n}", enc(room)),
+                &person.token,
+                Some(content),
+            )
+            .await;
+        sent["event_id"].as_str().unwrap().to_string()
+    }
+
+    /// Every message and reaction in `room`, whole (id, sender, content), oldest first, as
+    /// `reader` reads them back.
+    pub async fn events(&self, reader: &Person, room: &str) -> Vec<Value> {
+        let got = self
+            .call(
+                reqwest::Method::GET,
+                &format!(
+                    "/_matrix/client/v3/rooms/{}/messages?dir=b&limit=100",
+                    enc(room)
+                ),
+                &reader.token,
+                None,
+            )
+            .await;
+        let mut found: Vec<Value> = got["chunk"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["type"] == "m.room.message" || e["type"] == "m.reaction")
+            .cloned()
+            .collect();
+        found.reverse();
+        found
     }
 
     /// Invites `person` to `room` (as its creator `owner`) and has them join it.
@@ -287,7 +324,15 @@ impl Synapse {
             Some(json!({"user_id": person.id})),
         )
         .await;
-        self.accept_invites(person).await;
+        // Joined by the room's id: a second initial sync of the same person could be answered
+        // from Synapse's cache of the first, without the new invitation.
+        self.call(
+            reqwest::Method::POST,
+            &format!("/_matrix/client/v3/join/{}", enc(room)),
+            &person.token,
+            Some(json!({})),
+        )
+        .await;
     }
 }
 

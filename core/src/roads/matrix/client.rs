@@ -64,7 +64,8 @@ pub(super) fn errcode(body: &[u8]) -> Option<String> {
 }
 
 enum Attempt {
-    Done(Sent),
+    /// Sent (with the event's id when the homeserver named it), or failed.
+    Done(Result<Option<String>, Failure>),
     /// The bot is not in the room (403): join, then send again.
     NotJoined,
     /// The token was refused (401): sign in again, then send again.
@@ -131,7 +132,7 @@ impl Matrix {
     }
 
     /// Forgets a refused token, so the next call signs in again (a password bot only).
-    async fn signed_out(&self) -> bool {
+    pub(super) async fn signed_out(&self) -> bool {
         if matches!(self.auth, MatrixAuth::Password { .. }) {
             *self.token.lock().await = None;
             true
@@ -174,15 +175,19 @@ impl Matrix {
     /// Posts a message (its plain body and its HTML) to a room (an id or alias), joining it
     /// when needed.
     pub async fn post(&self, room: &str, plain: &str, html: &str, txn: &str) -> Sent {
-        // Intentional mentions (Matrix spec 1.7): an empty `m.mentions` mentions nobody, so an
-        // `@room` in alert text pings no one.
-        let content = json!({
-            "msgtype": "m.text",
-            "body": plain,
-            "format": "org.matrix.custom.html",
-            "formatted_body": html,
-            "m.mentions": {},
-        });
+        self.post_event(room, &text_content(plain, html), txn)
+            .await
+            .map(|_| ())
+    }
+
+    /// Posts `content` as an `m.room.message` to a room (an id or alias), joining it when
+    /// needed; answers the event's id when the homeserver named it.
+    pub async fn post_event(
+        &self,
+        room: &str,
+        content: &serde_json::Value,
+        txn: &str,
+    ) -> Result<Option<String>, Failure> {
         // One more try after joining or signing in again, each at most once.
         let mut joined_now = false;
         let mut signed_in_again = false;
@@ -198,7 +203,7 @@ impl Matrix {
                     .cloned()
                     .unwrap_or_else(|| room.to_string())
             };
-            match self.send(&room_id, room, &content, txn, &token).await {
+            match self.send(&room_id, room, content, txn, &token).await {
                 Attempt::Done(o) => return o,
                 Attempt::NotJoined if !joined_now => {
                     self.joined.lock().await.remove(room);
@@ -241,8 +246,26 @@ impl Matrix {
             Ok(a) if a.status == reqwest::StatusCode::UNAUTHORIZED => return Attempt::SignedOut,
             _ => {}
         }
-        Attempt::Done(matrix_answered(&self.who(room), answer))
+        let event_id = match &answer {
+            Ok(a) if a.status.is_success() => a
+                .json::<serde_json::Value>()
+                .and_then(|v| v.get("event_id")?.as_str().map(str::to_string)),
+            _ => None,
+        };
+        Attempt::Done(matrix_answered(&self.who(room), answer).map(|()| event_id))
     }
+}
+
+/// A message's content: its plain body and its HTML. Intentional mentions (Matrix spec 1.7): an
+/// empty `m.mentions` mentions nobody, so an `@room` in alert text pings no one.
+pub fn text_content(plain: &str, html: &str) -> serde_json::Value {
+    json!({
+        "msgtype": "m.text",
+        "body": plain,
+        "format": "org.matrix.custom.html",
+        "formatted_body": html,
+        "m.mentions": {},
+    })
 }
 
 impl Matrix {

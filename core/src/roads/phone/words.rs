@@ -172,6 +172,7 @@ mod tests {
                 all: false,
             }),
             tag: "incident-7".into(),
+            incident_id: Some(7),
         };
         let text = text(&Message::Page(&page), "https://klaxon.example", Some("a7")).unwrap();
         assert!(text.chars().count() <= 250, "{}", text.chars().count());
