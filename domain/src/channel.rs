@@ -34,6 +34,9 @@ pub enum ChannelKind {
     Teams,
     /// Klaxon's own JSON event, signed with HMAC-SHA256.
     Webhook,
+    /// A Mattermost incoming webhook, its messages with buttons that act in Klaxon
+    /// (`KLAXON_MATTERMOST_TOKEN`).
+    Mattermost,
 }
 
 crate::words!(ChannelKind, "channel kind" {
@@ -41,6 +44,7 @@ crate::words!(ChannelKind, "channel kind" {
     Slack => "slack",
     Teams => "teams",
     Webhook => "webhook",
+    Mattermost => "mattermost",
 });
 
 /// What happened to an incident, as a channel hears it.
@@ -78,6 +82,7 @@ impl ChannelKind {
             }
             ChannelKind::Teams => "Microsoft Teams (workflow webhook)",
             ChannelKind::Webhook => "Signed webhook (Klaxon's JSON event)",
+            ChannelKind::Mattermost => "Mattermost (incoming webhook, with buttons)",
         }
     }
 }

@@ -48,6 +48,10 @@ fn the_shape_checks_accept_the_documented_examples() {
     };
     shapes::slack(&fixture("slack.json")).unwrap();
     shapes::teams(&fixture("teams.json")).unwrap();
+    shapes::mattermost(&fixture("mattermost.json")).unwrap();
+    let mut bad_id = fixture("mattermost.json");
+    bad_id["attachments"][0]["actions"][0]["id"] = json!("klaxon_ack");
+    assert!(shapes::mattermost(&bad_id).is_err(), "ids are alphanumeric");
     // And they refuse what the services refuse.
     assert!(
         shapes::slack(&json!({"blocks": []})).is_err(),

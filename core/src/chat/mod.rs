@@ -8,6 +8,7 @@
 pub mod act;
 pub mod links;
 pub mod matrix;
+pub mod mattermost;
 pub mod slack;
 
 pub use act::ChatOutcome;

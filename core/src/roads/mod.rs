@@ -15,6 +15,7 @@ mod chat;
 pub mod email;
 mod http;
 pub mod matrix;
+pub mod mattermost;
 pub mod message;
 pub mod ntfy;
 pub mod phone;

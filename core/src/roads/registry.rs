@@ -42,6 +42,10 @@ pub struct RoadSettings {
     /// `KLAXON_SLACK_SIGNING_SECRET`: the Slack app's, whose buttons and `/klaxon` command
     /// reach Klaxon (`chat::slack`); with it, Slack announcements offer buttons that act.
     pub slack_signing_secret: Option<String>,
+    /// `KLAXON_MATTERMOST_TOKEN`: the token of Klaxon's `/klaxon` slash command in Mattermost,
+    /// which checks the command's requests and signs the buttons of Mattermost announcements
+    /// (`chat::mattermost`); with it, those buttons act.
+    pub mattermost_token: Option<String>,
 }
 
 impl Default for RoadSettings {
@@ -57,6 +61,7 @@ impl Default for RoadSettings {
             phone_hourly_limit: super::phone::ceiling::HOURLY_LIMIT,
             phone_number_limits: true,
             slack_signing_secret: None,
+            mattermost_token: None,
         }
     }
 }
@@ -109,6 +114,7 @@ impl Roads {
             Arc::new(super::voice::VoiceRoad(phones.clone())),
             Arc::new(super::slack::road()),
             Arc::new(super::teams::road()),
+            Arc::new(super::mattermost::MattermostRoad),
         ];
         Ok(Roads {
             all,

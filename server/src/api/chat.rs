@@ -1,6 +1,7 @@
 //! Acting from chat (`klaxon_core::chat`): the Slack app's interactivity and slash command
-//! requests, checked by their signature before they are read, and a person's linked chat
-//! accounts with the one-time code that links one.
+//! requests, checked by their signature before they are read; Mattermost's button presses and
+//! slash command, checked by the button's signed context and the command's token; and a
+//! person's linked chat accounts with the one-time code that links one.
 
 use crate::error::ApiResult;
 use crate::extract::{Caller, Path};
@@ -18,6 +19,8 @@ pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(slack_interactions))
         .routes(routes!(slack_commands))
+        .routes(routes!(mattermost_actions))
+        .routes(routes!(mattermost_commands))
         .routes(routes!(new_link_code))
         .routes(routes!(list_links))
         .routes(routes!(unlink))
@@ -69,6 +72,39 @@ pub async fn slack_commands(
     let at = header(&headers, "x-slack-request-timestamp");
     let sig = header(&headers, "x-slack-signature");
     Ok(Json(s.core.slack_command(&body, at, sig).await?))
+}
+
+/// A button pressed on a Mattermost announcement (posted here by the Mattermost server):
+/// Acknowledge, Resolve, Snooze 1 h or Take it, done as the Klaxon person the Mattermost account
+/// is linked to. Answered with the message as it is now, which Mattermost puts in place of the
+/// post, and a sentence only the person who pressed sees.
+#[utoipa::path(post, path = "/api/chat/mattermost/actions", tag = "chat", security(()),
+    request_body(content = Object, description = "Mattermost's action request: `user_id`, and the button's `context` (`action`, `incident`, `sig`: the hex HMAC-SHA256 Klaxon made with the slash command's token)"),
+    responses((status = 200, body = Object, description = "`{ephemeral_text, update: {message, props: {attachments}}}`; without `update` when the person may not see the incident"),
+              (status = 400, body = ErrorBody, description = "not a Mattermost action request, or its context is not a Klaxon button's"),
+              (status = 401, body = ErrorBody, description = "the context's signature is wrong"),
+              (status = 404, body = ErrorBody, description = "no Mattermost token is configured")))]
+pub async fn mattermost_actions(State(s): State<AppState>, body: Bytes) -> ApiResult<Json<Value>> {
+    Ok(Json(s.core.mattermost_action(&body).await?))
+}
+
+/// Klaxon's `/klaxon` slash command in Mattermost: `link <code>` links the Mattermost account to
+/// the person whose code it is, `unlink` ends that, anything else answers with help; the answer
+/// is shown to the person who typed it alone.
+#[utoipa::path(post, path = "/api/chat/mattermost/commands", tag = "chat", security(()),
+    params(("Authorization" = Option<String>, Header, description = "`Token <the command's token>` (or the form's `token`)")),
+    request_body(content = String, content_type = "application/x-www-form-urlencoded", description = "Mattermost's slash command form: `token`, `team_domain`, `user_id`, `user_name`, `text`"),
+    responses((status = 200, body = Object, description = "`{response_type: \"ephemeral\", text}`"),
+              (status = 400, body = ErrorBody, description = "no `user_id`"),
+              (status = 401, body = ErrorBody, description = "the token is missing or wrong"),
+              (status = 404, body = ErrorBody, description = "no Mattermost token is configured")))]
+pub async fn mattermost_commands(
+    State(s): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult<Json<Value>> {
+    let auth = header(&headers, "authorization");
+    Ok(Json(s.core.mattermost_command(&body, auth).await?))
 }
 
 /// A one-time code that links a chat account to the caller, typed in chat as

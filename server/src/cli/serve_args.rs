@@ -101,6 +101,11 @@ pub(super) struct ServeArgs {
     /// `/api/chat/slack/commands`).
     #[arg(long, env = "KLAXON_SLACK_SIGNING_SECRET", hide_env_values = true)]
     pub(super) slack_signing_secret: Option<String>,
+    /// The token of Klaxon's `/klaxon` slash command in Mattermost: the command acts in Klaxon
+    /// (`/api/chat/mattermost/commands`), and Mattermost announcements carry buttons that do
+    /// (`/api/chat/mattermost/actions`).
+    #[arg(long, env = "KLAXON_MATTERMOST_TOKEN", hide_env_values = true)]
+    pub(super) mattermost_token: Option<String>,
     /// The default phone provider when several are set: twilio or sms-gateway.
     #[arg(long, env = "KLAXON_PHONE_PROVIDER")]
     pub(super) phone_provider: Option<String>,
@@ -385,6 +390,10 @@ impl ServeArgs {
                 phone_number_limits: true,
                 slack_signing_secret: self
                     .slack_signing_secret
+                    .clone()
+                    .filter(|s| !s.trim().is_empty()),
+                mattermost_token: self
+                    .mattermost_token
                     .clone()
                     .filter(|s| !s.trim().is_empty()),
             },

@@ -129,10 +129,11 @@ async fn receive(
             return (StatusCode::BAD_REQUEST, format!("invalid_payload: {e}")).into_response()
         }
     };
-    let slack_format = path.starts_with("/slack/")
-        || path.starts_with("/mattermost/")
-        || (path.starts_with("/discord/") && path.ends_with("/slack"));
-    let checked = if slack_format {
+    let slack_format =
+        path.starts_with("/slack/") || (path.starts_with("/discord/") && path.ends_with("/slack"));
+    let checked = if path.starts_with("/mattermost/") {
+        shapes::mattermost(&body)
+    } else if slack_format {
         shapes::slack(&body)
     } else if path.starts_with("/teams/") {
         shapes::teams(&body)
@@ -261,6 +262,65 @@ pub mod shapes {
                 }
                 Some("divider" | "context" | "header") => {}
                 other => return Err(format!("unexpected block type {other:?}")),
+            }
+        }
+        Ok(())
+    }
+
+    /// A Mattermost incoming webhook's body
+    /// (https://developers.mattermost.com/integrate/webhooks/incoming/): Slack's `text`, or
+    /// `attachments` (https://developers.mattermost.com/integrate/reference/message-attachments/)
+    /// whose `color` is a hex colour, `title_link` a URL, and whose `actions` are message
+    /// buttons (https://developers.mattermost.com/integrate/plugins/interactive-messages/): an
+    /// alphanumeric `id`, a `name`, a `style` of Mattermost's, and an `integration` with an
+    /// absolute `url` and an object `context`.
+    pub fn mattermost(body: &Value) -> Result<(), String> {
+        let obj = body.as_object().ok_or("the body must be an object")?;
+        let Some(attachments) = obj.get("attachments") else {
+            return slack(body);
+        };
+        let attachments = attachments
+            .as_array()
+            .ok_or("attachments must be an array")?;
+        if attachments.is_empty() && obj.get("text").is_none() {
+            return Err("text or attachments are required".into());
+        }
+        for a in attachments {
+            for field in ["fallback", "title", "text", "pretext"] {
+                if let Some(v) = a.get(field) {
+                    string(v, field, 7_000)?;
+                }
+            }
+            if let Some(c) = a.get("color") {
+                let c = string(c, "color", 7)?;
+                if !(c.len() == 7 && c.starts_with('#')) {
+                    return Err(format!("color {c} is not #rrggbb"));
+                }
+            }
+            if let Some(link) = a.get("title_link") {
+                if !string(link, "title_link", 3000)?.starts_with("http") {
+                    return Err("title_link must be a URL".into());
+                }
+            }
+            for action in a["actions"].as_array().into_iter().flatten() {
+                let id = string(&action["id"], "an action's id", 64)?;
+                if !id.chars().all(|c| c.is_ascii_alphanumeric()) {
+                    return Err(format!("an action's id must be alphanumeric: {id}"));
+                }
+                string(&action["name"], "an action's name", 100)?;
+                if let Some(style) = action.get("style") {
+                    let styles = ["default", "primary", "success", "good", "warning", "danger"];
+                    if !styles.contains(&style.as_str().unwrap_or_default()) {
+                        return Err(format!("an unknown style {style}"));
+                    }
+                }
+                let integration = &action["integration"];
+                if !string(&integration["url"], "an integration's url", 3000)?.starts_with("http") {
+                    return Err("an integration's url must be absolute".into());
+                }
+                if !integration["context"].is_object() {
+                    return Err("an integration's context must be an object".into());
+                }
             }
         }
         Ok(())
