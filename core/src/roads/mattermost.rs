@@ -160,7 +160,7 @@ fn actions(i: &Incident, public_url: &str, key: &str) -> Vec<Value> {
 }
 
 /// The hex HMAC-SHA256, by the slash command's token, of an action on an incident.
-pub(crate) fn sign(key: &str, action: &str, incident: i64) -> String {
+pub fn sign(key: &str, action: &str, incident: i64) -> String {
     let mut mac = Hmac::<sha2::Sha256>::new_from_slice(key.as_bytes()).expect("any key");
     mac.update(format!("klaxon-mattermost:{action}:{incident}").as_bytes());
     hex::encode(mac.finalize().into_bytes())

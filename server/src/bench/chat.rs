@@ -1,7 +1,8 @@
 //! `klaxon bench chat`: a Slack button pressed → the acknowledgement stored (Slack is answered
 //! after it is), and → the message replaced through the press's `response_url` (a sink of the
 //! bench's), one press per incident, one after another, on a quiet server: what a responder
-//! waits for between pressing and seeing the channel say it is theirs.
+//! waits for between pressing and seeing the channel say it is theirs. Then the same for a
+//! Mattermost button, whose answer carries the message as it is now.
 
 use super::sinks::one_alert;
 use super::{err, fresh_db, post, send_webhook};
@@ -102,6 +103,7 @@ pub async fn chat(args: ChatArgs) -> Result<(), String> {
         intake_per_minute: super::UNHELD,
         roads: klaxon_core::roads::RoadSettings {
             slack_signing_secret: Some(SECRET.into()),
+            mattermost_token: Some(MATTERMOST_TOKEN.into()),
             ..Default::default()
         },
         outbound_allow: loopback.clone(),
@@ -172,6 +174,7 @@ pub async fn chat(args: ChatArgs) -> Result<(), String> {
             tokio::time::sleep(Duration::from_millis(1)).await;
         }
     }
+    let (pressed_mm, slack_count) = mattermost_presses(&client, &base, &team, &db, &args).await?;
     let (acked,): (i64,) =
         sqlx::query_as("SELECT COUNT(*) FROM incidents WHERE state = 'acknowledged'")
             .fetch_one(&db.pool)
@@ -184,8 +187,9 @@ pub async fn chat(args: ChatArgs) -> Result<(), String> {
             super::drop_schema(base, &schema).await?;
         }
     }
-    if acked as usize != ids.len() {
-        return Err(format!("{acked} of {} incidents acknowledged", ids.len()));
+    let opened = ids.len() + pressed_mm.len();
+    if acked as usize != opened {
+        return Err(format!("{acked} of {opened} incidents acknowledged"));
     }
     let backend = if url.is_some() {
         "postgresql"
@@ -200,5 +204,87 @@ pub async fn chat(args: ChatArgs) -> Result<(), String> {
         ms(replaced.clone(), 50),
         ms(replaced, 99),
     );
+    println!(
+        "chat ({backend}): {} Mattermost presses after those {slack_count}: pressed → acknowledged and answered with the message now p50 {:.1} ms, p99 {:.1} ms",
+        pressed_mm.len(),
+        ms(pressed_mm.clone(), 50),
+        ms(pressed_mm, 99),
+    );
     Ok(())
 }
+
+/// Opens as many incidents again and acknowledges each by a Mattermost button, as Mattermost's
+/// server posts a press: how long each press took to be answered (the acknowledgement stored
+/// and the message as it is now in the answer), and how many Slack presses came before.
+async fn mattermost_presses(
+    client: &reqwest::Client,
+    base: &str,
+    team: &super::BenchTeam,
+    db: &klaxon_core::Db,
+    args: &ChatArgs,
+) -> Result<(Vec<Duration>, usize), String> {
+    let code = post(
+        client,
+        &format!("{base}/api/me/chat-link-code"),
+        Some(&team.api_key),
+        json!({}),
+    )
+    .await?;
+    let link = form(&[
+        ("token", MATTERMOST_TOKEN),
+        ("team_domain", "bench"),
+        ("user_id", "u0bench"),
+        ("user_name", "bench"),
+        (
+            "text",
+            &format!("link {}", code["code"].as_str().unwrap_or_default()),
+        ),
+    ]);
+    let res = client
+        .post(format!("{base}/api/chat/mattermost/commands"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(link)
+        .send()
+        .await
+        .map_err(err)?;
+    if !res.status().is_success() {
+        return Err(format!("linking a Mattermost account: {}", res.status()));
+    }
+    let (before,): (i64,) = sqlx::query_as("SELECT COALESCE(MAX(id), 0) FROM incidents")
+        .fetch_one(&db.pool)
+        .await
+        .map_err(err)?;
+    for i in 0..args.incidents {
+        let body = serde_json::to_vec(&one_alert(args.incidents + i)).map_err(err)?;
+        send_webhook(client, &team.webhook, body.into()).await?;
+    }
+    let ids: Vec<(i64,)> = sqlx::query_as("SELECT id FROM incidents WHERE id > $1 ORDER BY id")
+        .bind(before)
+        .fetch_all(&db.pool)
+        .await
+        .map_err(err)?;
+    let mut took = Vec::new();
+    for (id,) in ids {
+        let sig = klaxon_core::roads::mattermost::sign(MATTERMOST_TOKEN, "ack", id);
+        let press = json!({
+            "user_id": "u0bench", "user_name": "bench", "channel_id": "c", "team_id": "t",
+            "post_id": "p", "trigger_id": "x", "type": "", "data_source": "",
+            "context": {"action": "ack", "incident": id, "sig": sig},
+        });
+        let pressed = Instant::now();
+        let res = client
+            .post(format!("{base}/api/chat/mattermost/actions"))
+            .json(&press)
+            .send()
+            .await
+            .map_err(err)?;
+        let answer: Value = res.json().await.map_err(err)?;
+        took.push(pressed.elapsed());
+        if answer["update"].is_null() {
+            return Err(format!("incident {id}: {answer}"));
+        }
+    }
+    Ok((took, before as usize))
+}
+
+const MATTERMOST_TOKEN: &str = "bench-mattermost-command-token";
