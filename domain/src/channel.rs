@@ -37,6 +37,8 @@ pub enum ChannelKind {
     /// A Mattermost incoming webhook, its messages with buttons that act in Klaxon
     /// (`KLAXON_MATTERMOST_TOKEN`).
     Mattermost,
+    /// A Telegram group or channel, through the install's bot (`KLAXON_TELEGRAM_BOT_TOKEN`).
+    Telegram,
 }
 
 crate::words!(ChannelKind, "channel kind" {
@@ -45,6 +47,7 @@ crate::words!(ChannelKind, "channel kind" {
     Teams => "teams",
     Webhook => "webhook",
     Mattermost => "mattermost",
+    Telegram => "telegram",
 });
 
 /// What happened to an incident, as a channel hears it.
@@ -83,6 +86,7 @@ impl ChannelKind {
             ChannelKind::Teams => "Microsoft Teams (workflow webhook)",
             ChannelKind::Webhook => "Signed webhook (Klaxon's JSON event)",
             ChannelKind::Mattermost => "Mattermost (incoming webhook, with buttons)",
+            ChannelKind::Telegram => "Telegram group or channel (Klaxon's bot)",
         }
     }
 }
@@ -304,7 +308,22 @@ pub fn check_target(kind: ChannelKind, target: &str) -> Result<String, String> {
     }
     match kind {
         ChannelKind::Matrix => check_room(target),
+        ChannelKind::Telegram => check_chat(target),
         _ => check_url(target).map(|_| target.to_string()),
+    }
+}
+
+/// A Telegram chat: its numeric id (`-1001234567890`) or a public channel's `@username`.
+fn check_chat(chat: &str) -> Result<String, String> {
+    let id = chat.strip_prefix('-').unwrap_or(chat);
+    let numeric = !id.is_empty() && id.len() <= 20 && id.bytes().all(|b| b.is_ascii_digit());
+    let name = chat.strip_prefix('@').is_some_and(|n| {
+        (5..=32).contains(&n.len()) && n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    });
+    if numeric || name {
+        Ok(chat.to_string())
+    } else {
+        Err("target: a Telegram chat id (-1001234567890) or a channel's @username".into())
     }
 }
 
@@ -347,7 +366,7 @@ pub fn check_url(url: &str) -> Result<String, String> {
 /// What a listing shows of a target: a Matrix room as it is, a URL's origin only.
 pub fn shown_target(kind: ChannelKind, target: &str) -> String {
     match kind {
-        ChannelKind::Matrix => target.to_string(),
+        ChannelKind::Matrix | ChannelKind::Telegram => target.to_string(),
         _ => check_url(target).unwrap_or_else(|_| "(not a URL)".into()),
     }
 }
@@ -432,5 +451,11 @@ mod tests {
             assert!(check_target(ChannelKind::Matrix, bad).is_err(), "{bad}");
         }
         assert!(check_target(ChannelKind::Matrix, &format!("!{}", "a".repeat(255))).is_err());
+        for chat in ["-1001234567890", "42", "@klaxon_ops"] {
+            assert_eq!(check_target(ChannelKind::Telegram, chat).unwrap(), chat);
+        }
+        for bad in ["", "-", "@ab", "ops", "https://t.me/ops", "@a-b-c-d"] {
+            assert!(check_target(ChannelKind::Telegram, bad).is_err(), "{bad}");
+        }
     }
 }

@@ -4,6 +4,7 @@ use clap::{Args, Parser, Subcommand};
 use klaxon_core::{Core, Db};
 use std::path::PathBuf;
 
+mod chat_args;
 mod serve_args;
 use serve_args::ServeArgs;
 

@@ -12,6 +12,7 @@ mod channels;
 mod chat_matrix;
 mod chat_mattermost;
 mod chat_slack;
+mod chat_telegram;
 mod config;
 mod contact_methods;
 mod deadman;

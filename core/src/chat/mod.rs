@@ -10,5 +10,6 @@ pub mod links;
 pub mod matrix;
 pub mod mattermost;
 pub mod slack;
+pub mod telegram;
 
 pub use act::ChatOutcome;

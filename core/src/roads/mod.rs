@@ -24,6 +24,7 @@ mod registry;
 pub(crate) mod slack;
 mod sms;
 mod teams;
+pub mod telegram;
 mod voice;
 pub mod webhook;
 pub mod webpush;

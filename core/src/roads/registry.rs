@@ -46,6 +46,8 @@ pub struct RoadSettings {
     /// which checks the command's requests and signs the buttons of Mattermost announcements
     /// (`chat::mattermost`); with it, those buttons act.
     pub mattermost_token: Option<String>,
+    /// `KLAXON_TELEGRAM_*`: the install's Telegram bot; `None`: no Telegram chats.
+    pub telegram: Option<super::telegram::TelegramConfig>,
 }
 
 impl Default for RoadSettings {
@@ -62,6 +64,7 @@ impl Default for RoadSettings {
             phone_number_limits: true,
             slack_signing_secret: None,
             mattermost_token: None,
+            telegram: None,
         }
     }
 }
@@ -115,6 +118,7 @@ impl Roads {
             Arc::new(super::slack::road()),
             Arc::new(super::teams::road()),
             Arc::new(super::mattermost::MattermostRoad),
+            Arc::new(super::telegram::TelegramRoad(config.telegram.clone())),
         ];
         Ok(Roads {
             all,

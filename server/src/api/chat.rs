@@ -21,6 +21,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(slack_commands))
         .routes(routes!(mattermost_actions))
         .routes(routes!(mattermost_commands))
+        .routes(routes!(telegram_webhook))
         .routes(routes!(new_link_code))
         .routes(routes!(list_links))
         .routes(routes!(unlink))
@@ -105,6 +106,27 @@ pub async fn mattermost_commands(
 ) -> ApiResult<Json<Value>> {
     let auth = header(&headers, "authorization");
     Ok(Json(s.core.mattermost_command(&body, auth).await?))
+}
+
+/// The Telegram bot's webhook (given to `setWebhook` with its `secret_token`): a button pressed
+/// on an announcement acts as the Klaxon person the Telegram account is linked to; messages to
+/// the bot link (`/link 123456`), unlink, or act (`/ack 42`, or `ack` in reply to the bot's
+/// message). Answered 200 at once; the answers go back through the Bot API.
+#[utoipa::path(post, path = "/api/chat/telegram/webhook", tag = "chat", security(()),
+    params(("X-Telegram-Bot-Api-Secret-Token" = String, Header, description = "the secret given to `setWebhook`")),
+    request_body(content = Object, description = "a Telegram `Update`: a `callback_query` or a `message`"),
+    responses((status = 200, description = "taken"),
+              (status = 400, body = ErrorBody, description = "not JSON"),
+              (status = 401, body = ErrorBody, description = "the secret is missing or wrong"),
+              (status = 404, body = ErrorBody, description = "no Telegram bot or webhook secret is configured")))]
+pub async fn telegram_webhook(
+    State(s): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult<StatusCode> {
+    let secret = header(&headers, "x-telegram-bot-api-secret-token");
+    s.core.telegram_update(&body, secret).await?;
+    Ok(StatusCode::OK)
 }
 
 /// A one-time code that links a chat account to the caller, typed in chat as

@@ -96,16 +96,8 @@ pub(super) struct ServeArgs {
     /// The key the app signs its webhooks with (Settings → Webhooks → Signing Key).
     #[arg(long, env = "KLAXON_SMS_GATEWAY_SIGNING_KEY", hide_env_values = true)]
     pub(super) sms_gateway_signing_key: Option<String>,
-    /// The Slack app's signing secret: its buttons on announcements and its `/klaxon` command
-    /// act in Klaxon (Interactivity URL `/api/chat/slack/interactions`, command URL
-    /// `/api/chat/slack/commands`).
-    #[arg(long, env = "KLAXON_SLACK_SIGNING_SECRET", hide_env_values = true)]
-    pub(super) slack_signing_secret: Option<String>,
-    /// The token of Klaxon's `/klaxon` slash command in Mattermost: the command acts in Klaxon
-    /// (`/api/chat/mattermost/commands`), and Mattermost announcements carry buttons that do
-    /// (`/api/chat/mattermost/actions`).
-    #[arg(long, env = "KLAXON_MATTERMOST_TOKEN", hide_env_values = true)]
-    pub(super) mattermost_token: Option<String>,
+    #[command(flatten)]
+    pub(super) chat: super::chat_args::ChatArgs,
     /// The default phone provider when several are set: twilio or sms-gateway.
     #[arg(long, env = "KLAXON_PHONE_PROVIDER")]
     pub(super) phone_provider: Option<String>,
@@ -388,14 +380,9 @@ impl ServeArgs {
                 phone_provider: self.phone_provider.clone().filter(|p| !p.is_empty()),
                 phone_hourly_limit: self.phone_hourly_limit.max(0),
                 phone_number_limits: true,
-                slack_signing_secret: self
-                    .slack_signing_secret
-                    .clone()
-                    .filter(|s| !s.trim().is_empty()),
-                mattermost_token: self
-                    .mattermost_token
-                    .clone()
-                    .filter(|s| !s.trim().is_empty()),
+                slack_signing_secret: self.chat.slack_signing_secret(),
+                mattermost_token: self.chat.mattermost_token(),
+                telegram: self.chat.telegram()?,
             },
             page_bundle_after: self.page_bundle_after,
             lane_wait: klaxon_core::lanes::WAIT_FOR_LANES,

@@ -13,6 +13,7 @@ pub mod slack;
 pub mod smtp;
 pub mod synapse;
 pub mod tarpit;
+pub mod telegram;
 pub mod webpush;
 pub mod world;
 

@@ -1,5 +1,6 @@
--- A fifth channel kind (domain::channel): a Mattermost incoming webhook whose messages carry
--- buttons that act in Klaxon. SQLite cannot widen a CHECK in place, and this runs in the
+-- Two more channel kinds (domain::channel): a Mattermost incoming webhook whose messages carry
+-- buttons that act in Klaxon, and a Telegram chat the install's bot posts to. SQLite cannot
+-- widen a CHECK in place, and this runs in the
 -- migrator's transaction with foreign keys on, where a dropped parent table takes its children's
 -- rows with it. So the table and its one child, channel_posts, are both rebuilt: the old parent
 -- is renamed first (its child follows the name), the new tables are filled, then the old ones
@@ -9,7 +10,7 @@ CREATE TABLE channels (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     team_id BIGINT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
     name TEXT NOT NULL,
-    kind TEXT NOT NULL CHECK (kind IN ('matrix', 'slack', 'teams', 'webhook', 'mattermost')),
+    kind TEXT NOT NULL CHECK (kind IN ('matrix', 'slack', 'teams', 'webhook', 'mattermost', 'telegram')),
     target TEXT NOT NULL,
     signing_secret TEXT,
     events TEXT NOT NULL,

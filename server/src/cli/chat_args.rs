@@ -1,0 +1,82 @@
+//! `klaxon serve`'s settings for acting from chat: Slack's app, Mattermost's slash command and
+//! Telegram's bot.
+
+use clap::Args;
+use klaxon_core::roads::telegram::TelegramConfig;
+
+#[derive(Args)]
+pub(super) struct ChatArgs {
+    /// The Slack app's signing secret: its buttons on announcements and its `/klaxon` command
+    /// act in Klaxon (Interactivity URL `/api/chat/slack/interactions`, command URL
+    /// `/api/chat/slack/commands`).
+    #[arg(long, env = "KLAXON_SLACK_SIGNING_SECRET", hide_env_values = true)]
+    pub(super) slack_signing_secret: Option<String>,
+    /// The token of Klaxon's `/klaxon` slash command in Mattermost: the command acts in Klaxon
+    /// (`/api/chat/mattermost/commands`), and Mattermost announcements carry buttons that do
+    /// (`/api/chat/mattermost/actions`).
+    #[arg(long, env = "KLAXON_MATTERMOST_TOKEN", hide_env_values = true)]
+    pub(super) mattermost_token: Option<String>,
+    /// The Telegram bot's token (from @BotFather): Telegram chats can be team channels.
+    #[arg(long, env = "KLAXON_TELEGRAM_BOT_TOKEN", hide_env_values = true)]
+    pub(super) telegram_bot_token: Option<String>,
+    /// The Bot API's base URL.
+    #[arg(
+        long,
+        env = "KLAXON_TELEGRAM_API_URL",
+        default_value = "https://api.telegram.org"
+    )]
+    pub(super) telegram_api_url: String,
+    /// The secret given to the bot's `setWebhook` (`secret_token`), sent back with each update to
+    /// `/api/chat/telegram/webhook`: with it, announcements carry buttons and the bot takes
+    /// commands.
+    #[arg(long, env = "KLAXON_TELEGRAM_WEBHOOK_SECRET", hide_env_values = true)]
+    pub(super) telegram_webhook_secret: Option<String>,
+}
+
+fn given(v: &Option<String>) -> Option<String> {
+    v.clone().filter(|v| !v.trim().is_empty())
+}
+
+impl ChatArgs {
+    pub(super) fn slack_signing_secret(&self) -> Option<String> {
+        given(&self.slack_signing_secret)
+    }
+
+    pub(super) fn mattermost_token(&self) -> Option<String> {
+        given(&self.mattermost_token)
+    }
+
+    /// `KLAXON_TELEGRAM_*`, checked now so a mistake stops the start with its name.
+    pub(super) fn telegram(&self) -> Result<Option<TelegramConfig>, String> {
+        let secret = given(&self.telegram_webhook_secret);
+        let Some(bot_token) = given(&self.telegram_bot_token) else {
+            return match secret {
+                Some(_) => {
+                    Err("KLAXON_TELEGRAM_WEBHOOK_SECRET needs KLAXON_TELEGRAM_BOT_TOKEN".into())
+                }
+                None => Ok(None),
+            };
+        };
+        let api_url = self.telegram_api_url.trim().to_string();
+        if !(api_url.starts_with("http://") || api_url.starts_with("https://")) {
+            return Err("KLAXON_TELEGRAM_API_URL must start with http:// or https://".into());
+        }
+        // Telegram allows 1 to 256 characters of A-Z, a-z, 0-9, _ and -.
+        if let Some(s) = &secret {
+            if s.len() > 256
+                || !s
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+            {
+                return Err(
+                    "KLAXON_TELEGRAM_WEBHOOK_SECRET: 1 to 256 of A-Z, a-z, 0-9, _ and -".into(),
+                );
+            }
+        }
+        Ok(Some(TelegramConfig {
+            api_url,
+            bot_token,
+            webhook_secret: secret,
+        }))
+    }
+}
