@@ -39,6 +39,8 @@ pub enum ChannelKind {
     Mattermost,
     /// A Telegram group or channel, through the install's bot (`KLAXON_TELEGRAM_BOT_TOKEN`).
     Telegram,
+    /// A Discord channel, through the install's bot (`KLAXON_DISCORD_BOT_TOKEN`).
+    Discord,
 }
 
 crate::words!(ChannelKind, "channel kind" {
@@ -48,6 +50,7 @@ crate::words!(ChannelKind, "channel kind" {
     Webhook => "webhook",
     Mattermost => "mattermost",
     Telegram => "telegram",
+    Discord => "discord",
 });
 
 /// What happened to an incident, as a channel hears it.
@@ -87,6 +90,7 @@ impl ChannelKind {
             ChannelKind::Webhook => "Signed webhook (Klaxon's JSON event)",
             ChannelKind::Mattermost => "Mattermost (incoming webhook, with buttons)",
             ChannelKind::Telegram => "Telegram group or channel (Klaxon's bot)",
+            ChannelKind::Discord => "Discord channel (Klaxon's bot)",
         }
     }
 }
@@ -309,7 +313,17 @@ pub fn check_target(kind: ChannelKind, target: &str) -> Result<String, String> {
     match kind {
         ChannelKind::Matrix => check_room(target),
         ChannelKind::Telegram => check_chat(target),
+        ChannelKind::Discord => check_snowflake(target),
         _ => check_url(target).map(|_| target.to_string()),
+    }
+}
+
+/// A Discord channel's id (a snowflake: 17 to 20 digits).
+fn check_snowflake(id: &str) -> Result<String, String> {
+    if (17..=20).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_digit()) {
+        Ok(id.to_string())
+    } else {
+        Err("target: a Discord channel id (17 to 20 digits: Copy Channel ID)".into())
     }
 }
 
@@ -366,7 +380,7 @@ pub fn check_url(url: &str) -> Result<String, String> {
 /// What a listing shows of a target: a Matrix room as it is, a URL's origin only.
 pub fn shown_target(kind: ChannelKind, target: &str) -> String {
     match kind {
-        ChannelKind::Matrix | ChannelKind::Telegram => target.to_string(),
+        ChannelKind::Matrix | ChannelKind::Telegram | ChannelKind::Discord => target.to_string(),
         _ => check_url(target).unwrap_or_else(|_| "(not a URL)".into()),
     }
 }
@@ -454,6 +468,8 @@ mod tests {
         for chat in ["-1001234567890", "42", "@klaxon_ops"] {
             assert_eq!(check_target(ChannelKind::Telegram, chat).unwrap(), chat);
         }
+        assert!(check_target(ChannelKind::Discord, "1234567890123456789").is_ok());
+        assert!(check_target(ChannelKind::Discord, "#ops").is_err());
         for bad in ["", "-", "@ab", "ops", "https://t.me/ops", "@a-b-c-d"] {
             assert!(check_target(ChannelKind::Telegram, bad).is_err(), "{bad}");
         }

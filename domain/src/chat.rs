@@ -1,7 +1,8 @@
 //! Chat accounts linked to people: an action pressed or typed in chat (Acknowledge, Resolve,
 //! Snooze 1 h, Take it) acts as the person the chat account is linked to, with that person's
-//! rights. A Slack account links itself with a one-time code from the profile
-//! (`/klaxon link 123456`); an account links to one person.
+//! rights. A Slack, Mattermost, Telegram or Discord account links itself with a one-time code
+//! from the profile (`/klaxon link 123456`; Telegram's `/link 123456`); a Matrix account is the
+//! person's verified Matrix contact method. An account links to one person.
 
 use crate::Timestamp;
 use serde::{Deserialize, Serialize};
@@ -14,7 +15,7 @@ pub const LINK_CODE_SECONDS: i64 = 10 * 60;
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ChatLink {
     pub id: i64,
-    /// `slack`.
+    /// `slack`, `mattermost`, `telegram` or `discord`.
     pub platform: String,
     /// The account as the platform names it ("@ana in T0123").
     pub shown: String,

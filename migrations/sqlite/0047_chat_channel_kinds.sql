@@ -1,16 +1,15 @@
--- Two more channel kinds (domain::channel): a Mattermost incoming webhook whose messages carry
--- buttons that act in Klaxon, and a Telegram chat the install's bot posts to. SQLite cannot
--- widen a CHECK in place, and this runs in the
--- migrator's transaction with foreign keys on, where a dropped parent table takes its children's
--- rows with it. So the table and its one child, channel_posts, are both rebuilt: the old parent
--- is renamed first (its child follows the name), the new tables are filled, then the old ones
--- are dropped child first.
+-- Three more channel kinds (domain::channel): a Mattermost incoming webhook whose messages carry
+-- buttons that act in Klaxon, and a Telegram chat and a Discord channel the install's bots post
+-- to. SQLite cannot widen a CHECK in place, and this runs in the migrator's transaction with
+-- foreign keys on, where a dropped parent table takes its children's rows with it. So the table
+-- and its one child, channel_posts, are both rebuilt: the old parent is renamed first (its child
+-- follows the name), the new tables are filled, then the old ones are dropped child first.
 ALTER TABLE channels RENAME TO channels_old;
 CREATE TABLE channels (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     team_id BIGINT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
     name TEXT NOT NULL,
-    kind TEXT NOT NULL CHECK (kind IN ('matrix', 'slack', 'teams', 'webhook', 'mattermost', 'telegram')),
+    kind TEXT NOT NULL CHECK (kind IN ('matrix', 'slack', 'teams', 'webhook', 'mattermost', 'telegram', 'discord')),
     target TEXT NOT NULL,
     signing_secret TEXT,
     events TEXT NOT NULL,

@@ -9,6 +9,7 @@ mod accounts;
 mod alertmanager;
 mod bundling;
 mod channels;
+mod chat_discord;
 mod chat_matrix;
 mod chat_mattermost;
 mod chat_slack;

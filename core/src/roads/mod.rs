@@ -12,6 +12,7 @@
 
 pub mod announcement;
 mod chat;
+pub mod discord;
 pub mod email;
 mod http;
 pub mod matrix;

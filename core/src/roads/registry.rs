@@ -48,6 +48,8 @@ pub struct RoadSettings {
     pub mattermost_token: Option<String>,
     /// `KLAXON_TELEGRAM_*`: the install's Telegram bot; `None`: no Telegram chats.
     pub telegram: Option<super::telegram::TelegramConfig>,
+    /// `KLAXON_DISCORD_*`: the install's Discord bot; `None`: no Discord channels.
+    pub discord: Option<super::discord::DiscordConfig>,
 }
 
 impl Default for RoadSettings {
@@ -65,6 +67,7 @@ impl Default for RoadSettings {
             slack_signing_secret: None,
             mattermost_token: None,
             telegram: None,
+            discord: None,
         }
     }
 }
@@ -119,6 +122,7 @@ impl Roads {
             Arc::new(super::teams::road()),
             Arc::new(super::mattermost::MattermostRoad),
             Arc::new(super::telegram::TelegramRoad(config.telegram.clone())),
+            Arc::new(super::discord::DiscordRoad(config.discord.clone())),
         ];
         Ok(Roads {
             all,

@@ -22,6 +22,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(mattermost_actions))
         .routes(routes!(mattermost_commands))
         .routes(routes!(telegram_webhook))
+        .routes(routes!(discord_interactions))
         .routes(routes!(new_link_code))
         .routes(routes!(list_links))
         .routes(routes!(unlink))
@@ -127,6 +128,28 @@ pub async fn telegram_webhook(
     let secret = header(&headers, "x-telegram-bot-api-secret-token");
     s.core.telegram_update(&body, secret).await?;
     Ok(StatusCode::OK)
+}
+
+/// The Discord application's interactions endpoint: `PING` is answered `PONG`; a button pressed
+/// on an announcement acts as the Klaxon person the Discord account is linked to; the `/klaxon`
+/// command's `link` and `unlink` subcommands link the account. Answered with a message only the
+/// person who acted sees; the announcements are edited in a task of their own.
+#[utoipa::path(post, path = "/api/chat/discord/interactions", tag = "chat", security(()),
+    params(("X-Signature-Ed25519" = String, Header, description = "hex Ed25519 signature of the timestamp followed by the body, by the application's key"),
+           ("X-Signature-Timestamp" = String, Header, description = "Unix seconds, within five minutes of Klaxon's clock")),
+    request_body(content = Object, description = "a Discord interaction: `PING` (1), `APPLICATION_COMMAND` (2) or `MESSAGE_COMPONENT` (3)"),
+    responses((status = 200, body = Object, description = "`{type: 1}` for a ping; else `{type: 4, data: {content, flags: 64}}`"),
+              (status = 400, body = ErrorBody, description = "not a Discord interaction, or of a type Klaxon does not take"),
+              (status = 401, body = ErrorBody, description = "the signature is missing or wrong, or the timestamp is more than five minutes off"),
+              (status = 404, body = ErrorBody, description = "no Discord bot or public key is configured")))]
+pub async fn discord_interactions(
+    State(s): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult<Json<Value>> {
+    let at = header(&headers, "x-signature-timestamp");
+    let sig = header(&headers, "x-signature-ed25519");
+    Ok(Json(s.core.discord_interaction(&body, at, sig).await?))
 }
 
 /// A one-time code that links a chat account to the caller, typed in chat as

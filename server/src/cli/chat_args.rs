@@ -1,7 +1,8 @@
-//! `klaxon serve`'s settings for acting from chat: Slack's app, Mattermost's slash command and
-//! Telegram's bot.
+//! `klaxon serve`'s settings for acting from chat: Slack's app, Mattermost's slash command,
+//! Telegram's bot and Discord's application.
 
 use clap::Args;
+use klaxon_core::roads::discord::DiscordConfig;
 use klaxon_core::roads::telegram::TelegramConfig;
 
 #[derive(Args)]
@@ -31,6 +32,20 @@ pub(super) struct ChatArgs {
     /// commands.
     #[arg(long, env = "KLAXON_TELEGRAM_WEBHOOK_SECRET", hide_env_values = true)]
     pub(super) telegram_webhook_secret: Option<String>,
+    /// The Discord bot's token: Discord channels can be team channels.
+    #[arg(long, env = "KLAXON_DISCORD_BOT_TOKEN", hide_env_values = true)]
+    pub(super) discord_bot_token: Option<String>,
+    /// The REST API's base URL.
+    #[arg(
+        long,
+        env = "KLAXON_DISCORD_API_URL",
+        default_value = "https://discord.com/api/v10"
+    )]
+    pub(super) discord_api_url: String,
+    /// The application's public key (hex): its interactions at `/api/chat/discord/interactions`
+    /// are checked with it, and announcements carry buttons.
+    #[arg(long, env = "KLAXON_DISCORD_PUBLIC_KEY")]
+    pub(super) discord_public_key: Option<String>,
 }
 
 fn given(v: &Option<String>) -> Option<String> {
@@ -77,6 +92,37 @@ impl ChatArgs {
             api_url,
             bot_token,
             webhook_secret: secret,
+        }))
+    }
+
+    /// `KLAXON_DISCORD_*`, checked now so a mistake stops the start with its name.
+    pub(super) fn discord(&self) -> Result<Option<DiscordConfig>, String> {
+        let key = given(&self.discord_public_key);
+        let Some(bot_token) = given(&self.discord_bot_token) else {
+            return match key {
+                Some(_) => Err("KLAXON_DISCORD_PUBLIC_KEY needs KLAXON_DISCORD_BOT_TOKEN".into()),
+                None => Ok(None),
+            };
+        };
+        let api_url = self.discord_api_url.trim().to_string();
+        if !(api_url.starts_with("http://") || api_url.starts_with("https://")) {
+            return Err("KLAXON_DISCORD_API_URL must start with http:// or https://".into());
+        }
+        let public_key = match key {
+            None => None,
+            Some(hex_key) => Some(
+                hex::decode(hex_key.trim())
+                    .ok()
+                    .and_then(|b| <[u8; 32]>::try_from(b).ok())
+                    .ok_or(
+                        "KLAXON_DISCORD_PUBLIC_KEY: the application's public key, 64 hex digits",
+                    )?,
+            ),
+        };
+        Ok(Some(DiscordConfig {
+            api_url,
+            bot_token,
+            public_key,
         }))
     }
 }

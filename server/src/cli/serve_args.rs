@@ -383,6 +383,7 @@ impl ServeArgs {
                 slack_signing_secret: self.chat.slack_signing_secret(),
                 mattermost_token: self.chat.mattermost_token(),
                 telegram: self.chat.telegram()?,
+                discord: self.chat.discord()?,
             },
             page_bundle_after: self.page_bundle_after,
             lane_wait: klaxon_core::lanes::WAIT_FOR_LANES,

@@ -5,6 +5,7 @@
 pub mod alertmanager;
 pub mod carrier;
 pub mod chat;
+pub mod discord;
 pub mod live;
 pub mod ntfy;
 pub mod oidc;
