@@ -28,6 +28,7 @@ test('routing rules are simulated, saved and route the next alerts', async ({ pa
   await first.getByLabel('Then').selectOption({ label: 'Send it to another team' });
   await first.getByLabel('Team (its name; one you are in)').fill(db.name);
   await first.getByLabel('Severity').selectOption('critical');
+  await expect(first.getByLabel('Team (its name; one you are in)')).toHaveValue(db.name);
   await form.getByRole('button', { name: 'Add a rule' }).click();
   const second = form.getByRole('group', { name: 'Rule 2' });
   await second.getByLabel('Matchers').fill('{alertname="Heartbeat"');

@@ -67,7 +67,7 @@ pub fn Channels(
                         placeholder="https://hooks.slack.com/services/… or !room:example.org"
                         aria-describedby="channel-target-hint" />
                     <p id="channel-target-hint" class="hint">
-                        "A webhook URL is a secret: it is kept, never shown again. For Matrix, give the room's id or alias: a moderator of the room then proves it with the code shown here."
+                        "A webhook URL is a secret: it is kept, never shown again. For Matrix, give the room's id or alias: a moderator of the room then proves it with the code shown here. For Telegram, the chat's id (-100…); for Discord, the channel's id."
                     </p>
                     <fieldset class="targets">
                         <legend>"Announce"</legend>

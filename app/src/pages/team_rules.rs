@@ -222,7 +222,8 @@ pub fn RulesEditor(integration: Integration, drafts: RuleDrafts) -> impl IntoVie
     .into_any()
 }
 
-/// One rule's fields, read and written by its key.
+/// One rule's fields, read and written by its key. A text is kept as it is typed and again when
+/// it is committed (`change`), so a value set without typing (autofill) is not lost on a redraw.
 #[component]
 fn RuleFields(d: RulesDraft, key: usize, id: i64) -> impl IntoView {
     let get = move |f: fn(&RuleText) -> String| {
@@ -253,7 +254,8 @@ fn RuleFields(d: RulesDraft, key: usize, id: i64) -> impl IntoView {
                 <input id=f("matchers") type="text" class="code" autocomplete="off" spellcheck="false"
                     placeholder="{service=~\"db-.*\"}"
                     prop:value=get(|r| r.matchers.clone())
-                    on:input=move |ev| d.edit(key, |r| r.matchers = event_target_value(&ev)) />
+                    on:input=move |ev| d.edit(key, |r| r.matchers = event_target_value(&ev))
+                    on:change=move |ev| d.edit(key, |r| r.matchers = event_target_value(&ev)) />
                 <label for=f("action")>"Then"</label>
                 <select id=f("action") prop:value=action
                     on:change=move |ev| d.edit(key, |r| r.action = event_target_value(&ev))>
@@ -264,7 +266,8 @@ fn RuleFields(d: RulesDraft, key: usize, id: i64) -> impl IntoView {
                 <div class="stack" hidden=move || action() != "team">
                     <label for=f("team")>"Team (its name; one you are in)"</label>
                     <input id=f("team") type="text" autocomplete="off" prop:value=get(|r| r.team.clone())
-                        on:input=move |ev| d.edit(key, |r| r.team = event_target_value(&ev)) />
+                        on:input=move |ev| d.edit(key, |r| r.team = event_target_value(&ev))
+                        on:change=move |ev| d.edit(key, |r| r.team = event_target_value(&ev)) />
                 </div>
                 <div class="stack" hidden=move || action() == "drop">
                     <label for=f("severity")>"Severity"</label>
