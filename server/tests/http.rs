@@ -38,11 +38,19 @@ both!(the_document_says_which_roads_this_server_offers, |app| {
     );
     let channels = said("NewChannel");
     assert!(
-        channels.contains("Offered on this server: `webhook`, `slack`, `teams`."),
+        channels.contains("Offered on this server: `webhook`, `slack`, `teams`, `mattermost`."),
         "{channels}"
     );
     assert!(
         channels.contains("`matrix` (no Matrix homeserver"),
+        "{channels}"
+    );
+    assert!(
+        channels.contains("`telegram` (no Telegram bot is configured (KLAXON_TELEGRAM_BOT_TOKEN))"),
+        "{channels}"
+    );
+    assert!(
+        channels.contains("`discord` (no Discord bot is configured (KLAXON_DISCORD_BOT_TOKEN))"),
         "{channels}"
     );
 });
