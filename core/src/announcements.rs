@@ -4,11 +4,19 @@
 //! made for a change that rolled back. `channels` sends them. `timeline::timelines` calls `queue` with every batch of entries it writes, so
 //! no change to an incident can forget it.
 
-use crate::db::{insert_json, json_rows, Col::*, Tx};
+use crate::db::{json_rows, Col::*, Tx};
 use crate::Result;
 use klaxon_domain::channel::ChannelEvent;
 use klaxon_domain::incident::TimelineKind;
 use std::collections::HashSet;
+
+/// The events that change what an incident's announcement shows (its state, who has it).
+const EDITED: [ChannelEvent; 4] = [
+    ChannelEvent::Acknowledged,
+    ChannelEvent::Escalated,
+    ChannelEvent::Resolved,
+    ChannelEvent::Reassigned,
+];
 
 /// One event, as the fan-out statement reads it.
 #[derive(serde::Serialize)]
@@ -92,16 +100,28 @@ pub(crate) async fn announce(tx: &mut Tx, announcements: &[Announce]) -> Result<
             Int("ord"),
         ],
     );
+    // A channel that edits its messages and does not hear a change of state gets a quiet post:
+    // its incident's first message there is edited, and nothing new is posted.
+    let heard = "(',' || c.events || ',') LIKE ('%,' || e.event || ',%')";
+    let edited: Vec<String> = EDITED.iter().map(|e| format!("'{}'", e.as_str())).collect();
+    let edited = edited.join(", ");
     let sql = format!(
-        "INSERT INTO channel_posts (channel_id, incident_id, event, at, actor_id, text, due_at) \
-         SELECT c.id, e.incident_id, e.event, e.at, e.actor_id, e.text, e.at FROM {source} \
+        "INSERT INTO channel_posts (channel_id, incident_id, event, at, actor_id, text, due_at, quiet) \
+         SELECT c.id, e.incident_id, e.event, e.at, e.actor_id, e.text, e.at, \
+         CASE WHEN {heard} THEN 0 ELSE 1 END FROM {source} \
          JOIN incidents i ON i.id = e.incident_id JOIN channels c ON c.team_id = i.team_id \
          WHERE (c.kind <> 'matrix' OR c.room_id IS NOT NULL) \
-         AND (',' || c.events || ',') LIKE ('%,' || e.event || ',%') \
+         AND ({heard} OR (c.edits = 1 AND e.event IN ({edited}))) \
          AND (c.severities = '' OR (',' || c.severities || ',') LIKE ('%,' || i.severity || ',%')) \
          ORDER BY e.ord, c.id"
     );
-    insert_json(tx, &sql, announcements).await
+    let json = serde_json::to_string(announcements)
+        .map_err(|e| crate::Error::Internal(format!("cannot encode rows: {e}")))?;
+    let queued = sqlx::query(&sql).bind(json).execute(&mut **tx).await?;
+    if queued.rows_affected() > 0 {
+        tx.announced();
+    }
+    Ok(())
 }
 
 /// A note marked as the resolution, announced to the channels that hear it.

@@ -314,7 +314,31 @@ pub fn check_target(kind: ChannelKind, target: &str) -> Result<String, String> {
         ChannelKind::Matrix => check_room(target),
         ChannelKind::Telegram => check_chat(target),
         ChannelKind::Discord => check_snowflake(target),
+        _ if is_channel_id(kind, target) => Ok(target.to_string()),
         _ => check_url(target).map(|_| target.to_string()),
+    }
+}
+
+/// Whether a Slack or Mattermost target is a channel's id, posted to by the install's app or
+/// bot (and its messages then edited as the incident moves), rather than an incoming webhook:
+/// Slack's `C0123ABCD` (`C`, `G` or `D` and 8 to 12 capitals and digits), Mattermost's 26
+/// lower-case letters and digits.
+pub fn is_channel_id(kind: ChannelKind, target: &str) -> bool {
+    let b = target.as_bytes();
+    match kind {
+        ChannelKind::Slack => {
+            (9..=13).contains(&b.len())
+                && matches!(b[0], b'C' | b'G' | b'D')
+                && b[1..]
+                    .iter()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+        }
+        ChannelKind::Mattermost => {
+            b.len() == 26
+                && b.iter()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        }
+        _ => false,
     }
 }
 
@@ -381,6 +405,7 @@ pub fn check_url(url: &str) -> Result<String, String> {
 pub fn shown_target(kind: ChannelKind, target: &str) -> String {
     match kind {
         ChannelKind::Matrix | ChannelKind::Telegram | ChannelKind::Discord => target.to_string(),
+        _ if is_channel_id(kind, target) => target.to_string(),
         _ => check_url(target).unwrap_or_else(|_| "(not a URL)".into()),
     }
 }
@@ -423,6 +448,22 @@ mod tests {
             vec![ChannelEvent::Opened, ChannelEvent::ResolutionNote]
         );
         assert_eq!(split_words("", Severity::parse), vec![]);
+    }
+
+    #[test]
+    fn slack_and_mattermost_take_a_channel_id_or_a_webhook() {
+        for id in ["C0123ABCD", "G01234567890"] {
+            assert_eq!(check_target(ChannelKind::Slack, id).unwrap(), id);
+            assert_eq!(shown_target(ChannelKind::Slack, id), id);
+        }
+        for bad in ["c0123abcd", "C01", "X0123ABCD", "C0123ABCD-"] {
+            assert!(check_target(ChannelKind::Slack, bad).is_err(), "{bad}");
+        }
+        let mm = "4xp9fdt77pncbef59f4k1qe83o";
+        assert_eq!(check_target(ChannelKind::Mattermost, mm).unwrap(), mm);
+        assert!(check_target(ChannelKind::Mattermost, &mm.to_uppercase()).is_err());
+        assert!(!is_channel_id(ChannelKind::Teams, "C0123ABCD"));
+        assert!(check_target(ChannelKind::Teams, "C0123ABCD").is_err());
     }
 
     #[test]

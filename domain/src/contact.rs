@@ -32,6 +32,8 @@ pub enum ContactKind {
     Webhook,
     Sms,
     Voice,
+    /// A person's private chat with the install's Telegram bot, made by linking their account.
+    Telegram,
 }
 
 crate::words!(ContactKind, "contact method kind" {
@@ -42,6 +44,7 @@ crate::words!(ContactKind, "contact method kind" {
     Webhook => "webhook",
     Sms => "sms",
     Voice => "voice",
+    Telegram => "telegram",
 });
 
 /// A road a person can have, as the profile shows it. Its words come from the server's roads,

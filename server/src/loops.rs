@@ -8,8 +8,9 @@
 //!   send each page once.
 //!
 //! - The announcer runs on every replica beside the notifier, never inside its pass, so a slow
-//!   chat service cannot hold a page back: every `TICK` it posts due team-channel messages
-//!   (`core::channels`), claimed like pages.
+//!   chat service cannot hold a page back: woken at once when this replica queues team-channel
+//!   messages and every `TICK` otherwise, it posts those due (`core::channels`), claimed like
+//!   pages.
 //!
 //! - The event feed runs on every replica: it reads the `events` rows other transactions wrote
 //!   and hands them to this replica's live streams (`core::events`).
@@ -198,8 +199,8 @@ pub fn spawn_notifier(
     })
 }
 
-/// Runs an announcer pass every `TICK` (at once again while passes find work) until `stopped`
-/// changes.
+/// Runs an announcer pass every `TICK`, at once when this replica queued channel posts
+/// (`Db::announcer`), and at once again while passes find work, until `stopped` changes.
 pub(crate) fn spawn_announcer(core: Core, mut stopped: watch::Receiver<bool>) -> JoinHandle<()> {
     tokio::spawn(async move {
         loop {
@@ -227,6 +228,7 @@ pub(crate) fn spawn_announcer(core: Core, mut stopped: watch::Receiver<bool>) ->
             };
             tokio::select! {
                 _ = tokio::time::sleep(wait) => {}
+                _ = core.db.announcer.notified() => {}
                 _ = stopped.changed() => return,
             }
         }

@@ -194,3 +194,112 @@ async fn the_chat_acts(app: &TestApp, tg: &Telegram) {
     let edit = nth(tg, "editMessageText", 2).await;
     assert!(buttons(&edit).is_empty(), "nothing left to press: {edit}");
 }
+
+#[tokio::test]
+async fn linking_telegram_in_a_private_chat_makes_it_a_road_that_pages_with_a_button() {
+    let tg = Telegram::start().await;
+    let app = TestApp::spawn_with(crate::common::Backend::Sqlite, config(&tg.url)).await;
+    the_private_chat_pages(&app, &tg).await;
+}
+
+#[tokio::test]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "needs KLAXON_TEST_DATABASE_URL at build time"
+)]
+async fn linking_telegram_in_a_private_chat_makes_it_a_road_that_pages_with_a_button_postgres() {
+    let tg = Telegram::start().await;
+    let backend = crate::common::Backend::Postgres(crate::common::postgres_schema().await);
+    let app = TestApp::spawn_with(backend, config(&tg.url)).await;
+    the_private_chat_pages(&app, &tg).await;
+}
+
+/// The person's Telegram methods, as their profile lists them.
+async fn telegram_methods(app: &TestApp, user: &(i64, crate::common::Auth)) -> Vec<Value> {
+    let path = format!("/api/users/{}/contact-methods", user.0);
+    let listed = app.get(&path, &user.1).await.expect(200);
+    listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["kind"] == "telegram")
+        .cloned()
+        .collect()
+}
+
+async fn the_private_chat_pages(app: &TestApp, tg: &Telegram) {
+    let w = app.paging_world().await;
+    // The API takes no Telegram method: only a link in a private chat makes one.
+    let path = format!("/api/users/{}/contact-methods", w.alice.0);
+    app.post(
+        &path,
+        &w.alice.1,
+        json!({"name": "T", "kind": "telegram", "target": ALICE.to_string()}),
+    )
+    .await
+    .expect_error(400, "invalid");
+
+    // Bob links in the team's group: his account acts, but the group is nobody's road.
+    let (_, bob) = &w.bob;
+    let code = app.post("/api/me/chat-link-code", bob, json!({})).await;
+    let code = code.expect(201)["code"].as_str().unwrap().to_string();
+    let link = update_message(1, 7002, CHAT, &format!("/link {code}"), None);
+    assert_eq!(deliver(app, &link, Some(SECRET)).await, 200);
+    let said = nth(tg, "sendMessage", 1).await;
+    assert!(
+        !said["text"].as_str().unwrap().contains("page you"),
+        "{said}"
+    );
+    assert!(telegram_methods(app, &w.bob).await.is_empty());
+
+    // Alice opens the bot's link with her code (`/start 123456`) in her private chat.
+    let code = app
+        .post("/api/me/chat-link-code", &w.alice.1, json!({}))
+        .await;
+    let code = code.expect(201)["code"].as_str().unwrap().to_string();
+    let start = update_message(2, ALICE, ALICE, &format!("/start {code}"), None);
+    assert_eq!(deliver(app, &start, Some(SECRET)).await, 200);
+    let said = nth(tg, "sendMessage", 2).await;
+    assert!(
+        said["text"]
+            .as_str()
+            .unwrap()
+            .contains("page you in this chat"),
+        "{said}"
+    );
+    let methods = telegram_methods(app, &w.alice).await;
+    assert_eq!(methods.len(), 1, "{methods:?}");
+    assert_eq!(methods[0]["verified"], true);
+    app.put(
+        &format!("/api/users/{}/notification-rules", w.alice.0),
+        &w.alice.1,
+        json!({"high": [{"after_minutes": 0, "method_id": methods[0]["id"]}], "low": []}),
+    )
+    .await
+    .expect(200);
+
+    // Her page comes to her chat with a button that acknowledges as her.
+    let id = app.fire(&w.key, "db-down").await;
+    app.tick().await;
+    let page = nth(tg, "sendMessage", 3).await;
+    assert_eq!(page["chat_id"], ALICE.to_string());
+    assert!(page["text"].as_str().unwrap().starts_with("<b>"), "{page}");
+    assert_eq!(buttons(&page), [format!("ack:{id}")]);
+    let press = update_press(3, ALICE, ALICE, 3, &format!("ack:{id}"));
+    assert_eq!(deliver(app, &press, Some(SECRET)).await, 200);
+    let answer = nth(tg, "answerCallbackQuery", 1).await;
+    assert_eq!(answer["text"], format!("#{id}: Acknowledged: it is yours."));
+    assert_eq!(app.detail(&w.admin, id).await["acknowledged_by"], "alice");
+
+    // A reply to the page acts on its incident.
+    let reply = update_message(4, ALICE, ALICE, "resolve restarted it", Some(3));
+    deliver(app, &reply, Some(SECRET)).await;
+    let said = nth(tg, "sendMessage", 4).await;
+    assert_eq!(said["text"], format!("#{id}: Resolved."));
+
+    // Unlinking from Telegram takes the road away with the link.
+    let unlink = update_message(5, ALICE, ALICE, "/unlink", None);
+    deliver(app, &unlink, Some(SECRET)).await;
+    nth(tg, "sendMessage", 5).await;
+    assert!(telegram_methods(app, &w.alice).await.is_empty());
+}

@@ -10,6 +10,7 @@ mod alertmanager;
 mod bundling;
 mod channels;
 mod chat_discord;
+mod chat_edits;
 mod chat_matrix;
 mod chat_mattermost;
 mod chat_slack;

@@ -1,6 +1,7 @@
-//! The profile's chat accounts: a one-time code that links a Slack account (typed there as
-//! `/klaxon link <code>`), after which its buttons on announcements act as this person; the
-//! accounts linked, each with Unlink.
+//! The profile's chat accounts: a one-time code that links a Slack, Mattermost, Discord or
+//! Telegram account (typed there as `/klaxon link <code>`, or `/link <code>` to the Telegram
+//! bot), after which its buttons on announcements act as this person; a Telegram link made in a
+//! private chat with the bot also pages the person there. The accounts linked, each with Unlink.
 
 use crate::api::chat::{list_chat_links, NewChatLinkCode, UnlinkChat};
 use crate::api::load;
@@ -25,7 +26,7 @@ pub fn ChatAccounts() -> impl IntoView {
         <section class="card" aria-labelledby="chat-title">
             <h2 id="chat-title">"Chat accounts"</h2>
             <p class="hint">
-                "Where your team's Slack has Klaxon's app, link your Slack account once, and the buttons on Klaxon's messages there (Acknowledge, Resolve, Snooze 1 h, Take it) act as you."
+                "Link your Slack, Mattermost, Discord or Telegram account once, and the buttons on Klaxon's messages there (Acknowledge, Resolve, Snooze 1 h, Take it) act as you. Linked in a private chat with Klaxon's Telegram bot, that chat can page you too."
             </p>
             {move || made().map(|c| view! { <Code c /> })}
             <ActionError action=code />
@@ -51,8 +52,10 @@ pub fn ChatAccounts() -> impl IntoView {
 fn Code(c: LinkCode) -> impl IntoView {
     view! {
         <div class="preview" role="status" aria-label="Your link code">
-            <p>"In Slack, type:"</p>
+            <p>"In Slack, Mattermost or Discord, type:"</p>
             <pre class="command">{format!("/klaxon link {}", c.code)}</pre>
+            <p>"To Klaxon's Telegram bot, send:"</p>
+            <pre class="command">{format!("/link {}", c.code)}</pre>
             <p class="hint">{format!("It works once, until {}.", when(c.expires_at))}</p>
         </div>
     }
@@ -89,6 +92,9 @@ fn Links(list: Vec<ChatLink>, unlink: ServerAction<UnlinkChat>) -> impl IntoView
 fn platform(word: &str) -> &str {
     match word {
         "slack" => "Slack",
+        "mattermost" => "Mattermost",
+        "discord" => "Discord",
+        "telegram" => "Telegram",
         other => other,
     }
 }

@@ -64,6 +64,8 @@ struct Claimed {
     text: String,
     attempts: i64,
     waited: i64,
+    /// An event the channel does not hear: its messages are edited, nothing is posted.
+    quiet: i64,
 }
 
 impl OutboxRow for Claimed {
@@ -72,7 +74,8 @@ impl OutboxRow for Claimed {
     }
 }
 
-const CLAIMED: &str = "id, channel_id, incident_id, event, at, actor_id, text, attempts, waited";
+const CLAIMED: &str =
+    "id, channel_id, incident_id, event, at, actor_id, text, attempts, waited, quiet";
 
 /// What rendering a pass's posts needs (`Core::context`).
 struct Context {
@@ -87,6 +90,8 @@ struct Outgoing {
     message: Announcement,
     posts: Vec<i64>,
     attempts: i64,
+    /// The channel's messages are edited (`Message::Update`): quiet posts.
+    update: bool,
 }
 
 /// What became of one channel's messages.
@@ -164,22 +169,23 @@ impl Core {
             };
             let (pushed, oldest) = window.get(&channel_id).copied().unwrap_or((0, now));
             let waiting = posts.iter().any(|p| p.waited == 1);
+            let item = |p: &Claimed| {
+                let incident = incidents.get(&p.incident_id)?.clone();
+                Some(Item {
+                    post_id: p.id,
+                    event: p.event,
+                    at: p.at,
+                    incident,
+                    actor: p.actor_id.and_then(|a| actors.get(&a).cloned()),
+                    text: p.text.clone(),
+                })
+            };
+            let (quiet, posts): (Vec<Claimed>, Vec<Claimed>) =
+                posts.into_iter().partition(|p| p.quiet == 1);
+            let quiet: Vec<Item> = quiet.iter().filter_map(item).collect();
             let items: Vec<(Item, i64)> = posts
                 .iter()
-                .filter_map(|p| {
-                    let incident = incidents.get(&p.incident_id)?.clone();
-                    Some((
-                        Item {
-                            post_id: p.id,
-                            event: p.event,
-                            at: p.at,
-                            incident,
-                            actor: p.actor_id.and_then(|a| actors.get(&a).cloned()),
-                            text: p.text.clone(),
-                        },
-                        p.attempts,
-                    ))
-                })
+                .filter_map(|p| Some((item(p)?, p.attempts)))
                 .collect();
             let message = |body: Body| Announcement {
                 team_id: target.team_id,
@@ -189,7 +195,15 @@ impl Core {
                 interactive: self.config.roads.slack_signing_secret.is_some(),
             };
             let mut outgoing = Vec::new();
+            // Edits go after the channel's messages, in one update, and never wait for a summary.
+            let update = (!quiet.is_empty()).then(|| Outgoing {
+                posts: quiet.iter().map(|i| i.post_id).collect(),
+                attempts: 0,
+                message: message(Body::Summary(quiet)),
+                update: true,
+            });
             let split = match bundling(items.len(), pushed, waiting, BUNDLE_AFTER) {
+                _ if items.is_empty() => 0,
                 Bundling::Wait => {
                     postponed.extend(
                         items
@@ -197,6 +211,7 @@ impl Core {
                             .map(|(i, _)| (i.post_id, oldest + BUNDLE_WINDOW)),
                     );
                     report.waiting += items.len() as u64;
+                    plans.extend(update.map(|u| (target, vec![u])));
                     continue;
                 }
                 Bundling::Alone => items.len(),
@@ -208,6 +223,7 @@ impl Core {
                     posts: vec![item.post_id],
                     attempts: *attempts,
                     message: message(Body::One(Box::new(item.clone()))),
+                    update: false,
                 });
             }
             if !rest.is_empty() {
@@ -215,8 +231,10 @@ impl Core {
                     posts: rest.iter().map(|(i, _)| i.post_id).collect(),
                     attempts: rest.iter().map(|(_, a)| *a).max().unwrap_or(0),
                     message: message(Body::Summary(rest.iter().map(|(i, _)| i.clone()).collect())),
+                    update: false,
                 });
             }
+            outgoing.extend(update);
             plans.push((target, outgoing));
         }
 
@@ -289,7 +307,8 @@ impl Core {
             .db
             .fetch_in::<(i64, i64, i64)>(
                 "SELECT channel_id, COUNT(*), MIN(sent_at) FROM channel_posts WHERE state = 'sent' \
-                 AND carried_by IS NULL AND sent_at > $1 AND channel_id IN ({ids}) GROUP BY channel_id",
+                 AND carried_by IS NULL AND quiet = 0 AND sent_at > $1 AND channel_id IN ({ids}) \
+                 GROUP BY channel_id",
                 &[Arg::Int(now - BUNDLE_WINDOW)],
                 &channel_ids,
             )
@@ -324,7 +343,7 @@ impl Core {
                 break;
             }
             let delivery = format!("klaxon-{}", o.posts[0]);
-            match self.post_to(&target, &o.message, &delivery).await {
+            match self.post_to(&target, &o.message, &delivery, o.update).await {
                 Ok(()) => outcome.sent.push(o.posts),
                 Err(failure) => {
                     let (sentence, wait) = (failure.reason, failure.retry_after);

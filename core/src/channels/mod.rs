@@ -105,6 +105,7 @@ impl Core {
             .is_some_and(|r| r.info().signed);
         let secret = signed.then(new_token);
         let code = (new.kind == ChannelKind::Matrix).then(proof::new_code);
+        let edits = self.channel_edits(new.kind, &target);
         let mut tx = self.db.begin().await?;
         // Holds the team's row, so two additions at once cannot both find room for one.
         sqlx::query("UPDATE teams SET id = id WHERE id = $1")
@@ -121,8 +122,8 @@ impl Core {
             )));
         }
         let (id,): (i64,) = sqlx::query_as(
-            "INSERT INTO channels (team_id, name, kind, target, signing_secret, events, severities, created_at, proof_code) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
+            "INSERT INTO channels (team_id, name, kind, target, signing_secret, events, severities, created_at, proof_code, edits) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
         )
         .bind(team_id)
         .bind(new.name.as_str())
@@ -133,6 +134,7 @@ impl Core {
         .bind(join_words(&severities, Severity::as_str))
         .bind(self.now())
         .bind(code)
+        .bind(edits)
         .fetch_one(&mut *tx)
         .await?;
         tx.commit().await?;
@@ -189,15 +191,16 @@ impl Core {
         }
         sqlx::query(
             "UPDATE channels SET name = COALESCE($1, name), target = COALESCE($2, target), \
-             events = COALESCE($3, events), severities = COALESCE($4, severities) \
-             WHERE id = $5 AND team_id = $6",
+             events = COALESCE($3, events), severities = COALESCE($4, severities), \
+             edits = COALESCE($7, edits) WHERE id = $5 AND team_id = $6",
         )
         .bind(change.name.map(|n| n.into_string()))
-        .bind(target)
+        .bind(&target)
         .bind(events.map(|e| join_words(&e, ChannelEvent::as_str)))
         .bind(severities.map(|s| join_words(&s, Severity::as_str)))
         .bind(id)
         .bind(team_id)
+        .bind(target.as_ref().map(|t| self.channel_edits(current.kind, t)))
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
@@ -233,7 +236,7 @@ impl Core {
         let message = test_announcement(target.team_id, &target.team, &self.config.public_url);
         // The outcome is the channel's state too: a test that got through shows it working.
         match self
-            .post_to(&target, &message, &format!("test-{}", new_token()))
+            .post_to(&target, &message, &format!("test-{}", new_token()), false)
             .await
         {
             Ok(()) => {
@@ -255,6 +258,15 @@ impl Core {
                 Err(Error::Upstream(sentence))
             }
         }
+    }
+
+    /// Whether the channel's road edits its messages there (`Road::edits`), as stored.
+    fn channel_edits(&self, kind: ChannelKind, target: &str) -> i64 {
+        let edits = self
+            .roads
+            .get(kind.as_str())
+            .is_some_and(|r| r.edits(target));
+        i64::from(edits)
     }
 
     async fn channel_row(&self, team_id: i64, id: i64) -> Result<Channel> {

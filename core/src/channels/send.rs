@@ -43,12 +43,14 @@ impl Core {
 
     /// Posts one announcement. `delivery` is the same on every retry of it: the Matrix
     /// transaction id (the homeserver keeps one event per id, so a retry after a lost answer
-    /// posts once) and the webhook's `Klaxon-Delivery`.
+    /// posts once) and the webhook's `Klaxon-Delivery`. With `update`, the channel's messages of
+    /// the announcement's incidents are edited instead (`Message::Update`).
     pub(super) async fn post_to(
         &self,
         to: &Target,
         message: &Announcement,
         delivery: &str,
+        update: bool,
     ) -> Sent {
         let Some(road) = self.roads.get(to.kind.as_str()) else {
             return Err(Failure::permanent(format!(
@@ -67,6 +69,10 @@ impl Core {
             name: to.team.clone(),
             delivery: delivery.to_string(),
         };
-        road.send(self, &to, &Message::Announcement(message)).await
+        let message = match update {
+            true => Message::Update(message),
+            false => Message::Announcement(message),
+        };
+        road.send(self, &to, &message).await
     }
 }

@@ -34,6 +34,15 @@ impl ChatOutcome {
 pub const NOT_LINKED: &str = "Your chat account is not linked to a Klaxon account yet: in Klaxon, open your profile, get a code under Chat accounts, and type `/klaxon link` with it here.";
 
 impl Core {
+    /// The name of the incident's team, as its announcements show it ("" when it is gone).
+    pub(crate) async fn team_name_of(&self, incident: &Incident) -> Result<String> {
+        let team: Option<(String,)> = sqlx::query_as("SELECT name FROM teams WHERE id = $1")
+            .bind(incident.team_id)
+            .fetch_optional(&self.db.pool)
+            .await?;
+        Ok(team.map(|(t,)| t).unwrap_or_default())
+    }
+
     /// Does `act` on incident `id` as the person linked to `account` on `platform`. Only a
     /// database failure is an error; anything else is said back.
     pub async fn act_from_chat(

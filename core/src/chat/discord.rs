@@ -121,11 +121,7 @@ impl Core {
     ) -> Result<String> {
         let outcome = self.act_from_chat(PLATFORM, user, id, act).await?;
         if let (Some(_), Some(i)) = (&outcome.by, outcome.incident.clone()) {
-            let team: Option<(String,)> = sqlx::query_as("SELECT name FROM teams WHERE id = $1")
-                .bind(i.team_id)
-                .fetch_optional(&self.db.pool)
-                .await?;
-            let team = team.map(|(t,)| t).unwrap_or_default();
+            let team = self.team_name_of(&i).await?;
             let now =
                 Announcement::current(&i, &team, &self.config.public_url, outcome.by.clone(), true);
             let posts = self.announcements_of(PLATFORM, id, None).await?;

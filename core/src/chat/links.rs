@@ -2,6 +2,8 @@
 //! types it in chat (`/klaxon link 123456`); the account acts as them until either side unlinks
 //! it. An account links to one person; wrong codes are counted per chat account
 //! (`throttle::LINK_CODES_PER_ACCOUNT`), so six digits living ten minutes cannot be guessed.
+//! A link made in a private chat with a bot that pages people there (Telegram) makes that chat
+//! the person's verified contact method, and unlinking removes it.
 
 use crate::actor::{Actor, Via};
 use crate::authz::require_human;
@@ -10,6 +12,7 @@ use crate::throttle::Attempt;
 use crate::{Core, Error, Result};
 use klaxon_domain::account::AccountKind;
 use klaxon_domain::chat::{ChatLink, LinkCode, LINK_CODE_SECONDS};
+use klaxon_domain::contact::{ContactKind, MAX_METHODS};
 use klaxon_domain::Timestamp;
 use rand::Rng;
 
@@ -84,15 +87,18 @@ impl Core {
 
     /// Unlinks one of the caller's chat accounts (404 for anyone else's).
     pub async fn unlink_chat(&self, actor: &Actor, id: i64) -> Result<()> {
-        let done = sqlx::query("DELETE FROM chat_links WHERE id = $1 AND user_id = $2")
-            .bind(id)
-            .bind(actor.user_id)
-            .execute(&self.db.pool)
-            .await?;
-        if done.rows_affected() == 0 {
+        let gone: Option<(String, String)> = sqlx::query_as(
+            "DELETE FROM chat_links WHERE id = $1 AND user_id = $2 RETURNING platform, account",
+        )
+        .bind(id)
+        .bind(actor.user_id)
+        .fetch_optional(&self.db.pool)
+        .await?;
+        let Some((platform, account)) = gone else {
             return Err(Error::NotFound);
-        }
-        Ok(())
+        };
+        self.forget_chat_method(actor.user_id, &platform, &account)
+            .await
     }
 
     /// Links the chat `account` to the person whose live code `code` is; answers what to say
@@ -166,16 +172,73 @@ impl Core {
 
     /// Unlinks the chat `account` from whomever it is linked to; answers what to say back.
     pub(crate) async fn unlink_account(&self, platform: &str, account: &str) -> Result<String> {
-        let done = sqlx::query("DELETE FROM chat_links WHERE platform = $1 AND account = $2")
+        let gone: Option<(i64,)> = sqlx::query_as(
+            "DELETE FROM chat_links WHERE platform = $1 AND account = $2 RETURNING user_id",
+        )
+        .bind(platform)
+        .bind(account)
+        .fetch_optional(&self.db.pool)
+        .await?;
+        let Some((user_id,)) = gone else {
+            return Ok("This account was not linked.".into());
+        };
+        self.forget_chat_method(user_id, platform, account).await?;
+        Ok("Unlinked: this account no longer acts in Klaxon.".into())
+    }
+
+    /// Makes `target` the person's verified method of the chat road `platform` (their private
+    /// chat with the install's bot, which linking the account proved theirs). `false` when it
+    /// was already there or the person has no room for another method.
+    pub(crate) async fn add_chat_method(
+        &self,
+        person: &Actor,
+        platform: &str,
+        target: &str,
+    ) -> Result<bool> {
+        let kind = ContactKind::parse(platform)
+            .ok_or_else(|| Error::Internal(format!("{platform} is not a contact method kind")))?;
+        let label = self.roads.label(kind.as_str()).to_string();
+        let now = self.now();
+        let mut tx = self.db.begin().await?;
+        sqlx::query("UPDATE users SET id = id WHERE id = $1")
+            .bind(person.user_id)
+            .execute(&mut *tx)
+            .await?;
+        let added = sqlx::query(
+            "INSERT INTO contact_methods (user_id, kind, name, target, verified_at, created_at) \
+             SELECT $1, $2, $3, $4, $5, $5 WHERE (SELECT COUNT(*) FROM contact_methods WHERE user_id = $1) < $6 \
+             ON CONFLICT (user_id, kind, target) DO NOTHING",
+        )
+        .bind(person.user_id)
+        .bind(kind.as_str())
+        .bind(&label)
+        .bind(target)
+        .bind(now)
+        .bind(MAX_METHODS as i64)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(added.rows_affected() == 1)
+    }
+
+    /// Removes the method a chat account's link made (`add_chat_method`), when the account is
+    /// unlinked: the chat is no longer proven to be the person's.
+    pub(crate) async fn forget_chat_method(
+        &self,
+        user_id: i64,
+        platform: &str,
+        target: &str,
+    ) -> Result<()> {
+        if ContactKind::parse(platform).is_none() {
+            return Ok(());
+        }
+        sqlx::query("DELETE FROM contact_methods WHERE user_id = $1 AND kind = $2 AND target = $3")
+            .bind(user_id)
             .bind(platform)
-            .bind(account)
+            .bind(target)
             .execute(&self.db.pool)
             .await?;
-        Ok(if done.rows_affected() == 0 {
-            "This account was not linked.".into()
-        } else {
-            "Unlinked: this account no longer acts in Klaxon.".into()
-        })
+        Ok(())
     }
 
     /// The enabled person the chat `account` is linked to, as the actor of its actions.

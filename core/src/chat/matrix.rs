@@ -158,13 +158,7 @@ impl Core {
         if posts.is_empty() {
             return;
         }
-        let team: Option<(String,)> = sqlx::query_as("SELECT name FROM teams WHERE id = $1")
-            .bind(incident.team_id)
-            .fetch_optional(&self.db.pool)
-            .await
-            .ok()
-            .flatten();
-        let team = team.map(|(t,)| t).unwrap_or_default();
+        let team = self.team_name_of(incident).await.unwrap_or_default();
         let now = Announcement::current(incident, &team, &self.config.public_url, by, false);
         let stamp = format!(
             "{}-{}-{:08x}",

@@ -65,11 +65,7 @@ impl Core {
             .await?;
         let mut answer = json!({"ephemeral_text": outcome.said});
         if let Some(i) = &outcome.incident {
-            let team: Option<(String,)> = sqlx::query_as("SELECT name FROM teams WHERE id = $1")
-                .bind(i.team_id)
-                .fetch_optional(&self.db.pool)
-                .await?;
-            let team = team.map(|(t,)| t).unwrap_or_default();
+            let team = self.team_name_of(i).await?;
             let now = current(i, &team, &self.config.public_url, key, outcome.by.clone());
             answer["update"] = json!({"message": "", "props": now});
         }

@@ -155,13 +155,7 @@ impl Core {
     /// Replaces the message with the incident as it is now, and tells the person who pressed.
     async fn answer_slack(&self, url: &str, outcome: ChatOutcome) {
         if let Some(i) = &outcome.incident {
-            let team: Option<(String,)> = sqlx::query_as("SELECT name FROM teams WHERE id = $1")
-                .bind(i.team_id)
-                .fetch_optional(&self.db.pool)
-                .await
-                .ok()
-                .flatten();
-            let team = team.map(|(t,)| t).unwrap_or_default();
+            let team = self.team_name_of(i).await.unwrap_or_default();
             let mut message = current(i, &team, &self.config.public_url, outcome.by.clone());
             message["replace_original"] = json!(true);
             self.post_to_slack(url, &message).await;

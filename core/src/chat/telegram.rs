@@ -72,12 +72,17 @@ impl Core {
             None => None,
         };
         let said = match command.as_ref().map(|(w, r)| (w.as_str(), r.as_str())) {
-            Some(("link", code)) if !code.is_empty() => {
+            // `/start 123456` is what the link `t.me/<bot>?start=123456` sends.
+            Some(("link" | "start", code)) if !code.is_empty() => {
                 let shown = match m["from"]["username"].as_str() {
                     Some(u) => format!("@{u}"),
                     None => format!("Telegram user {from}"),
                 };
-                self.link_chat(PLATFORM, &account, &shown, code).await?
+                let said = self.link_chat(PLATFORM, &account, &shown, code).await?;
+                match m["chat"]["type"] == "private" {
+                    true => self.telegram_method(&account, said).await?,
+                    false => said,
+                }
             }
             Some(("unlink", _)) => self.unlink_account(PLATFORM, &account).await?,
             Some(("start" | "help", _)) => HELP.into(),
@@ -109,6 +114,18 @@ impl Core {
             .await
             .map(|_| ())
             .map_err(|f| Error::Upstream(f.reason))
+    }
+
+    /// After `/link` in a private chat: the chat becomes the linked person's verified Telegram
+    /// contact method (the chat's id is the account's), so pages can reach them here.
+    async fn telegram_method(&self, account: &str, said: String) -> Result<String> {
+        let Some(person) = self.chat_person(PLATFORM, account).await? else {
+            return Ok(said);
+        };
+        Ok(match self.add_chat_method(&person, PLATFORM, account).await? {
+            true => format!("{said} Klaxon can page you in this chat too: choose Telegram in your notification rules."),
+            false => said,
+        })
     }
 
     /// A button pressed: acts, tells the presser alone, and edits the incident's messages.
@@ -147,11 +164,7 @@ impl Core {
             None => return Ok(super::act::NOT_LINKED.replace("`/klaxon link`", "/link")),
         };
         if let (Some(_), Some(i)) = (&outcome.by, &outcome.incident) {
-            let team: Option<(String,)> = sqlx::query_as("SELECT name FROM teams WHERE id = $1")
-                .bind(i.team_id)
-                .fetch_optional(&self.db.pool)
-                .await?;
-            let team = team.map(|(t,)| t).unwrap_or_default();
+            let team = self.team_name_of(i).await?;
             let now = Announcement::current(
                 i,
                 &team,

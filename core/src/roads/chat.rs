@@ -1,4 +1,4 @@
-//! A chat service's incoming webhook (Slack-format, Teams): a team's announcements POSTed as JSON
+//! A chat service's incoming webhook (Teams): a team's announcements POSTed as JSON
 //! through the outbound policy for team URLs. Each service's file gives its `Info` and renderer.
 
 use super::announcement::Announcement;

@@ -6,9 +6,9 @@
 //! incident's first message in a channel is kept current (edit message) as later events of it
 //! are posted.
 
-use super::announcement::{state_event, Announcement, Body, Item, SUMMARY_LISTS};
+use super::announcement::{Announcement, Body, SUMMARY_LISTS};
 use super::message::Message;
-use super::posts::PostKind;
+use super::posts::{keep_first, to_update};
 use super::{answered, Failure, Info, Owner, Road, Sent, To};
 use crate::outbound::Outbound;
 use crate::Core;
@@ -62,6 +62,10 @@ impl Road for DiscordRoad {
             .then(|| "no Discord bot is configured (KLAXON_DISCORD_BOT_TOKEN)".into())
     }
 
+    fn edits(&self, _: &str) -> bool {
+        true
+    }
+
     fn check(&self, _: &Core, _: Owner, target: &str) -> Result<String, String> {
         Ok(target.to_string())
     }
@@ -70,10 +74,18 @@ impl Road for DiscordRoad {
         let Some(bot) = &self.0 else {
             return Err(Failure::outage(self.unconfigured().unwrap_or_default()));
         };
+        let buttons = bot.public_key.is_some();
+        if let Message::Update(a) = message {
+            for (first, now) in to_update(core, PLATFORM, a, &to.target, buttons).await {
+                for post in first {
+                    edit_to(&core.outbound, bot, &post.place, &post.message_id, &now).await;
+                }
+            }
+            return Ok(());
+        }
         let Message::Announcement(a) = message else {
             return Err(Failure::not_carried(INFO.label));
         };
-        let buttons = bot.public_key.is_some();
         let path = format!("/channels/{}/messages", to.target);
         let sent = call(
             &core.outbound,
@@ -86,7 +98,13 @@ impl Road for DiscordRoad {
         let (Body::One(item), Some(id)) = (&a.body, sent["id"].as_str()) else {
             return Ok(());
         };
-        keep_current(core, bot, a, item, &to.target, id, buttons).await;
+        if let Some((first, now)) =
+            keep_first(core, PLATFORM, a, item, &to.target, id, buttons).await
+        {
+            for post in first {
+                edit_to(&core.outbound, bot, &post.place, &post.message_id, &now).await;
+            }
+        }
         Ok(())
     }
 }
@@ -113,42 +131,6 @@ pub async fn call(
         .and_then(|a| serde_json::from_slice::<Value>(&a.body).ok());
     answered("the Discord API", answer)?;
     Ok(json.unwrap_or(Value::Null))
-}
-
-/// Keeps the incident's first message in the channel current, as `matrix::keep_current` does.
-async fn keep_current(
-    core: &Core,
-    bot: &DiscordConfig,
-    a: &Announcement,
-    item: &Item,
-    channel: &str,
-    message_id: &str,
-    buttons: bool,
-) {
-    let incident = item.incident.id;
-    let kept = async {
-        let first = core
-            .announcements_of(PLATFORM, incident, Some(channel))
-            .await?;
-        let kind = match first.is_empty() {
-            true => PostKind::Announcement,
-            false => PostKind::Message,
-        };
-        core.remember_post(PLATFORM, channel, message_id, incident, kind)
-            .await?;
-        Ok::<_, crate::Error>(first)
-    };
-    let first = match kept.await {
-        Ok(first) => first,
-        Err(e) => return tracing::warn!(error = %e, "a Discord message was not kept"),
-    };
-    let by = (state_event(&item.incident) == item.event)
-        .then(|| item.actor.clone())
-        .flatten();
-    let now = Announcement::current(&item.incident, &a.team, &a.public_url, by, buttons);
-    for post in first {
-        edit_to(&core.outbound, bot, &post.place, &post.message_id, &now).await;
-    }
 }
 
 /// Edits a message into `now`; a failure is logged.

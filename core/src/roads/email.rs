@@ -21,6 +21,7 @@ static INFO: Info = Info {
     personal: Some(Profile {
         listed_as: "email",
         code_from: "Code from the email",
+        in_chat: false,
         form: Some(Form {
             name: "Email",
             field: "Email address",
@@ -101,7 +102,9 @@ impl Road for EmailRoad {
                 letter.link(&profile, &profile, false);
                 letter
             }
-            Message::Announcement(_) => return Err(Failure::not_carried("email")),
+            Message::Announcement(_) | Message::Update(_) => {
+                return Err(Failure::not_carried("email"))
+            }
         };
         letter.html.push_str("</body></html>");
         let mail = Mail {

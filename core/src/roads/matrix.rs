@@ -11,9 +11,9 @@ pub mod talk;
 pub use client::{Matrix, MatrixAuth, MatrixConfig};
 pub use proof::{ProofFailure, PROOF_MESSAGES, PROOF_POWER};
 
-use super::announcement::{state_event, Announcement, Body, Item, SUMMARY_LISTS};
+use super::announcement::{Announcement, Body, Item, SUMMARY_LISTS};
 use super::message::{Message, Words};
-use super::posts::PostKind;
+use super::posts::{keep_first, to_update, PostKind};
 use super::{Failure, Form, Info, Owner, Profile, Road, Sent, To};
 use crate::Core;
 use klaxon_domain::alerting::IncidentState;
@@ -26,6 +26,7 @@ static INFO: Info = Info {
     personal: Some(Profile {
         listed_as: "Matrix",
         code_from: "Code from Klaxon's Matrix chat",
+        in_chat: false,
         form: Some(Form {
             name: "Matrix",
             field: "Matrix account",
@@ -59,10 +60,23 @@ impl Road for MatrixRoad {
             .then(|| "no Matrix homeserver is configured (KLAXON_MATRIX_HOMESERVER)".into())
     }
 
+    fn edits(&self, _: &str) -> bool {
+        true
+    }
+
     async fn send(&self, core: &Core, to: &To, message: &Message<'_>) -> Sent {
         let Some(bot) = &self.0 else {
             return Err(Failure::outage(self.unconfigured().unwrap_or_default()));
         };
+        if let Message::Update(a) = message {
+            for (first, now) in to_update(core, PLATFORM, a, &to.target, false).await {
+                for (n, post) in first.iter().enumerate() {
+                    let txn = format!("{}-edit-{}-{n}", to.delivery, post.incident_id);
+                    edit_to(bot, &to.target, &post.message_id, &now, &txn).await;
+                }
+            }
+            return Ok(());
+        }
         if let Message::Announcement(a) = message {
             // A channel posts to the room it was proven in, never to what an alias names now.
             if to.target.is_empty() {
@@ -97,9 +111,8 @@ impl Road for MatrixRoad {
     }
 }
 
-/// Keeps the incident's first message in the room current: a later event's message is kept as
-/// sent, and the first is edited to the incident as it is now. A failure here is logged: the
-/// message itself went out.
+/// Keeps the incident's first message in the room current (`posts::keep_first`): each edit
+/// has a transaction id of its own, so a retry is one edit.
 async fn keep_current(
     core: &Core,
     bot: &Matrix,
@@ -109,41 +122,13 @@ async fn keep_current(
     event_id: &str,
     delivery: &str,
 ) {
-    let incident = item.incident.id;
-    let kept = async {
-        let first = core
-            .announcements_of(PLATFORM, incident, Some(room))
-            .await?;
-        let kind = if first.is_empty() {
-            PostKind::Announcement
-        } else {
-            PostKind::Message
-        };
-        core.remember_post(PLATFORM, room, event_id, incident, kind)
-            .await?;
-        Ok::<_, crate::Error>(first)
+    let Some((first, now)) = keep_first(core, PLATFORM, a, item, room, event_id, false).await
+    else {
+        return;
     };
-    let first = match kept.await {
-        Ok(first) => first,
-        Err(e) => {
-            tracing::warn!(error = %e, "a Matrix announcement's event was not kept");
-            return;
-        }
-    };
-    // Who did it is named when this event is what brought the incident to its state.
-    let by = (state_event(&item.incident) == item.event)
-        .then(|| item.actor.clone())
-        .flatten();
-    let now = Announcement::current(&item.incident, &a.team, &a.public_url, by, false);
     for (n, post) in first.iter().enumerate() {
-        edit_to(
-            bot,
-            room,
-            &post.message_id,
-            &now,
-            &format!("{delivery}-edit-{n}"),
-        )
-        .await;
+        let txn = format!("{delivery}-edit-{n}");
+        edit_to(bot, room, &post.message_id, &now, &txn).await;
     }
 }
 

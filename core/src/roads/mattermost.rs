@@ -7,15 +7,22 @@
 //! token. Mattermost keeps an action's integration (URL and context) on the server and never
 //! shows it to clients, so a press Klaxon can verify came through the Mattermost server, which
 //! names who pressed (`chat::mattermost`).
+//!
+//! With a bot account (`KLAXON_MATTERMOST_URL`, `KLAXON_MATTERMOST_BOT_TOKEN`), a channel may be
+//! a channel's id instead: the bot posts there (`api`) and edits the incident's first message as
+//! the incident moves.
+
+pub mod api;
 
 use super::announcement::{Announcement, Body, Item, SUMMARY_LISTS};
 use super::http::post_json;
 use super::message::Message;
 use super::{Failure, Info, Owner, Road, Sent, To};
 use crate::Core;
+use api::MattermostBot;
 use hmac::{Hmac, Mac};
 use klaxon_domain::alerting::{IncidentState, Severity};
-use klaxon_domain::channel::{shown_target, ChannelKind};
+use klaxon_domain::channel::{is_channel_id, shown_target, ChannelKind};
 use klaxon_domain::chat::ChatAct;
 use klaxon_domain::incident::Incident;
 use serde_json::{json, Value};
@@ -34,7 +41,8 @@ static INFO: Info = Info {
 /// Where Mattermost posts a button's press.
 pub const ACTIONS_PATH: &str = "/api/chat/mattermost/actions";
 
-pub(super) struct MattermostRoad;
+/// The road; the bot account lets a channel be a channel id.
+pub(super) struct MattermostRoad(pub Option<MattermostBot>);
 
 #[async_trait::async_trait]
 impl Road for MattermostRoad {
@@ -47,6 +55,17 @@ impl Road for MattermostRoad {
     }
 
     fn check(&self, core: &Core, _: Owner, target: &str) -> Result<String, String> {
+        if is_channel_id(ChannelKind::Mattermost, target) {
+            return match &self.0 {
+                Some(_) => Ok(target.to_string()),
+                None => Err(
+                    "target: a Mattermost channel id needs Klaxon's bot account \
+                             (KLAXON_MATTERMOST_URL, KLAXON_MATTERMOST_BOT_TOKEN); or give an \
+                             incoming webhook's URL"
+                        .into(),
+                ),
+            };
+        }
         core.outbound
             .check_url(target)
             .map(|_| target.to_string())
@@ -57,12 +76,29 @@ impl Road for MattermostRoad {
         shown_target(ChannelKind::Mattermost, target)
     }
 
+    fn edits(&self, target: &str) -> bool {
+        is_channel_id(ChannelKind::Mattermost, target)
+    }
+
     async fn send(&self, core: &Core, to: &To, message: &Message<'_>) -> Sent {
+        let key = core.config.roads.mattermost_token.as_deref();
+        if let (Message::Update(a), Some(bot)) = (message, &self.0) {
+            api::update(core, bot, &to.target, a, key).await;
+            return Ok(());
+        }
         let Message::Announcement(a) = message else {
             return Err(Failure::not_carried(INFO.label));
         };
+        if is_channel_id(ChannelKind::Mattermost, &to.target) {
+            return match &self.0 {
+                Some(bot) => api::post(core, bot, &to.target, a, key).await,
+                None => Err(Failure::unconfigured(
+                    "Mattermost bot",
+                    "KLAXON_MATTERMOST_BOT_TOKEN",
+                )),
+            };
+        }
         let who = format!("the Mattermost webhook at {}", self.shown(&to.target));
-        let key = core.config.roads.mattermost_token.as_deref();
         post_json(&core.outbound, &to.target, &who, &render(a, key)).await
     }
 }

@@ -14,6 +14,9 @@ pub enum Message<'a> {
     Test,
     /// A team's incident events, or its channel's test, to the channel.
     Announcement(&'a Announcement),
+    /// An incident's messages already in a channel that edits them (`Road::edits`), edited to
+    /// show it as it is now after an event the channel does not hear; nothing new is posted.
+    Update(&'a Announcement),
 }
 
 impl Message<'_> {
@@ -23,7 +26,7 @@ impl Message<'_> {
             Message::Page(_) => "page",
             Message::Code(_) => "verify",
             Message::Test => "test",
-            Message::Announcement(a) => a.event_word(),
+            Message::Announcement(a) | Message::Update(a) => a.event_word(),
         }
     }
 }
@@ -131,7 +134,7 @@ impl Words {
                 code: None,
                 kind: None,
             },
-            Message::Announcement(_) => return None,
+            Message::Announcement(_) | Message::Update(_) => return None,
         })
     }
 }

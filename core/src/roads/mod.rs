@@ -22,7 +22,7 @@ pub mod ntfy;
 pub mod phone;
 pub mod posts;
 mod registry;
-pub(crate) mod slack;
+pub mod slack;
 mod sms;
 mod teams;
 pub mod telegram;
@@ -71,6 +71,9 @@ pub struct Profile {
     /// The label of a waiting method's code field ("Code from the email"); empty for a road
     /// that needs no code.
     pub code_from: &'static str,
+    /// Made when the person links their chat account in a private chat with the install's bot
+    /// (Telegram), never added through the API.
+    pub in_chat: bool,
     /// The form that adds one, or `None` when one is added another way (Web Push: "Page this
     /// phone").
     pub form: Option<Form>,
@@ -217,6 +220,12 @@ pub trait Road: Send + Sync {
     /// The target as an administrator or a teammate sees it: a phone number masked.
     fn shown_to_others(&self, target: &str) -> String {
         self.shown(target)
+    }
+
+    /// Whether an incident's first message in a channel of `target` is edited in place as the
+    /// incident moves, even for events the channel does not hear (`Message::Update`).
+    fn edits(&self, _target: &str) -> bool {
+        false
     }
 
     /// Sends one message, rendered this road's way.

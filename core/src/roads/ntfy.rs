@@ -15,6 +15,7 @@ static INFO: Info = Info {
     personal: Some(Profile {
         listed_as: "ntfy topic",
         code_from: "",
+        in_chat: false,
         form: Some(Form {
             name: "Backup ntfy",
             field: "Another ntfy topic",
@@ -67,7 +68,7 @@ impl Road for NtfyRoad {
                 click: Some(format!("{}/me", core.config.public_url)),
                 actions: Vec::new(),
             },
-            Message::Code(_) | Message::Announcement(_) => {
+            Message::Code(_) | Message::Announcement(_) | Message::Update(_) => {
                 return Err(Failure::not_carried("ntfy"))
             }
         };

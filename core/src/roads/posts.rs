@@ -2,6 +2,7 @@
 //! reply, a reaction, a message in its thread) acts on that incident (`chat`), and an
 //! announcement is edited in place as the incident moves.
 
+use super::announcement::{state_event, Announcement, Body, Item};
 use crate::{Core, Result};
 
 /// How long a post is remembered: answers to older messages are not read as answers.
@@ -116,3 +117,89 @@ impl Core {
         Ok(done.rows_affected())
     }
 }
+
+/// After a road posted message `key` in `place` for an event of one incident: remembers it (the
+/// incident's first message there is its announcement, any later one a message kept as sent)
+/// and answers the announcements to edit with what they should show now, naming who acted only
+/// when this event is what brought the incident to its state. `None` when the posts could not
+/// be read or kept (logged: the message itself went out).
+pub(super) async fn keep_first(
+    core: &Core,
+    platform: &str,
+    a: &Announcement,
+    item: &Item,
+    place: &str,
+    key: &str,
+    interactive: bool,
+) -> Option<(Vec<Post>, Announcement)> {
+    let incident = item.incident.id;
+    let kept = async {
+        let first = core
+            .announcements_of(platform, incident, Some(place))
+            .await?;
+        let kind = match first.is_empty() {
+            true => PostKind::Announcement,
+            false => PostKind::Message,
+        };
+        core.remember_post(platform, place, key, incident, kind)
+            .await?;
+        Ok::<_, crate::Error>(first)
+    };
+    let first = match kept.await {
+        Ok(first) => first,
+        Err(e) => {
+            tracing::warn!(error = %e, platform, "an announcement's message was not kept");
+            return None;
+        }
+    };
+    Some((first, now(a, item, interactive)))
+}
+
+/// What an incident's announcement shows now, naming who acted only when `item`'s event is what
+/// brought the incident to its state.
+fn now(a: &Announcement, item: &Item, interactive: bool) -> Announcement {
+    let by = (state_event(&item.incident) == item.event)
+        .then(|| item.actor.clone())
+        .flatten();
+    Announcement::current(&item.incident, &a.team, &a.public_url, by, interactive)
+}
+
+/// For `Message::Update`: each incident's announcements in `place`, with what they should show
+/// now (an incident with none there is left out). At most `UPDATES_AT_ONCE` incidents, the
+/// latest: a storm's edits beyond them would only hold the channel behind a rate limit.
+pub(super) async fn to_update(
+    core: &Core,
+    platform: &str,
+    a: &Announcement,
+    place: &str,
+    interactive: bool,
+) -> Vec<(Vec<Post>, Announcement)> {
+    let items: Vec<&Item> = match &a.body {
+        Body::One(item) => vec![&**item],
+        Body::Summary(items) => items.iter().collect(),
+        Body::Test => Vec::new(),
+    };
+    let mut latest: Vec<&Item> = Vec::new();
+    for item in items.into_iter().rev() {
+        if latest.len() < UPDATES_AT_ONCE
+            && !latest.iter().any(|i| i.incident.id == item.incident.id)
+        {
+            latest.push(item);
+        }
+    }
+    let mut edits = Vec::new();
+    for item in latest.into_iter().rev() {
+        match core
+            .announcements_of(platform, item.incident.id, Some(place))
+            .await
+        {
+            Ok(first) if first.is_empty() => {}
+            Ok(first) => edits.push((first, now(a, item, interactive))),
+            Err(e) => tracing::warn!(error = %e, platform, "announcements were not read"),
+        }
+    }
+    edits
+}
+
+/// Incidents whose messages one update edits at most.
+pub const UPDATES_AT_ONCE: usize = 20;

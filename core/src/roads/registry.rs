@@ -42,10 +42,16 @@ pub struct RoadSettings {
     /// `KLAXON_SLACK_SIGNING_SECRET`: the Slack app's, whose buttons and `/klaxon` command
     /// reach Klaxon (`chat::slack`); with it, Slack announcements offer buttons that act.
     pub slack_signing_secret: Option<String>,
+    /// `KLAXON_SLACK_BOT_TOKEN` (and `_API_URL`): the Slack app's bot, which posts to channels
+    /// given by id and edits their messages as incidents move.
+    pub slack_bot: Option<super::slack::api::SlackBot>,
     /// `KLAXON_MATTERMOST_TOKEN`: the token of Klaxon's `/klaxon` slash command in Mattermost,
     /// which checks the command's requests and signs the buttons of Mattermost announcements
     /// (`chat::mattermost`); with it, those buttons act.
     pub mattermost_token: Option<String>,
+    /// `KLAXON_MATTERMOST_URL` and `_BOT_TOKEN`: a Mattermost bot account, which posts to
+    /// channels given by id and edits their messages as incidents move.
+    pub mattermost_bot: Option<super::mattermost::api::MattermostBot>,
     /// `KLAXON_TELEGRAM_*`: the install's Telegram bot; `None`: no Telegram chats.
     pub telegram: Option<super::telegram::TelegramConfig>,
     /// `KLAXON_DISCORD_*`: the install's Discord bot; `None`: no Discord channels.
@@ -65,7 +71,9 @@ impl Default for RoadSettings {
             phone_hourly_limit: super::phone::ceiling::HOURLY_LIMIT,
             phone_number_limits: true,
             slack_signing_secret: None,
+            slack_bot: None,
             mattermost_token: None,
+            mattermost_bot: None,
             telegram: None,
             discord: None,
         }
@@ -118,9 +126,11 @@ impl Roads {
             Arc::new(WebhookRoad),
             Arc::new(super::sms::SmsRoad(phones.clone())),
             Arc::new(super::voice::VoiceRoad(phones.clone())),
-            Arc::new(super::slack::road()),
+            Arc::new(super::slack::SlackRoad(config.slack_bot.clone())),
             Arc::new(super::teams::road()),
-            Arc::new(super::mattermost::MattermostRoad),
+            Arc::new(super::mattermost::MattermostRoad(
+                config.mattermost_bot.clone(),
+            )),
             Arc::new(super::telegram::TelegramRoad(config.telegram.clone())),
             Arc::new(super::discord::DiscordRoad(config.discord.clone())),
         ];
@@ -153,9 +163,9 @@ impl Roads {
         }
     }
 
-    /// Names of the roads a person can add here, in the order they are shown.
+    /// Names of the roads a person can add through the API here, in the order they are shown.
     pub fn offered_to_people(&self) -> Vec<&'static str> {
-        self.offered(|r| r.info().personal.is_some())
+        self.offered(added_by_people)
     }
 
     /// Why a person cannot add `road` here: a road whose code cannot be sent. A topic can be
@@ -204,9 +214,9 @@ impl Roads {
         self.offered(|r| r.info().channel)
     }
 
-    /// Names of every road a person could add, offered here or not.
+    /// Names of every road a person could add through the API, offered here or not.
     pub fn all_personal(&self) -> Vec<&'static str> {
-        self.names(|r| r.info().personal.is_some())
+        self.names(added_by_people)
     }
 
     /// Names of every road a team could announce on, offered here or not.
@@ -240,6 +250,11 @@ impl Roads {
     }
 }
 
+/// Whether a person adds the road's methods through the API (not by linking a chat account).
+fn added_by_people(road: &dyn Road) -> bool {
+    road.info().personal.as_ref().is_some_and(|p| !p.in_chat)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -268,6 +283,7 @@ mod tests {
                 ("webhook", Some("Webhook URL".into())),
                 ("sms", None),
                 ("voice", None),
+                ("telegram", None),
             ]
         );
         let mut mail = Config::default();
@@ -284,11 +300,15 @@ mod tests {
             .unwrap();
         assert_eq!(email.form.unwrap().field, "Email address");
         assert_eq!(email.code_from, "Code from the email");
-        // Web Push has no form (a browser adds itself); every other road has one exactly when
-        // the API would take it.
+        // Web Push has no form (a browser adds itself), nor Telegram (linking the account in a
+        // private chat with the bot adds it); every other road has one exactly when the API
+        // would take it.
         for (name, form) in forms(&with_mail) {
-            let addable = Roads::not_addable(with_mail.get(name).unwrap()).is_none();
-            assert_eq!(addable, form.is_some() || name == "webpush", "{name}");
+            let road = with_mail.get(name).unwrap();
+            let addable = Roads::not_addable(road).is_none();
+            let elsewhere = name == "webpush" || name == "telegram";
+            assert_eq!(addable, form.is_some() || elsewhere, "{name}");
         }
+        assert!(!with_mail.all_personal().contains(&"telegram"));
     }
 }

@@ -1,11 +1,18 @@
-//! Slack-format incoming webhooks (Slack, and the services that take its shape: Mattermost,
-//! Rocket.Chat, Discord's `/slack` endpoint): a team's announcements as Block Kit.
+//! Slack: a team's announcements as Block Kit, through an incoming webhook (Slack, and the
+//! services that take its shape: Mattermost, Rocket.Chat, Discord's `/slack` endpoint), or, when
+//! the channel is a Slack channel's id, posted by the install's Slack app (`api`) and edited in
+//! place as the incident moves.
+
+pub mod api;
 
 use super::announcement::{Announcement, Body, SUMMARY_LISTS};
-use super::chat::ChatWebhook;
-use super::Info;
+use super::http::post_json;
+use super::message::Message;
+use super::{Failure, Info, Owner, Road, Sent, To};
+use crate::Core;
+use api::SlackBot;
 use klaxon_domain::alerting::IncidentState;
-use klaxon_domain::channel::ChannelKind;
+use klaxon_domain::channel::{is_channel_id, shown_target, ChannelKind};
 use klaxon_domain::chat::ChatAct;
 use klaxon_domain::incident::Incident;
 use serde_json::{json, Value};
@@ -21,13 +28,58 @@ static INFO: Info = Info {
     per_minute: None,
 };
 
-/// The road: a chat webhook (`chat`) that posts announcements rendered as Slack shows them.
-pub(super) fn road() -> ChatWebhook {
-    ChatWebhook {
-        info: &INFO,
-        kind: ChannelKind::Slack,
-        what: "the Slack-format webhook at",
-        render,
+/// The road; the app's bot token (`KLAXON_SLACK_BOT_TOKEN`) lets a channel be a channel id.
+pub(super) struct SlackRoad(pub Option<SlackBot>);
+
+#[async_trait::async_trait]
+impl Road for SlackRoad {
+    fn info(&self) -> &'static Info {
+        &INFO
+    }
+
+    fn unconfigured(&self) -> Option<String> {
+        None
+    }
+
+    fn check(&self, core: &Core, _: Owner, target: &str) -> Result<String, String> {
+        if is_channel_id(ChannelKind::Slack, target) {
+            return match &self.0 {
+                Some(_) => Ok(target.to_string()),
+                None => Err("target: a Slack channel id needs Klaxon's Slack app \
+                             (KLAXON_SLACK_BOT_TOKEN); or give an incoming webhook's URL"
+                    .into()),
+            };
+        }
+        core.outbound
+            .check_url(target)
+            .map(|_| target.to_string())
+            .map_err(|why| format!("target: {why}"))
+    }
+
+    fn shown(&self, target: &str) -> String {
+        shown_target(ChannelKind::Slack, target)
+    }
+
+    fn edits(&self, target: &str) -> bool {
+        is_channel_id(ChannelKind::Slack, target)
+    }
+
+    async fn send(&self, core: &Core, to: &To, message: &Message<'_>) -> Sent {
+        if let (Message::Update(a), Some(bot)) = (message, &self.0) {
+            api::update(core, bot, &to.target, a).await;
+            return Ok(());
+        }
+        let Message::Announcement(a) = message else {
+            return Err(Failure::not_carried(INFO.label));
+        };
+        if !is_channel_id(ChannelKind::Slack, &to.target) {
+            let who = format!("the Slack-format webhook at {}", self.shown(&to.target));
+            return post_json(&core.outbound, &to.target, &who, &render(a)).await;
+        }
+        match &self.0 {
+            Some(bot) => api::post(core, bot, &to.target, a).await,
+            None => Err(Failure::unconfigured("Slack app", "KLAXON_SLACK_BOT_TOKEN")),
+        }
     }
 }
 

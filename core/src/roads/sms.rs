@@ -14,6 +14,7 @@ static INFO: Info = Info {
     personal: Some(Profile {
         listed_as: "text messages",
         code_from: "Code from the text",
+        in_chat: false,
         form: Some(Form {
             name: "Text messages",
             field: "Phone number for texts",

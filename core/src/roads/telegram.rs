@@ -3,11 +3,15 @@
 //! the webhook's secret (`KLAXON_TELEGRAM_WEBHOOK_SECRET`), an open incident's message carries
 //! buttons whose presses come back to Klaxon's webhook (`chat::telegram`). An incident's first
 //! message in a chat is kept current (`editMessageText`) as later events of it are posted.
+//!
+//! A person's road too: their private chat with the bot, made a verified contact method when
+//! they link their Telegram account there (a bot cannot write to someone who never wrote to it,
+//! and the link proves the chat is theirs). Pages carry an Acknowledge button.
 
-use super::announcement::{state_event, Announcement, Body, Item, SUMMARY_LISTS};
-use super::message::Message;
-use super::posts::PostKind;
-use super::{answered, Failure, Info, Owner, Road, Sent, To};
+use super::announcement::{Announcement, Body, SUMMARY_LISTS};
+use super::message::{Message, Words};
+use super::posts::{keep_first, to_update, PostKind};
+use super::{answered, Failure, Info, Owner, Profile, Road, Sent, To};
 use crate::outbound::Outbound;
 use crate::Core;
 use klaxon_domain::alerting::IncidentState;
@@ -35,7 +39,12 @@ impl std::fmt::Debug for TelegramConfig {
 static INFO: Info = Info {
     name: "telegram",
     label: "Telegram",
-    personal: None,
+    personal: Some(Profile {
+        listed_as: "Telegram",
+        code_from: "",
+        in_chat: true,
+        form: None,
+    }),
     channel: true,
     needs_code: false,
     shared_service: true,
@@ -65,23 +74,110 @@ impl Road for TelegramRoad {
         Ok(target.to_string())
     }
 
+    fn edits(&self, _: &str) -> bool {
+        true
+    }
+
     async fn send(&self, core: &Core, to: &To, message: &Message<'_>) -> Sent {
         let Some(bot) = &self.0 else {
             return Err(Failure::outage(self.unconfigured().unwrap_or_default()));
         };
-        let Message::Announcement(a) = message else {
-            return Err(Failure::not_carried(INFO.label));
-        };
         let buttons = bot.webhook_secret.is_some();
+        if let Message::Update(a) = message {
+            for (first, now) in to_update(core, PLATFORM, a, &to.target, buttons).await {
+                for post in first {
+                    edit_to(&core.outbound, bot, &post.place, &post.message_id, &now).await;
+                }
+            }
+            return Ok(());
+        }
+        let Message::Announcement(a) = message else {
+            return page(core, bot, to, message).await;
+        };
         let mut body = render(a, buttons);
         body["chat_id"] = json!(to.target);
         let sent = call(&core.outbound, bot, "sendMessage", &body).await?;
         let (Body::One(item), Some(id)) = (&a.body, sent["message_id"].as_i64()) else {
             return Ok(());
         };
-        keep_current(core, bot, a, item, &to.target, id, buttons).await;
+        let key = post_key(&to.target, id);
+        if let Some((first, now)) =
+            keep_first(core, PLATFORM, a, item, &to.target, &key, buttons).await
+        {
+            for post in first {
+                edit_to(&core.outbound, bot, &post.place, &post.message_id, &now).await;
+            }
+        }
         Ok(())
     }
+}
+
+/// A person's page, code or test in their private chat; a page's message is remembered, so a
+/// reply to it acts on its incident.
+async fn page(core: &Core, bot: &TelegramConfig, to: &To, message: &Message<'_>) -> Sent {
+    let public_url = &core.config.public_url;
+    let Some(words) = Words::of(message, public_url, "Pages reach you here.") else {
+        return Err(Failure::not_carried(INFO.label));
+    };
+    let incident = match message {
+        Message::Page(p) => p.incident_id,
+        _ => None,
+    };
+    let mut body = personal(&words, incident, bot.webhook_secret.is_some(), public_url);
+    body["chat_id"] = json!(to.target);
+    let sent = call(&core.outbound, bot, "sendMessage", &body).await?;
+    if let (Some(incident), Some(id)) = (incident, sent["message_id"].as_i64()) {
+        let key = post_key(&to.target, id);
+        let kept = core
+            .remember_post(PLATFORM, &to.target, &key, incident, PostKind::Message)
+            .await;
+        if let Err(e) = kept {
+            tracing::warn!(error = %e, "a Telegram page's message was not kept");
+        }
+    }
+    Ok(())
+}
+
+/// A person's message: its title in bold, its text, and an Acknowledge button that acts as the
+/// linked person (with the webhook, for a page of one incident), else the confirmation page's
+/// link; links to the app as buttons where Telegram accepts them (https only).
+fn personal(w: &Words, incident: Option<i64>, buttons: bool, public_url: &str) -> Value {
+    let link = |url: &str, label: &str| {
+        format!(
+            "<a href=\"{}\">{}</a>",
+            escape_html(url),
+            escape_html(label)
+        )
+    };
+    let mut text = format!("<b>{}</b>\n{}", escape_html(&w.title), escape_html(&w.text));
+    if let Some(code) = &w.code {
+        text.push_str(&format!("\n\nCode: <code>{}</code>", escape_html(code)));
+    }
+    let mut row = Vec::new();
+    match (incident, &w.ack_page) {
+        (Some(id), Some(_)) if buttons => row.push(json!({
+            "text": ChatAct::Acknowledge.label(),
+            "callback_data": format!("{}:{id}", ChatAct::Acknowledge.as_str()),
+        })),
+        (_, Some(ack)) => text.push_str(&format!("\n{}", link(ack, "Acknowledge"))),
+        (_, None) => {}
+    }
+    if let Some(url) = &w.link {
+        match public_url.starts_with("https://") {
+            true => row.push(json!({"text": "Open in Klaxon", "url": url})),
+            false => text.push_str(&format!("\n{}", link(url, "Open in Klaxon"))),
+        }
+    }
+    let keyboard: Vec<Vec<Value>> = match row.is_empty() {
+        true => Vec::new(),
+        false => vec![row],
+    };
+    json!({
+        "text": text,
+        "parse_mode": "HTML",
+        "link_preview_options": {"is_disabled": true},
+        "reply_markup": {"inline_keyboard": keyboard},
+    })
 }
 
 /// Calls a Bot API method; its `result`, or why not (Telegram's 429 names its wait in
@@ -119,42 +215,6 @@ pub async fn call(
             rate_limited: f.rate_limited || wait.is_some(),
             ..f
         }),
-    }
-}
-
-/// Keeps the incident's first message in the chat current, as `matrix::keep_current` does.
-async fn keep_current(
-    core: &Core,
-    bot: &TelegramConfig,
-    a: &Announcement,
-    item: &Item,
-    chat: &str,
-    message_id: i64,
-    buttons: bool,
-) {
-    let incident = item.incident.id;
-    let kept = async {
-        let first = core
-            .announcements_of(PLATFORM, incident, Some(chat))
-            .await?;
-        let kind = match first.is_empty() {
-            true => PostKind::Announcement,
-            false => PostKind::Message,
-        };
-        core.remember_post(PLATFORM, chat, &post_key(chat, message_id), incident, kind)
-            .await?;
-        Ok::<_, crate::Error>(first)
-    };
-    let first = match kept.await {
-        Ok(first) => first,
-        Err(e) => return tracing::warn!(error = %e, "a Telegram message was not kept"),
-    };
-    let by = (state_event(&item.incident) == item.event)
-        .then(|| item.actor.clone())
-        .flatten();
-    let now = Announcement::current(&item.incident, &a.team, &a.public_url, by, buttons);
-    for post in first {
-        edit_to(&core.outbound, bot, &post.place, &post.message_id, &now).await;
     }
 }
 

@@ -18,6 +18,7 @@ static INFO: Info = Info {
     personal: Some(Profile {
         listed_as: "phone calls",
         code_from: "Code from the call",
+        in_chat: false,
         form: Some(Form {
             name: "Phone calls",
             field: "Phone number for calls",

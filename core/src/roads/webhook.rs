@@ -20,6 +20,7 @@ static INFO: Info = Info {
     personal: Some(Profile {
         listed_as: "webhook",
         code_from: "Code sent to the webhook",
+        in_chat: false,
         form: Some(Form {
             name: "Webhook",
             field: "Webhook URL",

@@ -17,6 +17,7 @@ static INFO: Info = Info {
     personal: Some(Profile {
         listed_as: "Web Push",
         code_from: "",
+        in_chat: false,
         form: None,
     }),
     channel: false,
@@ -56,7 +57,7 @@ impl Road for WebPushRoad {
             })
             .to_string()
             .into_bytes(),
-            Message::Code(_) | Message::Announcement(_) => {
+            Message::Code(_) | Message::Announcement(_) | Message::Update(_) => {
                 return Err(Failure::not_carried("Web Push"))
             }
         };

@@ -2,8 +2,11 @@
 //! after it is), and → the message replaced through the press's `response_url` (a sink of the
 //! bench's), one press per incident, one after another, on a quiet server: what a responder
 //! waits for between pressing and seeing the channel say it is theirs. Then the same for a
-//! Mattermost button, whose answer carries the message as it is now.
+//! Mattermost button, whose answer carries the message as it is now, for Telegram's and
+//! Discord's buttons, and an acknowledgement in the app → the Slack app's message edited
+//! (`chat_bots`).
 
+use super::chat_bots;
 use super::sinks::one_alert;
 use super::{err, fresh_db, post, send_webhook};
 use axum::extract::State;
@@ -98,12 +101,18 @@ pub async fn chat(args: ChatArgs) -> Result<(), String> {
         .map_err(err)?;
     let base = format!("http://{}", listener.local_addr().map_err(err)?);
     let loopback = klaxon_core::outbound::OutboundAllow::parse("127.0.0.0/8").map_err(err)?;
+    let bots_seen = chat_bots::Shared::default();
+    let (telegram, discord, slack_bot) =
+        chat_bots::settings(&chat_bots::stand_in(bots_seen.clone()).await?);
     let config = Config {
         public_url: base.clone(),
         intake_per_minute: super::UNHELD,
         roads: klaxon_core::roads::RoadSettings {
             slack_signing_secret: Some(SECRET.into()),
             mattermost_token: Some(MATTERMOST_TOKEN.into()),
+            telegram: Some(telegram),
+            discord: Some(discord),
+            slack_bot: Some(slack_bot),
             ..Default::default()
         },
         outbound_allow: loopback.clone(),
@@ -113,6 +122,9 @@ pub async fn chat(args: ChatArgs) -> Result<(), String> {
     let core = Core::start(db.clone(), Arc::new(SystemClock), config)
         .await
         .map_err(err)?;
+    // The announcer runs as in a server: woken by each queued post.
+    let (_stop, stopped) = tokio::sync::watch::channel(false);
+    crate::loops::spawn_announcer(core.clone(), stopped);
     let app = crate::app(core).into_make_service_with_connect_info::<SocketAddr>();
     let server = tokio::spawn(async move { axum::serve(listener, app).await });
 
@@ -175,6 +187,10 @@ pub async fn chat(args: ChatArgs) -> Result<(), String> {
         }
     }
     let (pressed_mm, slack_count) = mattermost_presses(&client, &base, &team, &db, &args).await?;
+    let n = args.incidents;
+    let telegram = chat_bots::telegram(&client, &base, &team, &db, &bots_seen, (2 * n, n)).await?;
+    let discord = chat_bots::discord(&client, &base, &team, &db, (3 * n, n)).await?;
+    let edited = chat_bots::edits(&client, &base, &team, &db, &bots_seen, (4 * n, n)).await?;
     let (acked,): (i64,) =
         sqlx::query_as("SELECT COUNT(*) FROM incidents WHERE state = 'acknowledged'")
             .fetch_one(&db.pool)
@@ -187,7 +203,7 @@ pub async fn chat(args: ChatArgs) -> Result<(), String> {
             super::drop_schema(base, &schema).await?;
         }
     }
-    let opened = ids.len() + pressed_mm.len();
+    let opened = ids.len() + pressed_mm.len() + telegram.len() + discord.len() + edited.len();
     if acked as usize != opened {
         return Err(format!("{acked} of {opened} incidents acknowledged"));
     }
@@ -210,6 +226,27 @@ pub async fn chat(args: ChatArgs) -> Result<(), String> {
         ms(pressed_mm.clone(), 50),
         ms(pressed_mm, 99),
     );
+    for (what, took) in [
+        (
+            "Telegram presses: pressed → acknowledged and the press answered",
+            telegram,
+        ),
+        (
+            "Discord presses: pressed → acknowledged and the interaction answered",
+            discord,
+        ),
+        (
+            "acknowledgements in the app: acknowledged → the Slack app's announcement edited",
+            edited,
+        ),
+    ] {
+        println!(
+            "chat ({backend}): {} {what} p50 {:.1} ms, p99 {:.1} ms",
+            took.len(),
+            ms(took.clone(), 50),
+            ms(took, 99),
+        );
+    }
     Ok(())
 }
 

@@ -4,6 +4,7 @@
 mod carrier;
 mod chaos;
 mod chat;
+mod chat_bots;
 mod cluster;
 mod flaky_ntfy;
 mod formats;

@@ -3,6 +3,8 @@
 
 use clap::Args;
 use klaxon_core::roads::discord::DiscordConfig;
+use klaxon_core::roads::mattermost::api::MattermostBot;
+use klaxon_core::roads::slack::api::SlackBot;
 use klaxon_core::roads::telegram::TelegramConfig;
 
 #[derive(Args)]
@@ -12,11 +14,29 @@ pub(super) struct ChatArgs {
     /// `/api/chat/slack/commands`).
     #[arg(long, env = "KLAXON_SLACK_SIGNING_SECRET", hide_env_values = true)]
     pub(super) slack_signing_secret: Option<String>,
+    /// The Slack app's bot token (`xoxb-…`, scope `chat:write`): a Slack channel can be given by
+    /// its id, and its messages are edited as incidents move.
+    #[arg(long, env = "KLAXON_SLACK_BOT_TOKEN", hide_env_values = true)]
+    pub(super) slack_bot_token: Option<String>,
+    /// Slack's Web API.
+    #[arg(
+        long,
+        env = "KLAXON_SLACK_API_URL",
+        default_value = "https://slack.com/api"
+    )]
+    pub(super) slack_api_url: String,
     /// The token of Klaxon's `/klaxon` slash command in Mattermost: the command acts in Klaxon
     /// (`/api/chat/mattermost/commands`), and Mattermost announcements carry buttons that do
     /// (`/api/chat/mattermost/actions`).
     #[arg(long, env = "KLAXON_MATTERMOST_TOKEN", hide_env_values = true)]
     pub(super) mattermost_token: Option<String>,
+    /// The Mattermost server, for its bot account (`KLAXON_MATTERMOST_BOT_TOKEN`).
+    #[arg(long, env = "KLAXON_MATTERMOST_URL")]
+    pub(super) mattermost_url: Option<String>,
+    /// A Mattermost bot account's access token: a Mattermost channel can be given by its id, and
+    /// its messages are edited as incidents move.
+    #[arg(long, env = "KLAXON_MATTERMOST_BOT_TOKEN", hide_env_values = true)]
+    pub(super) mattermost_bot_token: Option<String>,
     /// The Telegram bot's token (from @BotFather): Telegram chats can be team channels.
     #[arg(long, env = "KLAXON_TELEGRAM_BOT_TOKEN", hide_env_values = true)]
     pub(super) telegram_bot_token: Option<String>,
@@ -52,6 +72,15 @@ fn given(v: &Option<String>) -> Option<String> {
     v.clone().filter(|v| !v.trim().is_empty())
 }
 
+/// A service's base URL as given to `setting`: http(s) only.
+fn http_url(setting: &str, url: &str) -> Result<String, String> {
+    let url = url.trim();
+    match url.starts_with("http://") || url.starts_with("https://") {
+        true => Ok(url.trim_end_matches('/').to_string()),
+        false => Err(format!("{setting} must start with http:// or https://")),
+    }
+}
+
 impl ChatArgs {
     pub(super) fn slack_signing_secret(&self) -> Option<String> {
         given(&self.slack_signing_secret)
@@ -59,6 +88,37 @@ impl ChatArgs {
 
     pub(super) fn mattermost_token(&self) -> Option<String> {
         given(&self.mattermost_token)
+    }
+
+    /// `KLAXON_SLACK_BOT_TOKEN`, `KLAXON_SLACK_API_URL`.
+    pub(super) fn slack_bot(&self) -> Result<Option<SlackBot>, String> {
+        let Some(token) = given(&self.slack_bot_token) else {
+            return Ok(None);
+        };
+        Ok(Some(SlackBot {
+            api_url: http_url("KLAXON_SLACK_API_URL", &self.slack_api_url)?,
+            token: token.trim().to_string(),
+        }))
+    }
+
+    /// `KLAXON_MATTERMOST_URL` and `KLAXON_MATTERMOST_BOT_TOKEN`: both or neither.
+    pub(super) fn mattermost_bot(&self) -> Result<Option<MattermostBot>, String> {
+        match (
+            given(&self.mattermost_url),
+            given(&self.mattermost_bot_token),
+        ) {
+            (None, None) => Ok(None),
+            (Some(url), Some(token)) => Ok(Some(MattermostBot {
+                url: http_url("KLAXON_MATTERMOST_URL", &url)?,
+                token: token.trim().to_string(),
+            })),
+            (Some(_), None) => {
+                Err("KLAXON_MATTERMOST_URL needs KLAXON_MATTERMOST_BOT_TOKEN".into())
+            }
+            (None, Some(_)) => {
+                Err("KLAXON_MATTERMOST_BOT_TOKEN needs KLAXON_MATTERMOST_URL".into())
+            }
+        }
     }
 
     /// `KLAXON_TELEGRAM_*`, checked now so a mistake stops the start with its name.

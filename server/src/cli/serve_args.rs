@@ -382,6 +382,8 @@ impl ServeArgs {
                 phone_number_limits: true,
                 slack_signing_secret: self.chat.slack_signing_secret(),
                 mattermost_token: self.chat.mattermost_token(),
+                slack_bot: self.chat.slack_bot()?,
+                mattermost_bot: self.chat.mattermost_bot()?,
                 telegram: self.chat.telegram()?,
                 discord: self.chat.discord()?,
             },

@@ -1,7 +1,10 @@
 //! A recording chat service for team channels, for the services that cannot run here: Slack's
 //! incoming webhooks (`/slack/…`), Mattermost's (`/mattermost/hooks/…`, which takes Slack's
 //! format), Discord's Slack-compatible endpoint (`/discord/…/slack`), Microsoft Teams workflow
-//! webhooks (`/teams/…`), and a receiver for Klaxon's signed webhook (`/hook/…`). Each route
+//! webhooks (`/teams/…`), a receiver for Klaxon's signed webhook (`/hook/…`), and the two
+//! calls each of Slack's Web API (`/slack-api/chat.postMessage`, `chat.update`, with the bot
+//! token `SLACK_BOT_TOKEN`) and Mattermost's REST API (`/mm/api/v4/posts`, `…/{id}/patch`, with
+//! `MATTERMOST_BOT_TOKEN`) Klaxon makes for messages it edits later. Each route
 //! checks the body against the shape its service documents (`shapes`, with the fixtures in
 //! `server/tests/fixtures/chat/` and where each comes from), answers as that service does, and
 //! records what it accepted. It can be told to fail the next posts (500, or 429 with
@@ -9,11 +12,11 @@
 
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
-use axum::Router;
-use serde_json::Value;
+use axum::routing::any;
+use axum::{Json, Router};
+use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
@@ -35,9 +38,15 @@ impl Post {
     }
 }
 
+pub const SLACK_BOT_TOKEN: &str = "xoxb-1234-5678-test";
+pub const MATTERMOST_BOT_TOKEN: &str = "mm-bot-token-9q7x";
+
 #[derive(Default)]
 struct Inner {
     posts: Vec<Post>,
+    /// Messages posted through each API, numbering their ids.
+    slack_made: u64,
+    mm_made: u64,
     /// Scripted answers for the next posts: (status, Retry-After, Location).
     failures: VecDeque<(u16, Option<u64>, Option<String>)>,
     attempts: usize,
@@ -53,7 +62,7 @@ impl Chat {
     pub async fn start() -> Chat {
         let inner = Arc::new(Mutex::new(Inner::default()));
         let router = Router::new()
-            .fallback(post(receive))
+            .fallback(any(receive))
             .with_state(inner.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
@@ -98,11 +107,18 @@ impl Chat {
 
 async fn receive(
     State(inner): State<Arc<Mutex<Inner>>>,
+    method: Method,
     uri: Uri,
     headers: HeaderMap,
     raw: Bytes,
 ) -> Response {
     let path = uri.path().to_string();
+    if path.starts_with("/slack-api/") || path.starts_with("/mm/") {
+        return api(&inner, &method, &path, headers, raw);
+    }
+    if method != Method::POST {
+        return StatusCode::METHOD_NOT_ALLOWED.into_response();
+    }
     let scripted = {
         let mut inner = inner.lock().unwrap();
         inner.attempts += 1;
@@ -186,6 +202,95 @@ pub fn verify_signature(secret: &str, post: &Post, now: i64) -> String {
 
 /// The shapes each service documents, as checks. Each check is also run on the documented
 /// example it was written from (`fixtures/chat/*.json`), so the check cannot drift from it.
+/// Slack's Web API (https://api.slack.com/methods/chat.postMessage, `chat.update`: a bearer
+/// token, a `channel`, for an update its `ts`; HTTP 200 with `ok: false` and an error code for a
+/// refusal) and Mattermost's (https://api.mattermost.com/#tag/posts: `POST /api/v4/posts` with a
+/// `channel_id` and the attachments in `props`, answered 201 with the post and its 26-character
+/// `id`; `PUT /api/v4/posts/{id}/patch`; 401 without the token).
+fn api(
+    inner: &Mutex<Inner>,
+    method: &Method,
+    path: &str,
+    headers: HeaderMap,
+    raw: Bytes,
+) -> Response {
+    let auth = headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    let body: Value = serde_json::from_slice(&raw).unwrap_or(Value::Null);
+    let slack = path.starts_with("/slack-api/");
+    let refused = |why: &str| -> Response {
+        match slack {
+            true => Json(json!({"ok": false, "error": why})).into_response(),
+            false => (
+                StatusCode::BAD_REQUEST,
+                Json(json!({"id": why, "status_code": 400})),
+            )
+                .into_response(),
+        }
+    };
+    let checked = match (slack, method.as_str(), path) {
+        (true, _, _) if auth != format!("Bearer {SLACK_BOT_TOKEN}") => {
+            return refused("invalid_auth")
+        }
+        (false, _, _) if auth != format!("Bearer {MATTERMOST_BOT_TOKEN}") => {
+            return (
+                StatusCode::UNAUTHORIZED,
+                Json(json!({"id": "api.context.session_expired.app_error"})),
+            )
+                .into_response()
+        }
+        (true, "POST", "/slack-api/chat.postMessage") if body["channel"].is_string() => {
+            shapes::slack(&body)
+        }
+        (true, "POST", "/slack-api/chat.update")
+            if body["channel"].is_string() && body["ts"].is_string() =>
+        {
+            shapes::slack(&body)
+        }
+        (true, _, _) => return refused("invalid_arguments"),
+        (false, "POST", "/mm/api/v4/posts")
+            if body["channel_id"].as_str().is_some_and(|c| c.len() == 26) =>
+        {
+            shapes::mattermost(&body["props"])
+        }
+        (false, "PUT", p) if p.starts_with("/mm/api/v4/posts/") && p.ends_with("/patch") => {
+            shapes::mattermost(&body["props"])
+        }
+        (false, _, _) => return (StatusCode::NOT_FOUND, "404 page not found").into_response(),
+    };
+    if let Err(why) = checked {
+        return refused(&format!("invalid_blocks: {why}"));
+    }
+    let mut inner = inner.lock().unwrap();
+    inner.posts.push(Post {
+        path: path.to_string(),
+        headers,
+        raw: raw.to_vec(),
+        body: body.clone(),
+    });
+    match path {
+        "/slack-api/chat.postMessage" => {
+            inner.slack_made += 1;
+            let ts = format!("1764000000.{:06}", inner.slack_made);
+            Json(json!({"ok": true, "channel": body["channel"], "ts": ts, "message": {"text": body["text"]}})).into_response()
+        }
+        "/slack-api/chat.update" => Json(
+            json!({"ok": true, "channel": body["channel"], "ts": body["ts"], "text": body["text"]}),
+        )
+        .into_response(),
+        "/mm/api/v4/posts" => {
+            inner.mm_made += 1;
+            let id = format!("{:0>26}", format!("post{}", inner.mm_made));
+            let post = json!({"id": id, "channel_id": body["channel_id"], "message": body["message"], "props": body["props"]});
+            (StatusCode::CREATED, Json(post)).into_response()
+        }
+        _ => Json(json!({"id": path.split('/').nth(5), "props": body["props"]})).into_response(),
+    }
+}
+
 pub mod shapes {
     use serde_json::Value;
 

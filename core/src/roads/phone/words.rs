@@ -23,7 +23,7 @@ pub fn text(message: &Message<'_>, public_url: &str, reply: Option<&str>) -> Opt
             klaxon_domain::contact::CODE_TTL / 60
         ),
         Message::Test => format!("{TEST_TITLE}: pages reach this number. {public_url}/me"),
-        Message::Announcement(_) => return None,
+        Message::Announcement(_) | Message::Update(_) => return None,
     })
 }
 
@@ -134,7 +134,7 @@ pub fn spoken(message: &Message<'_>) -> Option<String> {
             Tone::Resolved | Tone::Notice => format!("Klaxon: {}. Goodbye.", page.subject),
             Tone::Alert(_) => return None,
         },
-        Message::Announcement(_) => return None,
+        Message::Announcement(_) | Message::Update(_) => return None,
     })
 }
 
