@@ -152,7 +152,8 @@ pub struct Channel {
     pub team_id: i64,
     pub name: String,
     pub kind: ChannelKind,
-    /// The room for Matrix; the URL's `scheme://host[:port]` for the others.
+    /// The room for Matrix, the chat or channel id for Telegram and Discord, and for Slack and
+    /// Mattermost a channel's id as given; a webhook URL's `scheme://host[:port]` otherwise.
     pub target: String,
     /// What it hears, in the order of `ChannelEvent`.
     pub events: Vec<ChannelEvent>,
@@ -178,8 +179,12 @@ pub struct NewChannel {
     pub name: Label,
     pub kind: ChannelKind,
     /// For `matrix` a room id (`!abc:example.org`, or `!abc` in room version 12) or alias
-    /// (`#ops:example.org`), at most 255 bytes; for the others the webhook's `http(s)` URL, at
-    /// most 2048 bytes. Write-only for webhooks.
+    /// (`#ops:example.org`), at most 255 bytes; for `telegram` a chat id (`-1001234567890`) or
+    /// `@channel`; for `discord` a channel id (17 to 20 digits); for `slack` a channel id
+    /// (`C0123ABCD`, needs `KLAXON_SLACK_BOT_TOKEN`; messages are then edited in place) or an
+    /// incoming webhook's URL; for `mattermost` a channel id (26 lower-case letters and digits,
+    /// needs the bot's `KLAXON_MATTERMOST_URL` and `_BOT_TOKEN`) or a webhook's URL; for the
+    /// others the webhook's `http(s)` URL, at most 2048 bytes. Write-only for webhooks.
     #[cfg_attr(feature = "openapi", schema(min_length = 2, max_length = 2048))]
     pub target: String,
     /// What it hears; absent is every event.

@@ -47,7 +47,7 @@ test('owner adds channels, tests them and sees which fail', async ({ page, reque
   await section.getByText('Add a channel').click();
   await add.getByLabel('Channel name').fill('#ops');
   await add.getByLabel('Posts to').selectOption('slack');
-  await add.getByLabel('Webhook URL or Matrix room').fill(`http://127.0.0.1:${port}/hooks/secret-part`);
+  await add.getByLabel('Webhook URL, room or channel id').fill(`http://127.0.0.1:${port}/hooks/secret-part`);
   await add.getByLabel('Escalated').uncheck();
   await add.getByRole('button', { name: 'Add channel' }).click();
 
@@ -70,7 +70,7 @@ test('owner adds channels, tests them and sees which fail', async ({ page, reque
   await section.getByText('Add a channel').click();
   await add.getByLabel('Channel name').fill('sms gateway');
   await add.getByLabel('Posts to').selectOption('webhook');
-  await add.getByLabel('Webhook URL or Matrix room').fill(`http://127.0.0.1:${closedPort}/sms`);
+  await add.getByLabel('Webhook URL, room or channel id').fill(`http://127.0.0.1:${closedPort}/sms`);
   await add.getByRole('button', { name: 'Add channel' }).click();
   const secret = page.getByLabel('Signing secret of “sms gateway”');
   await expect(secret).toHaveValue(/^[A-Za-z0-9_-]{20,}$/);

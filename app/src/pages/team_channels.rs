@@ -62,12 +62,12 @@ pub fn Channels(
                             .map(|k| view! { <option value=k.as_str()>{k.label()}</option> })
                             .collect_view()}
                     </select>
-                    <label for="channel-target">"Webhook URL or Matrix room"</label>
+                    <label for="channel-target">"Webhook URL, room or channel id"</label>
                     <input id="channel-target" name="target" type="text" required autocomplete="off"
                         placeholder="https://hooks.slack.com/services/… or !room:example.org"
                         aria-describedby="channel-target-hint" />
                     <p id="channel-target-hint" class="hint">
-                        "A webhook URL is a secret: it is kept, never shown again. For Matrix, give the room's id or alias: a moderator of the room then proves it with the code shown here. For Telegram, the chat's id (-100…); for Discord, the channel's id."
+                        "A webhook URL is a secret: it is kept, never shown again. For Matrix, give the room's id or alias: a moderator of the room then proves it with the code shown here. For Telegram, the chat's id (-100…); for Discord, the channel's id. For Slack or Mattermost with Klaxon's app or bot, the channel's id: its messages then change as the incident does."
                     </p>
                     <fieldset class="targets">
                         <legend>"Announce"</legend>
