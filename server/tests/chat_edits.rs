@@ -271,3 +271,46 @@ async fn quiet_edits(app: &TestApp, chat: &Chat) {
         "{listed}"
     );
 }
+
+#[tokio::test]
+async fn a_storm_summary_still_edits_the_messages_of_its_incidents() {
+    let chat = Chat::start().await;
+    let app = TestApp::spawn_with(crate::common::Backend::Sqlite, config(&chat)).await;
+    let w = app.paging_world().await;
+    let path = format!("/api/teams/{}/channels", w.team);
+    app.post(
+        &path,
+        &w.admin,
+        json!({"name": "s", "kind": "slack", "target": SLACK_CHANNEL}),
+    )
+    .await
+    .expect(201);
+    let id = app.fire(&w.key, "db-down").await;
+    app.announce().await;
+    for n in 1..=4 {
+        app.fire(&w.key, &format!("storm-{n}")).await;
+    }
+    app.announce().await;
+    assert_eq!(chat.posts("/slack-api/chat.postMessage").len(), 5);
+
+    // The channel had its five messages this minute: what comes next waits for one summary.
+    app.post(
+        &format!("/api/incidents/{id}/acknowledge"),
+        &w.alice.1,
+        json!({}),
+    )
+    .await
+    .expect(200);
+    app.fire(&w.key, "storm-5").await;
+    assert_eq!(app.announce().await.waiting, 2);
+    app.clock.advance(60);
+    let report = app.announce().await;
+    assert_eq!((report.sent, report.summarised), (1, 2));
+    let posted = bodies(chat.posts("/slack-api/chat.postMessage"));
+    assert_eq!(posted.len(), 6);
+    let updates = bodies(chat.posts("/slack-api/chat.update"));
+    assert_eq!(updates.len(), 1, "{updates:?}");
+    assert_eq!(updates[0]["ts"], "1764000000.000001");
+    let text = updates[0]["text"].as_str().unwrap();
+    assert!(text.contains("acknowledged by alice"), "{text}");
+}

@@ -95,6 +95,10 @@ impl Road for DiscordRoad {
             &render(a, buttons),
         )
         .await?;
+        // A summary's incidents that were announced alone before have their messages edited.
+        if let Body::Summary(_) = &a.body {
+            return self.send(core, to, &Message::Update(a)).await;
+        }
         let (Body::One(item), Some(id)) = (&a.body, sent["id"].as_str()) else {
             return Ok(());
         };

@@ -84,6 +84,10 @@ impl Road for MatrixRoad {
             }
             let content = client::text_content(&plain_of(a), &render(a));
             let event_id = bot.post_event(&to.target, &content, &to.delivery).await?;
+            // A summary's incidents that were announced alone before have their messages edited.
+            if let Body::Summary(_) = &a.body {
+                return self.send(core, to, &Message::Update(a)).await;
+            }
             if let (Body::One(item), Some(event_id)) = (&a.body, event_id) {
                 keep_current(core, bot, a, item, &to.target, &event_id, &to.delivery).await;
             }

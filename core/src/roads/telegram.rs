@@ -97,6 +97,10 @@ impl Road for TelegramRoad {
         let mut body = render(a, buttons);
         body["chat_id"] = json!(to.target);
         let sent = call(&core.outbound, bot, "sendMessage", &body).await?;
+        // A summary's incidents that were announced alone before have their messages edited.
+        if let Body::Summary(_) = &a.body {
+            return self.send(core, to, &Message::Update(a)).await;
+        }
         let (Body::One(item), Some(id)) = (&a.body, sent["message_id"].as_i64()) else {
             return Ok(());
         };

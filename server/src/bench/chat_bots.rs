@@ -254,8 +254,9 @@ pub(super) async fn discord(
     Ok(took)
 }
 
-/// A Slack channel of the app's: `n` incidents are announced there, then each is acknowledged
-/// in the app, one after another; how long until its announcement was edited.
+/// Slack channels of the app's that hear only openings: `n` incidents are announced there, a
+/// channel's five a minute at a time (more would go as a summary), then each is acknowledged in
+/// the app, one after another: how long until its announcement was edited.
 pub(super) async fn edits(
     client: &reqwest::Client,
     base: &str,
@@ -264,26 +265,36 @@ pub(super) async fn edits(
     seen: &Shared,
     (from, n): (usize, usize),
 ) -> Result<Vec<Duration>, String> {
-    let channel = json!({"name": "bench", "kind": "slack", "target": "C0BENCH01"});
-    post(
-        client,
-        &format!("{base}/api/teams/{}/channels", team.team_id),
-        Some(&team.api_key),
-        channel,
-    )
-    .await?;
-    let ids = open(client, team, db, from, n).await?;
-    until("every announcement", || {
-        seen.lock().unwrap().slack_ts.len() >= ids.len()
-    })
-    .await?;
+    let channels = format!("{base}/api/teams/{}/channels", team.team_id);
+    let per_channel = klaxon_domain::paging::BUNDLE_AFTER as usize;
     let mut took = Vec::new();
-    for id in ids {
-        let acked = Instant::now();
-        let url = format!("{base}/api/incidents/{id}/acknowledge");
-        post(client, &url, Some(&team.api_key), json!({})).await?;
-        until("an edit", || seen.lock().unwrap().edited.contains_key(&id)).await?;
-        took.push(seen.lock().unwrap().edited[&id].saturating_duration_since(acked));
+    for batch in (0..n).step_by(per_channel) {
+        let size = per_channel.min(n - batch);
+        let channel = json!({"name": format!("bench {batch}"), "kind": "slack",
+            "target": "C0BENCH01", "events": ["opened"]});
+        let made = post(client, &channels, Some(&team.api_key), channel).await?;
+        let ids = open(client, team, db, from + batch, size).await?;
+        until("the announcements", || {
+            let seen = seen.lock().unwrap();
+            ids.iter().all(|id| seen.slack_ts.values().any(|i| i == id))
+        })
+        .await?;
+        for id in ids {
+            let acked = Instant::now();
+            let url = format!("{base}/api/incidents/{id}/acknowledge");
+            post(client, &url, Some(&team.api_key), json!({})).await?;
+            until("an edit", || seen.lock().unwrap().edited.contains_key(&id)).await?;
+            took.push(seen.lock().unwrap().edited[&id].saturating_duration_since(acked));
+        }
+        let gone = client
+            .delete(format!("{channels}/{}", made["id"]))
+            .bearer_auth(&team.api_key)
+            .send()
+            .await
+            .map_err(err)?;
+        if !gone.status().is_success() {
+            return Err(format!("removing a channel: {}", gone.status()));
+        }
     }
     Ok(took)
 }

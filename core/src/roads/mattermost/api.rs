@@ -42,6 +42,11 @@ pub(super) async fn post(
     let body = json!({"channel_id": channel, "message": "", "props": render(a, key)});
     let path = "/api/v4/posts";
     let sent = call(&core.outbound, bot, reqwest::Method::POST, path, &body).await?;
+    // A summary's incidents that were announced alone before have their messages edited.
+    if let Body::Summary(_) = &a.body {
+        update(core, bot, channel, a, key).await;
+        return Ok(());
+    }
     let (Body::One(item), Some(id)) = (&a.body, sent["id"].as_str()) else {
         return Ok(());
     };

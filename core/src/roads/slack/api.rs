@@ -36,6 +36,11 @@ pub(super) async fn post(core: &Core, bot: &SlackBot, channel: &str, a: &Announc
     body["channel"] = json!(channel);
     body["unfurl_links"] = json!(false);
     let sent = call(&core.outbound, bot, "chat.postMessage", &body).await?;
+    // A summary's incidents that were announced alone before have their messages edited.
+    if let Body::Summary(_) = &a.body {
+        update(core, bot, channel, a).await;
+        return Ok(());
+    }
     let (Body::One(item), Some(ts)) = (&a.body, sent["ts"].as_str()) else {
         return Ok(());
     };
