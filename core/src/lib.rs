@@ -19,6 +19,7 @@ pub mod db;
 pub mod deadman;
 pub mod error;
 pub mod events;
+pub mod exports;
 pub mod health;
 pub mod incidents;
 pub mod intake;

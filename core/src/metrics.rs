@@ -54,6 +54,12 @@ pub struct ChannelLabel {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct TeamLabel {
+    /// The team's name.
+    pub team: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct RouteLabel {
     pub method: String,
     /// The route template (`/api/incidents/{id}`), never the raw path.
@@ -71,6 +77,13 @@ fn seconds_histogram() -> Histogram {
     Histogram::new(exponential_buckets(0.001, 2.0, 15))
 }
 
+fn acknowledge_histogram() -> Histogram {
+    // Half a minute to four hours: a page answered at once to a night's slow answer.
+    Histogram::new([
+        30.0, 60.0, 120.0, 300.0, 600.0, 900.0, 1800.0, 3600.0, 7200.0, 14400.0,
+    ])
+}
+
 fn delivery_histogram() -> Histogram {
     // Whole seconds of the clock: 0 (on time) up to about 17 minutes of retries.
     Histogram::new([0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 1020.0])
@@ -84,6 +97,8 @@ pub struct Metrics {
     pub alerts_accepted: Family<IntegrationLabel, Counter>,
     pub alerts_ignored: Family<IntegrationLabel, Counter>,
     pub incidents_opened: Counter,
+    /// From an incident's opening to its acknowledgement, by team.
+    pub time_to_acknowledge: Family<TeamLabel, Histogram, fn() -> Histogram>,
     pub pages_sent: Family<PageLabel, Counter>,
     pub pages_failed: Family<PageLabel, Counter>,
     pub pages_retried: Family<PageLabel, Counter>,
@@ -121,6 +136,7 @@ impl Default for Metrics {
             alerts_accepted: Family::default(),
             alerts_ignored: Family::default(),
             incidents_opened: Counter::default(),
+            time_to_acknowledge: Family::new_with_constructor(acknowledge_histogram),
             pages_sent: Family::default(),
             pages_failed: Family::default(),
             pages_retried: Family::default(),
@@ -167,6 +183,12 @@ impl Default for Metrics {
             "incidents_opened",
             "Incidents opened by alerts",
             m.incidents_opened.clone(),
+        );
+        r.register_with_unit(
+            "time_to_acknowledge",
+            "From an incident's opening to its acknowledgement (by a person or its sender), by team",
+            Unit::Seconds,
+            m.time_to_acknowledge.clone(),
         );
         r.register(
             "pages_sent",

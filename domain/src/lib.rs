@@ -15,6 +15,7 @@ pub mod deadman;
 pub mod device;
 pub mod duration;
 pub mod error;
+pub mod export;
 pub mod handoff;
 pub mod ids;
 pub mod incident;

@@ -20,6 +20,7 @@ mod contact_methods;
 mod deadman;
 mod device;
 mod escalation;
+mod exports;
 mod faults;
 mod handoff;
 mod heartbeat_urls;

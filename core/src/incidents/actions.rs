@@ -121,14 +121,22 @@ impl Core {
         text: &str,
     ) -> Result<bool> {
         let now = self.now();
-        let done = sqlx::query("UPDATE incidents SET state = 'acknowledged', acknowledged_by = $1, acknowledged_at = $2 WHERE id = $3 AND state = 'triggered'")
-            .bind(user_id)
-            .bind(now)
-            .bind(id)
-            .execute(&mut **tx)
-            .await?;
-        if done.rows_affected() == 1 {
+        let done: Option<(i64, String)> = sqlx::query_as(
+            "UPDATE incidents SET state = 'acknowledged', acknowledged_by = $1, acknowledged_at = $2 \
+             WHERE id = $3 AND state = 'triggered' \
+             RETURNING created_at, (SELECT name FROM teams WHERE teams.id = incidents.team_id)",
+        )
+        .bind(user_id)
+        .bind(now)
+        .bind(id)
+        .fetch_optional(&mut **tx)
+        .await?;
+        if let Some((opened, team)) = done {
             timeline(tx, id, now, TimelineKind::Acknowledged, user_id, text).await?;
+            // Counted when written: a transaction rolled back after this (rare) was counted.
+            let label = crate::metrics::TeamLabel { team };
+            let histogram = self.metrics.time_to_acknowledge.get_or_create(&label);
+            histogram.observe((now - opened).max(0) as f64);
             return Ok(true);
         }
         let (state,): (String,) = sqlx::query_as("SELECT state FROM incidents WHERE id = $1")

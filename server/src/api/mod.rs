@@ -12,6 +12,7 @@ mod covers;
 mod deadman;
 mod device;
 mod events;
+mod exports;
 mod handoff;
 mod heartbeat;
 mod incidents;
@@ -292,5 +293,6 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(phone::routes())
         .merge(chat::routes())
         .merge(config::routes())
+        .merge(exports::routes())
         .split_for_parts()
 }
