@@ -82,8 +82,11 @@ impl Road for MattermostRoad {
 
     async fn send(&self, core: &Core, to: &To, message: &Message<'_>) -> Sent {
         let key = core.config.roads.mattermost_token.as_deref();
-        if let (Message::Update(a), Some(bot)) = (message, &self.0) {
-            api::update(core, bot, &to.target, a, key).await;
+        if let Message::Update(a) = message {
+            // A channel moved to a webhook since the edit was queued has nothing to edit.
+            if let (Some(bot), true) = (&self.0, self.edits(&to.target)) {
+                api::update(core, bot, &to.target, a, key).await;
+            }
             return Ok(());
         }
         let Message::Announcement(a) = message else {

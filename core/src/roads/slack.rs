@@ -65,8 +65,11 @@ impl Road for SlackRoad {
     }
 
     async fn send(&self, core: &Core, to: &To, message: &Message<'_>) -> Sent {
-        if let (Message::Update(a), Some(bot)) = (message, &self.0) {
-            api::update(core, bot, &to.target, a).await;
+        if let Message::Update(a) = message {
+            // A channel moved to a webhook since the edit was queued has nothing to edit.
+            if let (Some(bot), true) = (&self.0, self.edits(&to.target)) {
+                api::update(core, bot, &to.target, a).await;
+            }
             return Ok(());
         }
         let Message::Announcement(a) = message else {
