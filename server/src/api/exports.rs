@@ -43,6 +43,7 @@ pub struct ExportParams {
     limit: Option<i64>,
     /// `json` (the default) or `csv` (with a header row; the next page's `after` in the
     /// `Klaxon-Next-After` header).
+    #[param(inline)]
     format: Option<Format>,
 }
 
