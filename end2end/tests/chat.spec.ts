@@ -15,7 +15,9 @@ test('a Slack account is linked with a code from the profile and unlinked there'
   await card.getByRole('button', { name: 'Get a link code' }).click();
   const shown = card.getByRole('status', { name: 'Your link code' });
   await expect(shown).toContainText(/\/klaxon link \d{6}/);
-  const code = (await shown.locator('pre').innerText()).trim().split(' ').pop()!;
+  const code = (await shown.locator('pre').first().innerText()).trim().split(' ').pop()!;
+  // The same code, as Klaxon's Telegram bot takes it.
+  await expect(shown.locator('pre').nth(1)).toHaveText(`/link ${code}`);
 
   const body = new URLSearchParams({
     team_id: 'T0ACME', team_domain: 'acme', channel_id: 'C0PAGES', user_id: 'U0ALICE',
