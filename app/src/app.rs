@@ -5,8 +5,8 @@ use crate::components::layout::SignedInShell;
 use crate::pages::home::HomePage;
 use crate::pages::not_found::NotFoundShell;
 use crate::pages::on_demand::{
-    Admin, Device, Incident, Login, Profile, Schedule, Signup, Team, TeamEscalation, TeamRota,
-    Teams,
+    Admin, Device, Incident, Login, Profile, Review, Schedule, Signup, Team, TeamEscalation,
+    TeamReports, TeamRota, Teams,
 };
 use leptos::config::LeptosOptions;
 use leptos::prelude::*;
@@ -139,11 +139,13 @@ pub fn App() -> impl IntoView {
                     <ParentRoute path=path!("") view=SignedInShell ssr=SsrMode::Async>
                         <Route path=path!("") view=HomePage />
                         <Route path=path!("incidents/:id") view={Lazy::<Incident>::new()} />
+                        <Route path=path!("incidents/:id/review") view={Lazy::<Review>::new()} />
                         <Route path=path!("schedule") view={Lazy::<Schedule>::new()} />
                         <Route path=path!("teams") view={Lazy::<Teams>::new()} />
                         <Route path=path!("teams/:id") view={Lazy::<Team>::new()} />
                         <Route path=path!("teams/:id/escalation") view={Lazy::<TeamEscalation>::new()} />
                         <Route path=path!("teams/:id/rota") view={Lazy::<TeamRota>::new()} />
+                        <Route path=path!("teams/:id/reports") view={Lazy::<TeamReports>::new()} />
                         <Route path=path!("me") view={Lazy::<Profile>::new()} />
                         <Route path=path!("admin") view={Lazy::<Admin>::new()} />
                         <Route path=path!("device") view={Lazy::<Device>::new()} />

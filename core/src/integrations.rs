@@ -253,10 +253,7 @@ impl Core {
             return Err(Error::Unauthorized);
         }
         sqlx::query_as(
-            "SELECT i.id, i.team_id, \
-             (SELECT COUNT(*) FROM deadman_switches d WHERE d.team_id = i.team_id) AS switches, \
-             (SELECT COUNT(*) FROM channels c WHERE c.team_id = i.team_id) AS channels, \
-             i.kind, i.templates, i.rules FROM integrations i WHERE i.key_hash = $1",
+            "SELECT id, team_id, kind, templates, rules FROM integrations WHERE key_hash = $1",
         )
         .bind(hash_token(key))
         .fetch_optional(&self.db.pool)
@@ -279,10 +276,6 @@ fn same_origin(old: Option<&str>, new: &str) -> bool {
 pub(crate) struct KeyedIntegration {
     pub id: i64,
     pub team_id: i64,
-    /// The team's dead man's switches, counted.
-    pub switches: i64,
-    /// The team's chat channels, counted.
-    pub channels: i64,
     /// The format its sender speaks.
     pub kind: String,
     /// A generic webhook's templates, as JSON.

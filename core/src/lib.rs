@@ -33,6 +33,7 @@ pub(crate) mod oncall;
 pub mod outbound;
 pub mod outbox;
 pub mod paging;
+pub mod reports;
 pub mod roads;
 pub mod routing_rules;
 pub mod schedule;

@@ -67,6 +67,8 @@ enum BenchCommand {
     Chaos(crate::bench::ChaosArgs),
     /// A Slack button pressed → acknowledgement stored, and → the message replaced.
     Chat(crate::bench::ChatArgs),
+    /// A year of a busy team's record: each report read cold, and intake while reports are read.
+    Reports(crate::bench::ReportArgs),
 }
 
 #[derive(Args)]
@@ -111,6 +113,7 @@ pub async fn run() -> Result<(), String> {
         Command::Bench(BenchCommand::Replicas(args)) => crate::bench::replicas(args).await,
         Command::Bench(BenchCommand::Chaos(args)) => crate::bench::chaos(args).await,
         Command::Bench(BenchCommand::Chat(args)) => crate::bench::chat(args).await,
+        Command::Bench(BenchCommand::Reports(args)) => crate::bench::reports(args).await,
         Command::Login(args) => crate::terminal::login(args).await,
         Command::Logout => crate::terminal::logout().await,
         Command::Whoami => crate::terminal::whoami().await,

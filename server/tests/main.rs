@@ -46,6 +46,8 @@ mod phone;
 mod process;
 mod reach;
 mod replicas;
+mod reports;
+mod reviews;
 mod rights;
 mod rotations;
 mod routing_rules;

@@ -12,6 +12,7 @@ pub mod integrations;
 pub mod maintenance;
 pub mod paging;
 pub mod reach;
+pub mod reports;
 pub mod rota;
 pub mod schedule;
 pub mod session;

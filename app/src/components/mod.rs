@@ -12,6 +12,7 @@ pub mod layout;
 pub mod live;
 pub mod loaded;
 pub mod nav;
+pub mod report_charts;
 pub mod secret;
 pub mod severity;
 pub mod team_list;

@@ -10,9 +10,11 @@ use super::device::DevicePage;
 use super::incident::IncidentPage;
 use super::login::LoginPage;
 use super::profile::ProfilePage;
+use super::review::ReviewPage;
 use super::schedule::SchedulePage;
 use super::signup::SignupPage;
 use super::team_escalation::TeamEscalationPage;
+use super::team_reports::TeamReportsPage;
 use super::team_rota::TeamRotaPage;
 use super::teams::{TeamPage, TeamsPage};
 use leptos::prelude::*;
@@ -44,6 +46,8 @@ enum Other {
     Team,
     TeamEscalation,
     TeamRota,
+    TeamReports,
+    Review,
     Profile,
     Admin,
     Device,
@@ -57,6 +61,8 @@ fn other_chunk(page: Other) -> AnyView {
         Other::Team => view! { <TeamPage /> }.into_any(),
         Other::TeamEscalation => view! { <TeamEscalationPage /> }.into_any(),
         Other::TeamRota => view! { <TeamRotaPage /> }.into_any(),
+        Other::TeamReports => view! { <TeamReportsPage /> }.into_any(),
+        Other::Review => view! { <ReviewPage /> }.into_any(),
         Other::Profile => view! { <ProfilePage /> }.into_any(),
         Other::Admin => view! { <AdminPage /> }.into_any(),
         Other::Device => view! { <DevicePage /> }.into_any(),
@@ -100,6 +106,8 @@ routes! {
     Team => other_chunk(Other::Team), __preload_other_chunk;
     TeamEscalation => other_chunk(Other::TeamEscalation), __preload_other_chunk;
     TeamRota => other_chunk(Other::TeamRota), __preload_other_chunk;
+    TeamReports => other_chunk(Other::TeamReports), __preload_other_chunk;
+    Review => other_chunk(Other::Review), __preload_other_chunk;
     Profile => other_chunk(Other::Profile), __preload_other_chunk;
     Admin => other_chunk(Other::Admin), __preload_other_chunk;
     Device => other_chunk(Other::Device), __preload_other_chunk;

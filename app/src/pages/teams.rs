@@ -13,6 +13,7 @@ use crate::components::loaded::{Failed, Loading};
 use crate::components::team_list::TeamList;
 use crate::components::team_page::{use_channel_kinds, use_may_manage};
 use crate::pages::home::CreateTeamForm;
+use crate::pages::review::OpenFollowUps;
 use crate::pages::team_access::{InviteLinks, ServiceAccounts};
 use crate::pages::team_channels::Channels;
 use crate::pages::team_deadman::DeadmanSwitches;
@@ -96,6 +97,7 @@ pub fn TeamPage() -> impl IntoView {
         </Transition>
         <Members team_id members is_owner actions=member_actions />
         <ResponseTimes team_id />
+        <OpenFollowUps team_id />
         <EscalationLink team_id />
         <Integrations team_id is_owner />
         <Channels team_id is_owner kinds />

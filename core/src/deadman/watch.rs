@@ -124,6 +124,7 @@ impl Core {
         let group = Group {
             key: &key,
             labels: &no_labels,
+            integration_id: None,
         };
         let mut tx = self.db.begin().await?;
         let mut entries = Vec::new();

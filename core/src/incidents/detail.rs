@@ -119,7 +119,7 @@ impl Core {
         })
     }
 
-    async fn detail_of(&self, incident: Incident) -> Result<IncidentDetail> {
+    pub(crate) async fn detail_of(&self, incident: Incident) -> Result<IncidentDetail> {
         let id = incident.id;
         let alerts: Vec<AlertRow> = sqlx::query_as(&format!(
             "SELECT {ALERT_COLUMNS} FROM alerts WHERE incident_id = $1 ORDER BY id"
@@ -228,7 +228,7 @@ impl Core {
         self.similar_to(&incident).await
     }
 
-    async fn similar_to(&self, incident: &Incident) -> Result<Vec<SimilarIncident>> {
+    pub(crate) async fn similar_to(&self, incident: &Incident) -> Result<Vec<SimilarIncident>> {
         let rows: Vec<IncidentRow> = sqlx::query_as(&format!(
             "SELECT {INCIDENT_COLUMNS} FROM incidents i WHERE i.team_id = $1 AND i.signature = $2 AND i.id <> $3 \
              AND i.state = 'resolved' AND EXISTS (SELECT 1 FROM incident_notes n WHERE n.incident_id = i.id) \

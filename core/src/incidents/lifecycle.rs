@@ -14,6 +14,9 @@ use std::collections::BTreeMap;
 pub struct Group<'a> {
     pub key: &'a str,
     pub labels: &'a BTreeMap<String, String>,
+    /// The integration the group's alerts came through (none for a dead man's switch): kept
+    /// with the incident it opens, for the noise report.
+    pub integration_id: Option<i64>,
 }
 
 fn title(alert: &IncomingAlert) -> String {
@@ -93,8 +96,8 @@ pub(crate) async fn open_or_join(
         // dozen statements otherwise, most of intake's cost on PostgreSQL.
         let created: Option<(i64,)> = sqlx::query_as(
             "INSERT INTO incidents (team_id, title, state, severity, group_key, signature, assignee_id, created_at, \
-             page_topic, page_user_id, page_owners, reminded_at, esc_step, esc_due_at) \
-             VALUES ($1, $2, 'triggered', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT DO NOTHING RETURNING id",
+             page_topic, page_user_id, page_owners, reminded_at, esc_step, esc_due_at, integration_id) \
+             VALUES ($1, $2, 'triggered', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT DO NOTHING RETURNING id",
         )
         .bind(team_id)
         .bind(title(alert))
@@ -109,6 +112,7 @@ pub(crate) async fn open_or_join(
         .bind(opening.reminded_at)
         .bind(opening.ladder.then_some(0i64))
         .bind(opening.ladder.then_some(now))
+        .bind(group.integration_id)
         .fetch_optional(&mut **tx)
         .await?;
         if let Some((id,)) = created {

@@ -26,7 +26,7 @@ pub use stamps::stamp_integration;
 pub(crate) use stamps::Stamps;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
-use store::{any_fires, apply_alert, insert_new, load_stored, StoredRow};
+use store::{any_fires, apply_alert, insert_new, load_stored, team_has, StoredRow, TeamHas};
 
 /// How a payload arrived.
 pub enum Route<'a> {
@@ -49,12 +49,6 @@ pub struct IntakeOutcome {
 pub struct Destination {
     integration_id: Option<i64>,
     team_id: i64,
-    /// Whether the team has dead man's switches, read with the key: a payload's transaction
-    /// reads them only then (a switch added while a payload is in flight counts from the next).
-    switches: bool,
-    /// Whether the team has chat channels, read likewise: without one, a payload's timeline
-    /// entries are written without the statement that queues their announcements.
-    channels: bool,
     /// The format the integration's sender speaks.
     source: &'static dyn Source,
     /// A generic webhook's templates, read with the key.
@@ -83,8 +77,6 @@ impl Core {
                 Ok(Destination {
                     integration_id: Some(found.id),
                     team_id: found.team_id,
-                    switches: found.switches > 0,
-                    channels: found.channels > 0,
                     source: source(&found.kind),
                     templates: found.templates()?.map(Arc::new),
                     rules: found.rules()?.map(Arc::new),
@@ -102,8 +94,6 @@ impl Core {
                 Ok(Destination {
                     integration_id: None,
                     team_id,
-                    switches: true,
-                    channels: true,
                     source: source("alertmanager"),
                     templates: None,
                     rules: None,
@@ -139,6 +129,7 @@ impl Core {
         let group = Group {
             key: &group.key,
             labels: &group.labels,
+            integration_id,
         };
         // Alerts are applied in fingerprint order, so concurrent payloads lock rows in one order;
         // a deadlock or busy database that still happens is retried whole.
@@ -172,7 +163,6 @@ impl Core {
         let Destination {
             integration_id,
             team_id,
-            switches,
             ..
         } = *to;
         let now = self.now();
@@ -180,32 +170,35 @@ impl Core {
         // or which it joins. On SQLite read before the transaction, which holds the one
         // writer's turn, so only writes (and what a race makes read again) happen inside; on
         // PostgreSQL inside it, where its plans are kept (`Db::begin_indexed`).
-        let (mut tx, mut stored, planned) = match self.db.backend {
+        let (mut tx, read) = match self.db.backend {
             Backend::Sqlite => {
                 let mut conn = self.db.pool.acquire().await?;
-                let (stored, planned) =
-                    read_payload(&mut conn, Backend::Sqlite, to, group, alerts, now).await?;
+                let read = read_payload(&mut conn, Backend::Sqlite, to, group, alerts, now).await?;
                 drop(conn);
-                (self.db.begin_indexed().await?, stored, planned)
+                (self.db.begin_indexed().await?, read)
             }
             Backend::Postgres => {
                 let mut tx = self.db.begin_indexed().await?;
-                let (stored, planned) =
-                    read_payload(&mut tx, Backend::Postgres, to, group, alerts, now).await?;
-                (tx, stored, planned)
+                let read = read_payload(&mut tx, Backend::Postgres, to, group, alerts, now).await?;
+                (tx, read)
             }
         };
+        let Read {
+            mut stored,
+            planned,
+            has,
+        } = read;
         let mut p = Applied {
             team_id,
             integration_id,
             group: Some(group),
             now,
             sender: to.source.label(),
-            channels: to.channels,
+            channels: has.channels,
             planned,
             ..Applied::default()
         };
-        let beats = if switches {
+        let beats = if has.switches {
             deadman::heartbeat_sources(self, &mut tx, team_id, alerts.values()).await?
         } else {
             HashMap::new()
@@ -256,7 +249,15 @@ impl Core {
     }
 }
 
-/// A payload's stored alerts and, when one of them fires, its group's plan (`GroupPlan`).
+/// What a payload's transaction works from, read before its writes.
+struct Read {
+    stored: HashMap<String, StoredRow>,
+    planned: Option<GroupPlan>,
+    has: TeamHas,
+}
+
+/// A payload's stored alerts, what its team has, and, when one of its alerts fires, its
+/// group's plan (`GroupPlan`).
 async fn read_payload(
     conn: &mut AnyConnection,
     backend: Backend,
@@ -264,13 +265,18 @@ async fn read_payload(
     group: &Group<'_>,
     alerts: &BTreeMap<String, IncomingAlert>,
     now: i64,
-) -> Result<(HashMap<String, StoredRow>, Option<GroupPlan>)> {
+) -> Result<Read> {
     let stored = load_stored(conn, backend, to.team_id, alerts.keys()).await?;
+    let has = team_has(conn, to.team_id).await?;
     let planned = match any_fires(&stored, alerts.values()) {
         true => Some(paging::plan_group(conn, backend, to.team_id, group.key, now).await?),
         false => None,
     };
-    Ok((stored, planned))
+    Ok(Read {
+        stored,
+        planned,
+        has,
+    })
 }
 
 /// What a committed payload did.

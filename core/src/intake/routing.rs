@@ -44,7 +44,7 @@ impl Core {
                     // A resolve or an acknowledgement goes where its alert is.
                     _ => held.filter(|&team| team != to.team_id),
                 };
-                let dest = self.part_destination(&to, part).await?;
+                let dest = part_destination(&to, part);
                 self.apply_event_here(dest, event).await
             }
         }
@@ -77,7 +77,7 @@ impl Core {
             self.stamp_request(&to).await?;
         }
         for (part, alerts_of) in parts {
-            let dest = self.part_destination(&to, part).await?;
+            let dest = part_destination(&to, part);
             let done = self
                 .intake(
                     dest,
@@ -160,26 +160,6 @@ impl Core {
         Ok(row.map(|(id,)| id))
     }
 
-    /// The destination of a part: the integration's own, or another team's, read as a key's is.
-    async fn part_destination(&self, to: &Destination, part: Part) -> Result<Destination> {
-        let Some(team_id) = part else {
-            return Ok(to.clone());
-        };
-        let (switches, channels): (i64, i64) = sqlx::query_as(
-            "SELECT (SELECT COUNT(*) FROM deadman_switches WHERE team_id = $1), \
-             (SELECT COUNT(*) FROM channels WHERE team_id = $1)",
-        )
-        .bind(team_id)
-        .fetch_one(&self.db.pool)
-        .await?;
-        Ok(Destination {
-            team_id,
-            switches: switches > 0,
-            channels: channels > 0,
-            ..to.clone()
-        })
-    }
-
     /// Nothing taken in: every alert was dropped by a rule.
     async fn dropped(&self, to: &Destination, n: usize) -> Result<IntakeOutcome> {
         self.stamp_request(to).await?;
@@ -187,5 +167,16 @@ impl Core {
             accepted: 0,
             ignored: n,
         })
+    }
+}
+
+/// The destination of a part: the integration's own, or another team's.
+fn part_destination(to: &Destination, part: Part) -> Destination {
+    match part {
+        Some(team_id) => Destination {
+            team_id,
+            ..to.clone()
+        },
+        None => to.clone(),
     }
 }

@@ -32,6 +32,34 @@ impl StoredRow {
     }
 }
 
+/// What a payload's team has that its transaction would otherwise look for in vain.
+pub(super) struct TeamHas {
+    /// Dead man's switches fed by alerts: only then are the alerts matched against them (a
+    /// switch added while a payload is in flight counts from the next).
+    pub switches: bool,
+    /// Chat channels: without one, the timeline is written without the statement that queues
+    /// announcements.
+    pub channels: bool,
+}
+
+/// Read with the payload's other reads, not with the key: there, outside a transaction, each
+/// statement is planned afresh on PostgreSQL, and these two subqueries were most of the key
+/// lookup's planning; in intake's transaction their plan is kept (`Db::begin_indexed`).
+pub(super) async fn team_has(conn: &mut AnyConnection, team_id: i64) -> Result<TeamHas> {
+    let (switches, channels): (i64, i64) = sqlx::query_as(
+        "SELECT CASE WHEN EXISTS (SELECT 1 FROM deadman_switches \
+         WHERE team_id = $1 AND ping_key_hash IS NULL) THEN 1 ELSE 0 END, \
+         CASE WHEN EXISTS (SELECT 1 FROM channels WHERE team_id = $1) THEN 1 ELSE 0 END",
+    )
+    .bind(team_id)
+    .fetch_one(conn)
+    .await?;
+    Ok(TeamHas {
+        switches: switches == 1,
+        channels: channels == 1,
+    })
+}
+
 /// The stored state of a payload's alerts, read in a few queries instead of one per alert.
 /// Read before the payload's transaction: every write it leads to is conditional on the row
 /// still being so (`apply_alert`), or skipped when a concurrent delivery inserted it first.

@@ -54,7 +54,7 @@ pub enum Format {
     Csv,
 }
 
-fn time(name: &str, v: &Option<String>) -> Result<Option<i64>, klaxon_core::Error> {
+pub(crate) fn time(name: &str, v: &Option<String>) -> Result<Option<i64>, klaxon_core::Error> {
     v.as_deref()
         .map(|s| {
             Timestamp::parse(s).map(|t| t.0).ok_or_else(|| {

@@ -25,6 +25,8 @@ mod opsgenie;
 mod pagerduty;
 mod paging;
 mod phone;
+mod reports;
+mod reviews;
 pub mod roads;
 mod rotations;
 mod schedule;
@@ -294,5 +296,7 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(chat::routes())
         .merge(config::routes())
         .merge(exports::routes())
+        .merge(reports::routes())
+        .merge(reviews::routes())
         .split_for_parts()
 }

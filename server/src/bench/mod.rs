@@ -11,6 +11,7 @@ mod formats;
 mod intake;
 mod paging;
 mod replicas;
+mod reports;
 mod send;
 mod sinks;
 mod tarpits;
@@ -21,6 +22,7 @@ pub use cluster::Cluster;
 pub use intake::{intake, IntakeArgs};
 pub use paging::{paging, ticks, PagingArgs, TickArgs};
 pub use replicas::{replicas, ReplicaArgs};
+pub use reports::{reports, ReportArgs};
 
 use klaxon_core::Db;
 use serde_json::Value;

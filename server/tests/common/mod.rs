@@ -291,6 +291,9 @@ impl TestApp {
     pub async fn delete(&self, path: &str, auth: &Auth) -> Res {
         self.send(Method::DELETE, path, auth, None).await
     }
+    pub async fn patch(&self, path: &str, auth: &Auth, body: Value) -> Res {
+        self.send(Method::PATCH, path, auth, Some(body)).await
+    }
 
     /// Raw request for hostile inputs: any body bytes, any headers.
     pub async fn raw(

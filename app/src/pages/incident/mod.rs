@@ -294,6 +294,9 @@ fn Summary(data: IncidentView) -> impl IntoView {
             {next.map(|n| view! { <div><dt>"Next"</dt><dd class="next-step">{n}</dd></div> })}
             <div><dt>"Team"</dt><dd><a href=format!("/teams/{}", i.team_id)>{data.team_name.clone()}</a></dd></div>
         </dl>
+        {i.resolved_at.is_some().then(|| view! {
+            <p><a class="button" href=format!("/incidents/{}/review", i.id)>"Review it: what happened, what to follow up"</a></p>
+        })}
         <ChangesBefore changes=data.detail.changes_before.clone() />
     }
     .into_any()

@@ -1,0 +1,277 @@
+//! On-call health (`domain::health`): who held the pager, who was paged and how, who answered.
+
+use super::ReportQuery;
+use crate::db::fetch_in;
+use crate::{oncall, Actor, Core, Error, Result};
+use klaxon_domain::health::{
+    at_night, hours, seconds_held, weigh, AckTimes, Held, OncallHealth, PersonHealth, Range,
+    TeamHealth,
+};
+use klaxon_domain::oncall_day::TeamDays;
+use klaxon_domain::Timestamp;
+use sqlx::AnyConnection;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Page kinds that ask someone to act: an all-clear or a hand-off notice is not counted.
+const PAGES_THAT_ASK: &str = "('opening', 'reminder', 'escalation', 'fallback')";
+/// No ladder leaves a level sooner (`domain::paging::LEVEL_TIMEOUT_MIN`): an escalation entry
+/// within this of the opening is the first level's own, entered as the incident opens.
+const FIRST_LEVEL_WITHIN: i64 = 60;
+
+/// A page that reached someone: who, by which road, when, for which incident, and whether the
+/// incident escalated past it before anyone acknowledged.
+#[derive(sqlx::FromRow)]
+struct PageRow {
+    user_id: i64,
+    road: String,
+    sent_at: i64,
+    incident_id: i64,
+    passed: i64,
+}
+
+impl Core {
+    /// The team's on-call health over the range (default: the last four weeks), or one
+    /// person's (`person`: a username of someone in the team).
+    pub async fn oncall_health(
+        &self,
+        actor: &Actor,
+        team_id: i64,
+        q: ReportQuery,
+    ) -> Result<OncallHealth> {
+        self.team_access(actor, team_id).await?;
+        let range = Range::check(self.now(), q.from, q.to).map_err(Error::Invalid)?;
+        let mut conn = self.db.pool.acquire().await?;
+        let only = match &q.person {
+            Some(name) => Some(member_named(&mut conn, team_id, name).await?),
+            None => None,
+        };
+        let team_days = oncall::team_days(&mut conn, team_id).await?;
+        let (days, covers) = held(&mut conn, team_id, &team_days, range).await?;
+        let held = seconds_held(range, &days, &covers);
+        let record = Record::read(&mut conn, team_id, range).await?;
+
+        let mut ids: BTreeSet<i64> = held.keys().copied().collect();
+        ids.extend(record.pages.iter().map(|p| p.user_id));
+        ids.extend(record.acks.iter().map(|a| a.0));
+        ids.extend(record.resolvers.iter().filter_map(|r| r.0));
+        let ids: Vec<i64> = ids.into_iter().collect();
+        let named: Vec<(i64, String, Option<String>)> = fetch_in(
+            &mut conn,
+            self.db.backend,
+            "SELECT id, username, time_zone FROM users WHERE id IN ({ids})",
+            &[],
+            &ids,
+        )
+        .await?;
+        let team_zone = team_days.rule().zone_name().to_string();
+        let mut people: BTreeMap<i64, PersonHealth> = named
+            .into_iter()
+            .map(|(id, username, zone)| {
+                let person = PersonHealth {
+                    user_id: id,
+                    username,
+                    time_zone: zone.unwrap_or_else(|| team_zone.clone()),
+                    hours_on_call: hours(held.get(&id).copied().unwrap_or(0)),
+                    ..PersonHealth::default()
+                };
+                (id, person)
+            })
+            .collect();
+        let held_seconds: i64 = held.values().sum();
+        let mut team = TeamHealth {
+            incidents: record.incidents as u64,
+            hours_on_call: hours(held_seconds),
+            hours_uncovered: hours((range.to - range.from) - held_seconds),
+            ..TeamHealth::default()
+        };
+        record.tally(&mut people, &mut team);
+        let mut people: Vec<PersonHealth> = people.into_values().collect();
+        weigh(&mut people);
+        people.sort_by(|a, b| {
+            b.pages
+                .cmp(&a.pages)
+                .then(b.hours_on_call.total_cmp(&a.hours_on_call))
+                .then_with(|| a.username.cmp(&b.username))
+        });
+        if let Some(id) = only {
+            people.retain(|p| p.user_id == id);
+        }
+        Ok(OncallHealth {
+            team_id,
+            from: Timestamp(range.from),
+            to: Timestamp(range.to),
+            team,
+            people,
+        })
+    }
+}
+
+/// What the team's people did in the range, as stored.
+struct Record {
+    pages: Vec<PageRow>,
+    /// (who, seconds from opening) of each acknowledgement by a person.
+    acks: Vec<(i64, i64)>,
+    /// Who resolved each incident resolved in the range (none: its sender or the sweeper).
+    resolvers: Vec<(Option<i64>,)>,
+    /// Incidents opened in the range.
+    incidents: i64,
+}
+
+impl Record {
+    async fn read(conn: &mut AnyConnection, team_id: i64, range: Range) -> Result<Record> {
+        let pages: Vec<PageRow> = sqlx::query_as(&format!(
+            "SELECT p.user_id, p.road, p.sent_at, p.incident_id, \
+             CASE WHEN EXISTS (SELECT 1 FROM timeline t WHERE t.incident_id = i.id \
+             AND t.kind = 'escalated' AND t.at > p.created_at \
+             AND t.at >= i.created_at + {FIRST_LEVEL_WITHIN} \
+             AND (i.acknowledged_at IS NULL OR t.at <= i.acknowledged_at)) THEN 1 ELSE 0 END AS passed \
+             FROM pages p JOIN incidents i ON i.id = p.incident_id \
+             WHERE i.team_id = $1 AND p.user_id IS NOT NULL AND p.kind IN {PAGES_THAT_ASK} \
+             AND p.sent_at >= $2 AND p.sent_at < $3"
+        ))
+        .bind(team_id)
+        .bind(range.from)
+        .bind(range.to)
+        .fetch_all(&mut *conn)
+        .await?;
+        let acks: Vec<(i64, i64)> = sqlx::query_as(
+            "SELECT acknowledged_by, acknowledged_at - created_at FROM incidents \
+             WHERE team_id = $1 AND acknowledged_by IS NOT NULL \
+             AND acknowledged_at >= $2 AND acknowledged_at < $3",
+        )
+        .bind(team_id)
+        .bind(range.from)
+        .bind(range.to)
+        .fetch_all(&mut *conn)
+        .await?;
+        let resolvers: Vec<(Option<i64>,)> = sqlx::query_as(
+            "SELECT (SELECT t.actor_id FROM timeline t WHERE t.incident_id = i.id \
+             AND t.kind = 'resolved' ORDER BY t.id DESC LIMIT 1) \
+             FROM incidents i WHERE i.team_id = $1 AND i.resolved_at >= $2 AND i.resolved_at < $3",
+        )
+        .bind(team_id)
+        .bind(range.from)
+        .bind(range.to)
+        .fetch_all(&mut *conn)
+        .await?;
+        let (incidents,): (i64,) = sqlx::query_as(
+            "SELECT COUNT(*) FROM incidents WHERE team_id = $1 AND created_at >= $2 AND created_at < $3",
+        )
+        .bind(team_id)
+        .bind(range.from)
+        .bind(range.to)
+        .fetch_one(&mut *conn)
+        .await?;
+        Ok(Record {
+            pages,
+            acks,
+            resolvers,
+            incidents,
+        })
+    }
+
+    /// Adds the record to each person's figures and the team's.
+    fn tally(&self, people: &mut BTreeMap<i64, PersonHealth>, team: &mut TeamHealth) {
+        let mut passed = BTreeSet::new();
+        let mut passed_people = BTreeSet::new();
+        for page in &self.pages {
+            let Some(p) = people.get_mut(&page.user_id) else {
+                continue;
+            };
+            p.pages += 1;
+            *p.pages_by_road.entry(page.road.clone()).or_default() += 1;
+            team.pages += 1;
+            if at_night(page.sent_at, Some(&p.time_zone)) {
+                p.night_pages += 1;
+                team.night_pages += 1;
+            }
+            if page.passed == 1 {
+                passed.insert(page.incident_id);
+                if passed_people.insert((page.user_id, page.incident_id)) {
+                    p.escalated_past += 1;
+                }
+            }
+        }
+        team.escalated_past = passed.len() as u64;
+        let mut ack_times: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
+        for (user_id, seconds) in &self.acks {
+            ack_times.entry(*user_id).or_default().push(*seconds);
+        }
+        let all: Vec<i64> = self.acks.iter().map(|a| a.1).collect();
+        team.time_to_acknowledge = AckTimes::of(&all);
+        for (user_id, seconds) in ack_times {
+            if let Some(p) = people.get_mut(&user_id) {
+                p.acknowledged = seconds.len() as u64;
+                p.time_to_acknowledge = AckTimes::of(&seconds);
+            }
+        }
+        for user_id in self.resolvers.iter().filter_map(|r| r.0) {
+            if let Some(p) = people.get_mut(&user_id) {
+                p.resolved += 1;
+            }
+        }
+    }
+}
+
+/// The id of a team member by username; a clear error for anyone else.
+async fn member_named(conn: &mut AnyConnection, team_id: i64, name: &str) -> Result<i64> {
+    let found: Option<(i64,)> = sqlx::query_as(
+        "SELECT u.id FROM users u JOIN team_members m ON m.user_id = u.id \
+         WHERE m.team_id = $1 AND u.username = $2",
+    )
+    .bind(team_id)
+    .bind(name)
+    .fetch_optional(conn)
+    .await?;
+    found
+        .map(|(id,)| id)
+        .ok_or_else(|| Error::Invalid(format!("person: {name} is not a member of this team")))
+}
+
+/// The schedule days and covers that overlap the range, as who held the pager when.
+async fn held(
+    conn: &mut AnyConnection,
+    team_id: i64,
+    days: &TeamDays,
+    range: Range,
+) -> Result<(Vec<Held>, Vec<Held>)> {
+    let first = days.day_of(range.from).to_string();
+    let last = days.day_of(range.to - 1).to_string();
+    let rows: Vec<(String, i64)> = sqlx::query_as(
+        "SELECT date, user_id FROM schedule WHERE team_id = $1 AND date >= $2 AND date <= $3",
+    )
+    .bind(team_id)
+    .bind(first)
+    .bind(last)
+    .fetch_all(&mut *conn)
+    .await?;
+    let day_holders = rows
+        .into_iter()
+        .filter_map(|(date, user_id)| {
+            let (start, end) = days.day_bounds(date.parse().ok()?);
+            Some(Held {
+                user_id,
+                start,
+                end,
+            })
+        })
+        .collect();
+    let covers: Vec<(i64, i64, i64)> = sqlx::query_as(
+        "SELECT user_id, starts_at, ends_at FROM covers \
+         WHERE team_id = $1 AND ends_at > $2 AND starts_at < $3",
+    )
+    .bind(team_id)
+    .bind(range.from)
+    .bind(range.to)
+    .fetch_all(&mut *conn)
+    .await?;
+    let covers = covers
+        .into_iter()
+        .map(|(user_id, start, end)| Held {
+            user_id,
+            start,
+            end,
+        })
+        .collect();
+    Ok((day_holders, covers))
+}

@@ -1,0 +1,17 @@
+//! What a team's record teaches: on-call health (`health`), alert noise (`noise`) and
+//! post-incident reviews with their follow-up items (`review`), read from the stored rows
+//! themselves — schedule days, covers, pages, acknowledgements and the timeline — for the team's
+//! members, over a range of at most a year.
+
+pub mod health;
+pub mod noise;
+pub mod review;
+
+/// The range a report was asked for, as given (checked by `domain::health::Range::check`).
+#[derive(Debug, Clone, Default)]
+pub struct ReportQuery {
+    pub from: Option<i64>,
+    pub to: Option<i64>,
+    /// One person's figures only (a username).
+    pub person: Option<String>,
+}

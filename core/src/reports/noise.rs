@@ -1,0 +1,144 @@
+//! Alert noise (`domain::noise`): the team's incidents opened in the range, weighed per alert
+//! and integration, each row with the one action that would quiet it and where to take it.
+
+use super::ReportQuery;
+use crate::db::fetch_in;
+use crate::{Actor, Core, Error, Result};
+use klaxon_domain::health::Range;
+use klaxon_domain::noise::{tally, AlertNoise, NoiseRow, Opened, Quieting, REOPENED_WITHIN};
+use klaxon_domain::Timestamp;
+use std::collections::HashMap;
+
+/// Page kinds that ask someone to act (as `health`).
+const PAGES_THAT_ASK: &str = "('opening', 'reminder', 'escalation', 'fallback')";
+
+#[derive(sqlx::FromRow)]
+struct IncidentRow {
+    id: i64,
+    signature: String,
+    integration_id: Option<i64>,
+    created_at: i64,
+    resolved_at: Option<i64>,
+    acknowledged_at: Option<i64>,
+    pages: i64,
+    touched: i64,
+    reopened: i64,
+}
+
+impl Core {
+    /// The team's alert noise over the range (default: the last four weeks).
+    pub async fn alert_noise(
+        &self,
+        actor: &Actor,
+        team_id: i64,
+        q: ReportQuery,
+    ) -> Result<AlertNoise> {
+        self.team_access(actor, team_id).await?;
+        let range = Range::check(self.now(), q.from, q.to).map_err(Error::Invalid)?;
+        let mut conn = self.db.pool.acquire().await?;
+        let rows: Vec<IncidentRow> = sqlx::query_as(&format!(
+            "SELECT i.id, i.signature, i.integration_id, i.created_at, i.resolved_at, i.acknowledged_at, \
+             (SELECT COUNT(*) FROM pages p WHERE p.incident_id = i.id AND p.kind IN {PAGES_THAT_ASK} \
+              AND p.sent_at IS NOT NULL) AS pages, \
+             CASE WHEN EXISTS (SELECT 1 FROM timeline t WHERE t.incident_id = i.id \
+              AND t.actor_id IS NOT NULL) THEN 1 ELSE 0 END AS touched, \
+             CASE WHEN EXISTS (SELECT 1 FROM incidents j WHERE j.team_id = i.team_id \
+              AND j.signature = i.signature AND j.id < i.id \
+              AND j.resolved_at >= i.created_at - {REOPENED_WITHIN} AND j.resolved_at <= i.created_at) \
+              THEN 1 ELSE 0 END AS reopened \
+             FROM incidents i WHERE i.team_id = $1 AND i.created_at >= $2 AND i.created_at < $3"
+        ))
+        .bind(team_id)
+        .bind(range.from)
+        .bind(range.to)
+        .fetch_all(&mut *conn)
+        .await?;
+        let opened: Vec<Opened> = rows
+            .iter()
+            .map(|r| Opened {
+                id: r.id,
+                alertname: alertname(&r.signature).to_string(),
+                integration_id: r.integration_id,
+                pages: r.pages as u64,
+                open_for: r.resolved_at.map(|t| t - r.created_at),
+                acknowledged: r.acknowledged_at.is_some(),
+                touched: r.touched == 1,
+                reopened: r.reopened == 1,
+            })
+            .collect();
+        let mut rows = tally(&opened);
+        let ids: Vec<i64> = rows.iter().filter_map(|r| r.integration_id).collect();
+        let names: HashMap<i64, String> = fetch_in::<(i64, String)>(
+            &mut conn,
+            self.db.backend,
+            "SELECT id, name FROM integrations WHERE id IN ({ids})",
+            &[],
+            &ids,
+        )
+        .await?
+        .into_iter()
+        .collect();
+        for row in &mut rows {
+            row.integration = row.integration_id.and_then(|id| names.get(&id).cloned());
+            let (action, url) = self.quieting_action(&mut conn, team_id, row).await?;
+            row.action = action;
+            row.action_url = url;
+        }
+        Ok(AlertNoise {
+            team_id,
+            from: Timestamp(range.from),
+            to: Timestamp(range.to),
+            incidents: opened.len() as u64,
+            flapping: opened.iter().filter(|o| o.flapped()).count() as u64,
+            rows,
+        })
+    }
+
+    /// The sentence and link of a row's action: its source graph (the link its sender gave
+    /// with its latest incident's alerts), the integration's routing rules, or its latest
+    /// incident, where Silence is.
+    async fn quieting_action(
+        &self,
+        conn: &mut sqlx::AnyConnection,
+        team_id: i64,
+        row: &NoiseRow,
+    ) -> Result<(String, String)> {
+        let base = &self.config.public_url;
+        let latest = row.latest_incident;
+        if row.quieting == Quieting::Source {
+            let link: Option<(Option<String>,)> = sqlx::query_as(
+                "SELECT generator_url FROM alerts WHERE incident_id = $1 \
+                 AND generator_url IS NOT NULL ORDER BY id DESC LIMIT 1",
+            )
+            .bind(latest)
+            .fetch_optional(&mut *conn)
+            .await?;
+            if let Some((Some(url),)) = link {
+                let action = "It resolves itself: at its source, wait longer before it fires \
+                              (a `for:` of a few minutes) or raise its threshold";
+                return Ok((action.into(), url));
+            }
+        }
+        if let (Quieting::Route, Some(id)) = (row.quieting, row.integration_id) {
+            let action = "Nobody acknowledges its pages: send it at a lower severity with a \
+                          routing rule on its integration";
+            return Ok((
+                action.into(),
+                format!("{base}/teams/{team_id}#integration-{id}"),
+            ));
+        }
+        let action = match row.quieting {
+            Quieting::Source => {
+                "It resolves itself: silence it from its latest incident, and \
+                                 make it wait longer before it fires at its source"
+            }
+            _ => "Silence it from its latest incident while it is fixed",
+        };
+        Ok((action.into(), format!("{base}/incidents/{latest}#silence")))
+    }
+}
+
+/// The alert name of an incident's signature (`alertname{label="value",…}`).
+fn alertname(signature: &str) -> &str {
+    signature.split('{').next().unwrap_or(signature)
+}

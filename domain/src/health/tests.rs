@@ -1,0 +1,140 @@
+use super::*;
+use crate::oncall_day::HandOff;
+use jiff::civil::date;
+
+fn utc(s: &str) -> i64 {
+    s.parse::<jiff::Timestamp>().unwrap().as_second()
+}
+
+#[test]
+fn a_range_is_four_weeks_by_default_and_at_most_a_year() {
+    let now = 10_000_000;
+    let r = Range::check(now, None, None).unwrap();
+    assert_eq!((r.from, r.to), (now + 1 - 28 * 86_400, now + 1));
+    assert!(Range::check(now, Some(5), Some(5))
+        .unwrap_err()
+        .starts_with("from:"));
+    let year = Range::check(now, Some(0), Some(367 * 86_400)).unwrap_err();
+    assert!(year.starts_with("to:"), "{year}");
+}
+
+#[test]
+fn a_cover_takes_its_hours_from_the_day_it_covers() {
+    // Alice holds two days, Bob covers her from 10:00 to 14:00 on the first; the range starts
+    // at 06:00 on the first day.
+    let day = 86_400;
+    let range = Range {
+        from: 6 * 3600,
+        to: 2 * day,
+    };
+    let days = [
+        Held {
+            user_id: 1,
+            start: 0,
+            end: day,
+        },
+        Held {
+            user_id: 1,
+            start: day,
+            end: 2 * day,
+        },
+    ];
+    let covers = [Held {
+        user_id: 2,
+        start: 10 * 3600,
+        end: 14 * 3600,
+    }];
+    let held = seconds_held(range, &days, &covers);
+    assert_eq!(held[&1], (18 - 4 + 24) * 3600);
+    assert_eq!(held[&2], 4 * 3600);
+}
+
+#[test]
+fn a_cover_beyond_the_range_counts_only_inside_it() {
+    let range = Range { from: 0, to: 3600 };
+    let days = [Held {
+        user_id: 1,
+        start: 0,
+        end: 86_400,
+    }];
+    let covers = [Held {
+        user_id: 2,
+        start: 1800,
+        end: 7200,
+    }];
+    let held = seconds_held(range, &days, &covers);
+    assert_eq!((held[&1], held[&2]), (1800, 1800));
+}
+
+#[test]
+fn the_day_the_clocks_go_back_is_held_for_25_hours() {
+    let days = HandOff::new("America/New_York", "09:00").unwrap();
+    let (start, end) = days.day_bounds(date(2026, 10, 31));
+    let range = Range {
+        from: start - 86_400,
+        to: end + 86_400,
+    };
+    let held = seconds_held(
+        range,
+        &[Held {
+            user_id: 7,
+            start,
+            end,
+        }],
+        &[],
+    );
+    assert_eq!(held[&7], 25 * 3600);
+    assert_eq!(hours(held[&7]), 25.0);
+}
+
+#[test]
+fn night_is_read_on_the_persons_own_clock_across_a_clock_change() {
+    let ny = Some("America/New_York");
+    // 1 November 2026, clocks back at 02:00: 11:30 UTC is 06:30 EST (night); with the summer
+    // offset it would be 07:30.
+    assert!(at_night(utc("2026-11-01T11:30:00Z"), ny));
+    // The day before, 11:30 UTC is 07:30 EDT: morning.
+    assert!(!at_night(utc("2026-10-31T11:30:00Z"), ny));
+    // 8 March 2026, clocks forward at 02:00: 11:30 UTC is 07:30 EDT (morning), 06:30 in winter.
+    assert!(!at_night(utc("2026-03-08T11:30:00Z"), ny));
+    assert!(at_night(utc("2026-03-07T11:30:00Z"), ny));
+    // 22:00 is night, 21:59 is not; an unknown zone reads as UTC.
+    assert!(at_night(utc("2026-06-01T22:00:00Z"), None));
+    assert!(!at_night(utc("2026-06-01T21:59:00Z"), Some("Mars/Olympus")));
+}
+
+#[test]
+fn percentiles_are_values_that_happened() {
+    assert_eq!(percentile(&[], 50), None);
+    assert_eq!(percentile(&[40], 90), Some(40));
+    // Nearest rank: the median of four is the second, p90 of ten the ninth.
+    assert_eq!(percentile(&[300, 100, 400, 200], 50), Some(200));
+    let ten: Vec<i64> = (1..=10).rev().map(|i| i * 60).collect();
+    assert_eq!(percentile(&ten, 90), Some(540));
+    assert_eq!(percentile(&ten, 50), Some(300));
+    let t = AckTimes::of(&[120, 60, 3600]);
+    assert_eq!(
+        (t.count, t.median_seconds, t.p90_seconds),
+        (3, Some(120), Some(3600))
+    );
+}
+
+#[test]
+fn fairness_weighs_a_share_of_pages_against_a_share_of_hours() {
+    let person = |pages, hours_on_call| PersonHealth {
+        pages,
+        hours_on_call,
+        ..PersonHealth::default()
+    };
+    // Alice held half the hours and got three quarters of the pages; Bob the rest; Carol was
+    // paged once at a level past them without holding the pager.
+    let mut people = vec![person(6, 84.0), person(1, 84.0), person(1, 0.0)];
+    weigh(&mut people);
+    assert_eq!((people[0].page_share, people[0].hours_share), (0.75, 0.5));
+    assert_eq!(people[0].fairness, Some(1.5));
+    assert_eq!(people[1].fairness, Some(0.25));
+    assert_eq!(people[2].fairness, None);
+    let mut quiet = vec![person(0, 10.0)];
+    weigh(&mut quiet);
+    assert_eq!(quiet[0].fairness, None);
+}
