@@ -295,8 +295,6 @@ pub fn router() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(phone::routes())
         .merge(chat::routes())
         .merge(config::routes())
-        .merge(exports::routes())
         .merge(reports::routes())
-        .merge(reviews::routes())
         .split_for_parts()
 }

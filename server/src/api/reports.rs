@@ -14,10 +14,13 @@ use serde::Deserialize;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+/// The reports, with the exports and reviews beside them.
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(health))
         .routes(routes!(noise))
+        .merge(super::exports::routes())
+        .merge(super::reviews::routes())
 }
 
 #[derive(Deserialize, utoipa::IntoParams)]
