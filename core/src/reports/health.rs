@@ -1,6 +1,6 @@
 //! On-call health (`domain::health`): who held the pager, who was paged and how, who answered.
 
-use super::ReportQuery;
+use super::{ReportQuery, PAGES_THAT_ASK};
 use crate::db::fetch_in;
 use crate::{oncall, Actor, Core, Error, Result};
 use klaxon_domain::health::{
@@ -12,8 +12,6 @@ use klaxon_domain::Timestamp;
 use sqlx::AnyConnection;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Page kinds that ask someone to act: an all-clear or a hand-off notice is not counted.
-const PAGES_THAT_ASK: &str = "('opening', 'reminder', 'escalation', 'fallback')";
 /// No ladder leaves a level sooner (`domain::paging::LEVEL_TIMEOUT_MIN`): an escalation entry
 /// within this of the opening is the first level's own, entered as the incident opens.
 const FIRST_LEVEL_WITHIN: i64 = 60;

@@ -7,6 +7,9 @@ pub mod health;
 pub mod noise;
 pub mod review;
 
+/// Page kinds that ask someone to act, as SQL: an all-clear or a hand-off notice is not counted.
+const PAGES_THAT_ASK: &str = "('opening', 'reminder', 'escalation', 'fallback')";
+
 /// The range a report was asked for, as given (checked by `domain::health::Range::check`).
 #[derive(Debug, Clone, Default)]
 pub struct ReportQuery {

@@ -1,16 +1,13 @@
 //! Alert noise (`domain::noise`): the team's incidents opened in the range, weighed per alert
 //! and integration, each row with the one action that would quiet it and where to take it.
 
-use super::ReportQuery;
+use super::{ReportQuery, PAGES_THAT_ASK};
 use crate::db::fetch_in;
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::health::Range;
 use klaxon_domain::noise::{tally, AlertNoise, NoiseRow, Opened, Quieting, REOPENED_WITHIN};
 use klaxon_domain::Timestamp;
 use std::collections::HashMap;
-
-/// Page kinds that ask someone to act (as `health`).
-const PAGES_THAT_ASK: &str = "('opening', 'reminder', 'escalation', 'fallback')";
 
 #[derive(sqlx::FromRow)]
 struct IncidentRow {
