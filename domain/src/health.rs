@@ -93,6 +93,34 @@ pub fn at_night(t: i64, zone: Option<&str>) -> bool {
     !(NIGHT_UNTIL_HOUR..NIGHT_FROM_HOUR).contains(&hour)
 }
 
+/// The wall clock of `zone` over the range, as spans of one offset from UTC: `(from, seconds
+/// east)` in order, the first from the range's start, one more at each of the zone's transitions
+/// inside it (where clocks change, two a year). A zone the database does not know is UTC. With
+/// these, whether a moment is in someone's night is arithmetic a database can do (`night_second`).
+pub fn wall_clock(zone: Option<&str>, range: Range) -> Vec<(i64, i32)> {
+    let tz = zone
+        .and_then(|z| TimeZone::get(z).ok())
+        .unwrap_or(TimeZone::UTC);
+    let Ok(start) = jiff::Timestamp::from_second(range.from) else {
+        return vec![(range.from, 0)];
+    };
+    let mut spans = vec![(range.from, tz.to_offset(start).seconds())];
+    for t in tz.following(start) {
+        let at = t.timestamp().as_second();
+        if at >= range.to {
+            break;
+        }
+        spans.push((at, t.offset().seconds()));
+    }
+    spans
+}
+
+/// Whether a second of the local day (0–86 399) is in the night.
+pub fn night_second(second_of_day: i64) -> bool {
+    !(i64::from(NIGHT_UNTIL_HOUR) * 3600..i64::from(NIGHT_FROM_HOUR) * 3600)
+        .contains(&second_of_day)
+}
+
 /// The `p`-th percentile (0–100) of `values` by nearest rank: a value that happened, never an
 /// interpolation. `None` for no values.
 pub fn percentile(values: &[i64], p: u32) -> Option<i64> {

@@ -180,6 +180,29 @@ both!(
         assert_eq!(one["people"][0], *bob);
         assert_eq!(one["team"], report["team"]);
 
+        // Someone who has left is still read on their own clock: bob, gone to Tokyo, was
+        // paged at 12:05 there, not in his night (on the team's New York clock it was 22:05).
+        app.delete(&format!("/api/teams/{team}/members/{}", w.bob.0), &w.admin)
+            .await
+            .expect(204);
+        app.put(
+            &format!("/api/users/{}/notification-rules", w.bob.0),
+            &w.bob.1,
+            json!({"time_zone": "Asia/Tokyo"}),
+        )
+        .await
+        .expect(200);
+        let left = app
+            .get(&format!("{base}?{range}"), &w.carol.1)
+            .await
+            .expect(200);
+        let gone = person(&left, "bob");
+        assert_eq!(
+            (gone["pages"].clone(), gone["night_pages"].clone()),
+            (json!(1), json!(0))
+        );
+        assert_eq!(left["team"]["night_pages"], 1, "{left}");
+
         // A range that ends before the second day: alice's hours only up to it.
         let early = app
             .get(

@@ -1,11 +1,11 @@
 //! On-call health (`domain::health`): who held the pager, who was paged and how, who answered.
 
+use super::nights::{count_pages, PageCount};
 use super::{ReportQuery, PAGES_THAT_ASK};
 use crate::db::fetch_in;
 use crate::{oncall, Actor, Core, Error, Result};
 use klaxon_domain::health::{
-    at_night, hours, seconds_held, weigh, AckTimes, Held, OncallHealth, PersonHealth, Range,
-    TeamHealth,
+    hours, seconds_held, weigh, AckTimes, Held, OncallHealth, PersonHealth, Range, TeamHealth,
 };
 use klaxon_domain::oncall_day::TeamDays;
 use klaxon_domain::Timestamp;
@@ -15,17 +15,6 @@ use std::collections::{BTreeMap, BTreeSet};
 /// No ladder leaves a level sooner (`domain::paging::LEVEL_TIMEOUT_MIN`): an escalation entry
 /// within this of the opening is the first level's own, entered as the incident opens.
 const FIRST_LEVEL_WITHIN: i64 = 60;
-
-/// A page that reached someone: who, by which road, when, for which incident, and whether the
-/// incident escalated past it before anyone acknowledged.
-#[derive(sqlx::FromRow)]
-struct PageRow {
-    user_id: i64,
-    road: String,
-    sent_at: i64,
-    incident_id: i64,
-    passed: i64,
-}
 
 impl Core {
     /// The team's on-call health over the range (default: the last four weeks), or one
@@ -46,12 +35,14 @@ impl Core {
         let team_days = oncall::team_days(&mut conn, team_id).await?;
         let (days, covers) = held(&mut conn, team_id, &team_days, range).await?;
         let held = seconds_held(range, &days, &covers);
-        let record = Record::read(&mut conn, team_id, range).await?;
+        let team_zone = team_days.rule().zone_name().to_string();
+        let record = Record::read(&mut conn, team_id, range, &team_zone).await?;
 
         let mut ids: BTreeSet<i64> = held.keys().copied().collect();
         ids.extend(record.pages.iter().map(|p| p.user_id));
         ids.extend(record.acks.iter().map(|a| a.0));
         ids.extend(record.resolvers.iter().filter_map(|r| r.0));
+        ids.extend(record.passed.iter().map(|p| p.0));
         let ids: Vec<i64> = ids.into_iter().collect();
         let named: Vec<(i64, String, Option<String>)> = fetch_in(
             &mut conn,
@@ -61,7 +52,6 @@ impl Core {
             &ids,
         )
         .await?;
-        let team_zone = team_days.rule().zone_name().to_string();
         let mut people: BTreeMap<i64, PersonHealth> = named
             .into_iter()
             .map(|(id, username, zone)| {
@@ -106,26 +96,36 @@ impl Core {
 
 /// What the team's people did in the range, as stored.
 struct Record {
-    pages: Vec<PageRow>,
+    pages: Vec<PageCount>,
+    /// (who, which incident) where the incident escalated past a page of theirs.
+    passed: Vec<(i64, i64)>,
     /// (who, seconds from opening) of each acknowledgement by a person.
     acks: Vec<(i64, i64)>,
-    /// Who resolved each incident resolved in the range (none: its sender or the sweeper).
-    resolvers: Vec<(Option<i64>,)>,
+    /// (who, how many) resolved the incidents resolved in the range (none: its sender or the
+    /// sweeper).
+    resolvers: Vec<(Option<i64>, i64)>,
     /// Incidents opened in the range.
     incidents: i64,
 }
 
 impl Record {
-    async fn read(conn: &mut AnyConnection, team_id: i64, range: Range) -> Result<Record> {
-        let pages: Vec<PageRow> = sqlx::query_as(&format!(
-            "SELECT p.user_id, p.road, p.sent_at, p.incident_id, \
-             CASE WHEN EXISTS (SELECT 1 FROM timeline t WHERE t.incident_id = i.id \
+    async fn read(
+        conn: &mut AnyConnection,
+        team_id: i64,
+        range: Range,
+        team_zone: &str,
+    ) -> Result<Record> {
+        let pages = count_pages(conn, team_id, range, team_zone).await?;
+        // An escalation entry after the page and before any acknowledgement, the first
+        // level's own entry at the opening excluded.
+        let passed: Vec<(i64, i64)> = sqlx::query_as(&format!(
+            "SELECT DISTINCT p.user_id, p.incident_id FROM pages p JOIN incidents i ON i.id = p.incident_id \
+             WHERE i.team_id = $1 AND p.user_id IS NOT NULL AND p.kind IN {PAGES_THAT_ASK} \
+             AND p.sent_at >= $2 AND p.sent_at < $3 \
+             AND EXISTS (SELECT 1 FROM timeline t WHERE t.incident_id = i.id \
              AND t.kind = 'escalated' AND t.at > p.created_at \
              AND t.at >= i.created_at + {FIRST_LEVEL_WITHIN} \
-             AND (i.acknowledged_at IS NULL OR t.at <= i.acknowledged_at)) THEN 1 ELSE 0 END AS passed \
-             FROM pages p JOIN incidents i ON i.id = p.incident_id \
-             WHERE i.team_id = $1 AND p.user_id IS NOT NULL AND p.kind IN {PAGES_THAT_ASK} \
-             AND p.sent_at >= $2 AND p.sent_at < $3"
+             AND (i.acknowledged_at IS NULL OR t.at <= i.acknowledged_at))"
         ))
         .bind(team_id)
         .bind(range.from)
@@ -142,10 +142,12 @@ impl Record {
         .bind(range.to)
         .fetch_all(&mut *conn)
         .await?;
-        let resolvers: Vec<(Option<i64>,)> = sqlx::query_as(
-            "SELECT (SELECT t.actor_id FROM timeline t WHERE t.incident_id = i.id \
-             AND t.kind = 'resolved' ORDER BY t.id DESC LIMIT 1) \
-             FROM incidents i WHERE i.team_id = $1 AND i.resolved_at >= $2 AND i.resolved_at < $3",
+        // Each incident's last resolution names who resolved it.
+        let resolvers: Vec<(Option<i64>, i64)> = sqlx::query_as(
+            "SELECT t.actor_id, COUNT(*) FROM timeline t WHERE t.id IN (SELECT MAX(r.id) \
+             FROM timeline r JOIN incidents i ON i.id = r.incident_id WHERE i.team_id = $1 \
+             AND i.resolved_at >= $2 AND i.resolved_at < $3 AND r.kind = 'resolved' \
+             GROUP BY r.incident_id) GROUP BY t.actor_id",
         )
         .bind(team_id)
         .bind(range.from)
@@ -162,6 +164,7 @@ impl Record {
         .await?;
         Ok(Record {
             pages,
+            passed,
             acks,
             resolvers,
             incidents,
@@ -170,24 +173,24 @@ impl Record {
 
     /// Adds the record to each person's figures and the team's.
     fn tally(&self, people: &mut BTreeMap<i64, PersonHealth>, team: &mut TeamHealth) {
-        let mut passed = BTreeSet::new();
-        let mut passed_people = BTreeSet::new();
-        for page in &self.pages {
-            let Some(p) = people.get_mut(&page.user_id) else {
+        for count in &self.pages {
+            let Some(p) = people.get_mut(&count.user_id) else {
                 continue;
             };
-            p.pages += 1;
-            *p.pages_by_road.entry(page.road.clone()).or_default() += 1;
-            team.pages += 1;
-            if at_night(page.sent_at, Some(&p.time_zone)) {
-                p.night_pages += 1;
-                team.night_pages += 1;
+            let n = count.pages as u64;
+            p.pages += n;
+            *p.pages_by_road.entry(count.road.clone()).or_default() += n;
+            team.pages += n;
+            if count.night == 1 {
+                p.night_pages += n;
+                team.night_pages += n;
             }
-            if page.passed == 1 {
-                passed.insert(page.incident_id);
-                if passed_people.insert((page.user_id, page.incident_id)) {
-                    p.escalated_past += 1;
-                }
+        }
+        let mut passed = BTreeSet::new();
+        for (user_id, incident_id) in &self.passed {
+            passed.insert(*incident_id);
+            if let Some(p) = people.get_mut(user_id) {
+                p.escalated_past += 1;
             }
         }
         team.escalated_past = passed.len() as u64;
@@ -203,9 +206,9 @@ impl Record {
                 p.time_to_acknowledge = AckTimes::of(&seconds);
             }
         }
-        for user_id in self.resolvers.iter().filter_map(|r| r.0) {
-            if let Some(p) = people.get_mut(&user_id) {
-                p.resolved += 1;
+        for (user_id, resolved) in &self.resolvers {
+            if let Some(p) = user_id.and_then(|id| people.get_mut(&id)) {
+                p.resolved += *resolved as u64;
             }
         }
     }

@@ -4,6 +4,7 @@
 //! members, over a range of at most a year.
 
 pub mod health;
+mod nights;
 pub mod noise;
 pub mod review;
 

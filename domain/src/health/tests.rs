@@ -103,6 +103,54 @@ fn night_is_read_on_the_persons_own_clock_across_a_clock_change() {
     assert!(!at_night(utc("2026-06-01T21:59:00Z"), Some("Mars/Olympus")));
 }
 
+/// The night as a database reads it (`wall_clock` spans, then `night_second`).
+fn night_by_spans(t: i64, spans: &[(i64, i32)]) -> bool {
+    let (_, offset) = spans.iter().rev().find(|(from, _)| *from <= t).unwrap();
+    night_second((t + i64::from(*offset)).rem_euclid(86_400))
+}
+
+#[test]
+fn the_wall_clock_spans_give_the_same_nights_as_the_zone_database() {
+    let range = Range {
+        from: utc("2026-01-01T00:00:00Z"),
+        to: utc("2027-01-01T00:00:00Z"),
+    };
+    let ny = wall_clock(Some("America/New_York"), range);
+    // The year's offset, then its two changes.
+    assert_eq!(
+        ny,
+        vec![
+            (range.from, -5 * 3600),
+            (utc("2026-03-08T07:00:00Z"), -4 * 3600),
+            (utc("2026-11-01T06:00:00Z"), -5 * 3600),
+        ]
+    );
+    assert_eq!(
+        wall_clock(Some("Mars/Olympus"), range),
+        vec![(range.from, 0)]
+    );
+    // Every 7 minutes of the year, in zones with half-hour and quarter-hour offsets and a
+    // half-hour summer change as well.
+    let zones = [
+        "America/New_York",
+        "Europe/Berlin",
+        "Asia/Kolkata",
+        "Asia/Kathmandu",
+        "Australia/Lord_Howe",
+        "America/St_Johns",
+    ];
+    for zone in zones {
+        let spans = wall_clock(Some(zone), range);
+        for t in (range.from..range.to).step_by(7 * 60) {
+            assert_eq!(
+                night_by_spans(t, &spans),
+                at_night(t, Some(zone)),
+                "{zone} {t}"
+            );
+        }
+    }
+}
+
 #[test]
 fn percentiles_are_values_that_happened() {
     assert_eq!(percentile(&[], 50), None);

@@ -22,6 +22,11 @@ pub struct ReportArgs {
     /// A `postgres://…` URL: measure PostgreSQL in a throwaway schema. Default: SQLite.
     #[arg(long)]
     database_url: Option<String>,
+    /// A shell command run before each first read, to read cold: for example `sync; echo 3 >
+    /// /proc/sys/vm/drop_caches` (Linux, as root) for the system's file cache, with a restart of
+    /// the PostgreSQL server for its own buffers.
+    #[arg(long)]
+    empty_caches: Option<String>,
     /// Webhook payloads (ten alerts each) for each intake run.
     #[arg(long, default_value_t = 2000)]
     payloads: usize,
@@ -78,6 +83,9 @@ async fn run(
     let webhook = team.webhook.replacen(&seeded_at, &base, 1);
     let key = &team.api_key;
     let t = team.team_id;
+    if let Some(command) = &args.empty_caches {
+        println!("before each first read: {command}");
+    }
     for (name, path) in [
         (
             "on-call health, 4 weeks",
@@ -96,6 +104,9 @@ async fn run(
             format!("/api/teams/{t}/reports/noise?{}", year_range(now)),
         ),
     ] {
+        if let Some(command) = &args.empty_caches {
+            empty_caches(command)?;
+        }
         let first = timed_get(&client, &format!("{base}{path}"), key).await?;
         let again = timed_get(&client, &format!("{base}{path}"), key).await?;
         println!(
@@ -133,6 +144,18 @@ async fn run(
         reads.load(Ordering::SeqCst),
         b / a
     );
+    Ok(())
+}
+
+/// Runs the `--empty-caches` command; its failure stops the run, since "cold" would be untrue.
+fn empty_caches(command: &str) -> Result<(), String> {
+    let status = std::process::Command::new("sh")
+        .args(["-c", command])
+        .status()
+        .map_err(err)?;
+    if !status.success() {
+        return Err(format!("--empty-caches: `{command}` failed ({status})"));
+    }
     Ok(())
 }
 
