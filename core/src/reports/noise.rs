@@ -5,21 +5,22 @@ use super::{ReportQuery, PAGES_THAT_ASK};
 use crate::db::fetch_in;
 use crate::{Actor, Core, Error, Result};
 use klaxon_domain::health::Range;
-use klaxon_domain::noise::{tally, AlertNoise, NoiseRow, Opened, Quieting, REOPENED_WITHIN};
+use klaxon_domain::noise::{
+    tally, AlertNoise, Counted, NoiseRow, Quieting, FLAPPING_WITHIN, REOPENED_WITHIN,
+};
 use klaxon_domain::Timestamp;
 use std::collections::HashMap;
 
 #[derive(sqlx::FromRow)]
-struct IncidentRow {
-    id: i64,
+struct CountedRow {
     signature: String,
     integration_id: Option<i64>,
-    created_at: i64,
-    resolved_at: Option<i64>,
-    acknowledged_at: Option<i64>,
+    incidents: i64,
     pages: i64,
-    touched: i64,
+    flapping: i64,
     reopened: i64,
+    unacknowledged: i64,
+    latest: i64,
 }
 
 impl Core {
@@ -33,37 +34,52 @@ impl Core {
         self.team_access(actor, team_id).await?;
         let range = Range::check(self.now(), q.from, q.to).map_err(Error::Invalid)?;
         let mut conn = self.db.pool.acquire().await?;
-        let rows: Vec<IncidentRow> = sqlx::query_as(&format!(
-            "SELECT i.id, i.signature, i.integration_id, i.created_at, i.resolved_at, i.acknowledged_at, \
-             (SELECT COUNT(*) FROM pages p WHERE p.incident_id = i.id AND p.kind IN {PAGES_THAT_ASK} \
-              AND p.sent_at IS NOT NULL) AS pages, \
-             CASE WHEN EXISTS (SELECT 1 FROM timeline t WHERE t.incident_id = i.id \
-              AND t.actor_id IS NOT NULL) THEN 1 ELSE 0 END AS touched, \
-             CASE WHEN EXISTS (SELECT 1 FROM incidents j WHERE j.team_id = i.team_id \
+        // Counted per signature by the database; the definitions are `domain::noise`'s. The
+        // pages and the acts of people are joined as sets of the range's incidents, not looked up
+        // one incident at a time.
+        let opened =
+            "SELECT id FROM incidents WHERE team_id = $1 AND created_at >= $2 AND created_at < $3";
+        let counted: Vec<CountedRow> = sqlx::query_as(&format!(
+            "SELECT i.signature, i.integration_id, COUNT(*) AS incidents, \
+             CAST(SUM(COALESCE(pc.pages, 0)) AS BIGINT) AS pages, \
+             SUM(CASE WHEN acted.incident_id IS NULL AND i.resolved_at IS NOT NULL \
+              AND i.resolved_at - i.created_at < {FLAPPING_WITHIN} THEN 1 ELSE 0 END) AS flapping, \
+             SUM(CASE WHEN EXISTS (SELECT 1 FROM incidents j WHERE j.team_id = i.team_id \
               AND j.signature = i.signature AND j.id < i.id \
               AND j.resolved_at >= i.created_at - {REOPENED_WITHIN} AND j.resolved_at <= i.created_at) \
-              THEN 1 ELSE 0 END AS reopened \
-             FROM incidents i WHERE i.team_id = $1 AND i.created_at >= $2 AND i.created_at < $3"
+              THEN 1 ELSE 0 END) AS reopened, \
+             SUM(CASE WHEN COALESCE(pc.pages, 0) > 0 AND i.acknowledged_at IS NULL THEN 1 ELSE 0 END) \
+              AS unacknowledged, \
+             MAX(i.id) AS latest \
+             FROM incidents i \
+             LEFT JOIN (SELECT p.incident_id, COUNT(*) AS pages FROM pages p \
+              WHERE p.incident_id IN ({opened}) AND p.kind IN {PAGES_THAT_ASK} \
+              AND p.sent_at IS NOT NULL GROUP BY p.incident_id) pc ON pc.incident_id = i.id \
+             LEFT JOIN (SELECT DISTINCT t.incident_id FROM timeline t \
+              WHERE t.incident_id IN ({opened}) AND t.actor_id IS NOT NULL) acted \
+              ON acted.incident_id = i.id \
+             WHERE i.team_id = $1 AND i.created_at >= $2 AND i.created_at < $3 \
+             GROUP BY i.signature, i.integration_id"
         ))
         .bind(team_id)
         .bind(range.from)
         .bind(range.to)
         .fetch_all(&mut *conn)
         .await?;
-        let opened: Vec<Opened> = rows
-            .iter()
-            .map(|r| Opened {
-                id: r.id,
-                alertname: alertname(&r.signature).to_string(),
+        let counted: Vec<Counted> = counted
+            .into_iter()
+            .map(|r| Counted {
+                signature: r.signature,
                 integration_id: r.integration_id,
+                incidents: r.incidents as u64,
                 pages: r.pages as u64,
-                open_for: r.resolved_at.map(|t| t - r.created_at),
-                acknowledged: r.acknowledged_at.is_some(),
-                touched: r.touched == 1,
-                reopened: r.reopened == 1,
+                flapping: r.flapping as u64,
+                reopened: r.reopened as u64,
+                unacknowledged: r.unacknowledged as u64,
+                latest: r.latest,
             })
             .collect();
-        let mut rows = tally(&opened);
+        let mut rows = tally(&counted);
         let ids: Vec<i64> = rows.iter().filter_map(|r| r.integration_id).collect();
         let names: HashMap<i64, String> = fetch_in::<(i64, String)>(
             &mut conn,
@@ -85,8 +101,8 @@ impl Core {
             team_id,
             from: Timestamp(range.from),
             to: Timestamp(range.to),
-            incidents: opened.len() as u64,
-            flapping: opened.iter().filter(|o| o.flapped()).count() as u64,
+            incidents: counted.iter().map(|c| c.incidents).sum(),
+            flapping: counted.iter().map(|c| c.flapping).sum(),
             rows,
         })
     }
@@ -133,9 +149,4 @@ impl Core {
         };
         Ok((action.into(), format!("{base}/incidents/{latest}#silence")))
     }
-}
-
-/// The alert name of an incident's signature (`alertname{label="value",…}`).
-fn alertname(signature: &str) -> &str {
-    signature.split('{').next().unwrap_or(signature)
 }
