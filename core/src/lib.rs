@@ -152,6 +152,8 @@ pub struct Core {
     pub(crate) stamps: Arc<intake::Stamps>,
     /// Each integration key's requests this minute (`intake::rate`).
     pub(crate) key_rate: Arc<key_rate::KeyRate>,
+    /// Turns to read reports (`reports::READS_AT_ONCE`).
+    pub(crate) record_reads: Arc<tokio::sync::Semaphore>,
 }
 
 impl Core {
@@ -200,6 +202,7 @@ impl Core {
             page_lanes: lanes::Lanes::new(),
             channel_lanes: lanes::Lanes::new(),
             stamps: Arc::default(),
+            record_reads: Arc::new(tokio::sync::Semaphore::new(reports::READS_AT_ONCE)),
         };
         core.seed_settings().await?;
         core.seed_switches().await?;

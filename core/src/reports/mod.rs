@@ -11,6 +11,21 @@ pub mod review;
 /// Page kinds that ask someone to act, as SQL: an all-clear or a hand-off notice is not counted.
 const PAGES_THAT_ASK: &str = "('opening', 'reminder', 'escalation', 'fallback')";
 
+/// Reports this replica reads at once; more wait their turn. A year of the record is
+/// a lot of reading, and intake shares the database and its pool: however many people open
+/// their reports at once, they hold no more than this many connections.
+pub(crate) const READS_AT_ONCE: usize = 2;
+
+impl crate::Core {
+    /// Waits for a turn to read the record; the turn ends when the permit is dropped.
+    pub(crate) async fn reading_turn(&self) -> tokio::sync::SemaphorePermit<'_> {
+        self.record_reads
+            .acquire()
+            .await
+            .expect("the semaphore of record reads is never closed")
+    }
+}
+
 /// The range a report was asked for, as given (checked by `domain::health::Range::check`).
 #[derive(Debug, Clone, Default)]
 pub struct ReportQuery {

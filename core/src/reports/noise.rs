@@ -33,6 +33,7 @@ impl Core {
     ) -> Result<AlertNoise> {
         self.team_access(actor, team_id).await?;
         let range = Range::check(self.now(), q.from, q.to).map_err(Error::Invalid)?;
+        let _turn = self.reading_turn().await;
         let mut conn = self.db.pool.acquire().await?;
         // Counted per signature by the database; the definitions are `domain::noise`'s. The
         // pages and the acts of people are joined as sets of the range's incidents, not looked up
