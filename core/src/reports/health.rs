@@ -145,10 +145,11 @@ impl Record {
         .await?;
         // Each incident's last resolution names who resolved it.
         let resolvers: Vec<(Option<i64>, i64)> = sqlx::query_as(
-            "SELECT t.actor_id, COUNT(*) FROM timeline t WHERE t.id IN (SELECT MAX(r.id) \
-             FROM timeline r JOIN incidents i ON i.id = r.incident_id WHERE i.team_id = $1 \
-             AND i.resolved_at >= $2 AND i.resolved_at < $3 AND r.kind = 'resolved' \
-             GROUP BY r.incident_id) GROUP BY t.actor_id",
+            "SELECT t.actor_id, COUNT(*) FROM incidents i \
+             JOIN timeline t ON t.incident_id = i.id AND t.kind = 'resolved' \
+             WHERE i.team_id = $1 AND i.resolved_at >= $2 AND i.resolved_at < $3 \
+             AND NOT EXISTS (SELECT 1 FROM timeline l WHERE l.incident_id = i.id \
+             AND l.kind = 'resolved' AND l.id > t.id) GROUP BY t.actor_id",
         )
         .bind(team_id)
         .bind(range.from)
