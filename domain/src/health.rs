@@ -80,19 +80,6 @@ pub fn seconds_held(range: Range, days: &[Held], covers: &[Held]) -> BTreeMap<i6
     held
 }
 
-/// Whether `t` falls in the night (22:00–07:00) on the wall clock of `zone`; a zone the database
-/// does not know is read as UTC.
-pub fn at_night(t: i64, zone: Option<&str>) -> bool {
-    let tz = zone
-        .and_then(|z| TimeZone::get(z).ok())
-        .unwrap_or(TimeZone::UTC);
-    let Ok(instant) = jiff::Timestamp::from_second(t) else {
-        return false;
-    };
-    let hour = tz.to_datetime(instant).hour();
-    !(NIGHT_UNTIL_HOUR..NIGHT_FROM_HOUR).contains(&hour)
-}
-
 /// The wall clock of `zone` over the range, as spans of one offset from UTC: `(from, seconds
 /// east)` in order, the first from the range's start, one more at each of the zone's transitions
 /// inside it (where clocks change, two a year). A zone the database does not know is UTC. With

@@ -2,6 +2,19 @@ use super::*;
 use crate::oncall_day::HandOff;
 use jiff::civil::date;
 
+/// Whether `t` falls in the night (22:00–07:00) on the wall clock of `zone`, as the zone database
+/// reads it (a zone it does not know as UTC): what the database's arithmetic must agree with.
+fn at_night(t: i64, zone: Option<&str>) -> bool {
+    let tz = zone
+        .and_then(|z| jiff::tz::TimeZone::get(z).ok())
+        .unwrap_or(jiff::tz::TimeZone::UTC);
+    let Ok(instant) = jiff::Timestamp::from_second(t) else {
+        return false;
+    };
+    let hour = tz.to_datetime(instant).hour();
+    !(NIGHT_UNTIL_HOUR..NIGHT_FROM_HOUR).contains(&hour)
+}
+
 fn utc(s: &str) -> i64 {
     s.parse::<jiff::Timestamp>().unwrap().as_second()
 }
