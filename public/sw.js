@@ -4,7 +4,8 @@
 //   (navigation preload), so a worker that was asleep adds no wait; the page is handed to the
 //   browser as it arrives and kept meanwhile. Each one loaded is kept, so offline
 //   the last copy is shown, as plain HTML (its scripts removed, so nothing acts on stale data),
-//   under a banner saying when it was loaded. Another page offline shows the incident list.
+//   under a banner saying when it was loaded. Another page offline leads to the incident list,
+//   whose banner says that page is not available offline.
 // - Site files: names carrying a content hash never change, so they come from the cache first;
 //   the others from the network, the cache only offline. Once a build's main wasm is kept, so are
 //   its pages' chunks, so a page opened later (from a push, say) takes its code from the phone.
@@ -22,6 +23,8 @@ const ACCOUNT = 'x-klaxon-account';
 // Where the pages cache records whose pages it holds.
 const OWNER = '/__klaxon-account';
 const KEEP_PAGES = 20;
+// The query naming a page asked for offline that is not kept (`/?not-kept=/schedule`).
+const NOT_KEPT = 'not-kept';
 // A build's script and wasm live under /pkg/{content hash}/.
 const BUILD_FILE = /^\/pkg\/[0-9a-f]{16}\//;
 
@@ -89,11 +92,15 @@ async function remember(url, response) {
 async function offlineCopyOf(url) {
   const cache = await caches.open(PAGES);
   const owner = await (await cache.match(OWNER))?.text();
-  const copy = (await cache.match(url.pathname)) || (await cache.match('/'));
-  if (!copy || !owner || copy.headers.get(ACCOUNT) !== owner) {
-    return offlinePage('Klaxon cannot be reached and there is no copy of this page on this phone yet.');
+  const own = (c) => c && owner && c.headers.get(ACCOUNT) === owner;
+  const copy = await cache.match(url.pathname);
+  if (own(copy)) return offlineCopy(copy, url.pathname === '/' ? url.searchParams.get(NOT_KEPT) : null);
+  // A page never kept: the incident list's copy under its own address, saying which page is
+  // missing, rather than the list under an address that is not the list's.
+  if (url.pathname !== '/' && own(await cache.match('/'))) {
+    return Response.redirect(`/?${NOT_KEPT}=${encodeURIComponent(url.pathname + url.search)}`, 302);
   }
-  return offlineCopy(copy);
+  return offlinePage('Klaxon cannot be reached and there is no copy of this page on this phone yet.');
 }
 
 /// Makes the kept pages `account`'s: another account's are forgotten first.
@@ -126,10 +133,15 @@ function clock(ms) {
   return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
 }
 
-async function offlineCopy(copy) {
+/// The kept `copy` as plain HTML under the offline banner; `missing`, a page that was asked for
+/// and is not kept, is named first.
+async function offlineCopy(copy, missing) {
   const savedAt = Number(copy.headers.get(SAVED_AT) || Date.now());
+  const notKept = missing
+    ? `${escapeHtml(missing)} is not available offline: it was not opened on this phone while online. `
+    : '';
   const banner =
-    `<div class="offline-banner" role="alert">Offline, showing what you saw at ${clock(savedAt)}. ` +
+    `<div class="offline-banner" role="alert">${notKept}Offline, showing what you saw at ${clock(savedAt)}. ` +
     'Actions need a connection: nothing you do here is sent.</div>';
   const html = (await copy.text())
     .replace(/<script\b[^>]*>[\s\S]*?<\/script>/gi, '')
@@ -139,6 +151,10 @@ async function offlineCopy(copy) {
     status: 200,
     headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' },
   });
+}
+
+function escapeHtml(text) {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function offlinePage(sentence) {

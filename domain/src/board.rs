@@ -163,6 +163,35 @@ pub struct IncidentBoard {
     pub gaps: Vec<crate::schedule::CoverageGap>,
 }
 
+/// Where each title stops repeating the rows beside it: the byte offset of the first word that
+/// differs from both its neighbours' titles (0 when nothing is shared). A storm's rows
+/// ("StormDiskPressure: disk almost full on node-17") then show the part that tells them apart
+/// when the shared start is cut short on a phone.
+pub fn differing_starts(titles: &[&str]) -> Vec<usize> {
+    let shared = |a: &str, b: &str| {
+        if a == b {
+            // Nothing tells them apart: the whole title.
+            return 0;
+        }
+        let common = a
+            .char_indices()
+            .zip(b.chars())
+            .find(|((_, x), y)| x != y)
+            .map_or(a.len().min(b.len()), |((i, _), _)| i);
+        // Back to the start of the word the difference is in.
+        a[..common]
+            .rfind(|c: char| c.is_whitespace() || c == ':' || c == '/' || c == ',')
+            .map_or(0, |i| i + 1)
+    };
+    (0..titles.len())
+        .map(|i| {
+            let before = i.checked_sub(1).map_or(0, |j| shared(titles[i], titles[j]));
+            let after = titles.get(i + 1).map_or(0, |next| shared(titles[i], next));
+            before.max(after)
+        })
+        .collect()
+}
+
 /// How many resolved incidents the home page lists under the open ones.
 pub const RECENTLY_RESOLVED: i64 = 10;
 
@@ -170,6 +199,32 @@ pub const RECENTLY_RESOLVED: i64 = 10;
 mod tests {
     use super::*;
     use crate::Timestamp;
+
+    #[test]
+    fn a_storms_titles_start_where_they_differ() {
+        let titles = [
+            "StormDiskPressure: disk almost full on node-17",
+            "StormDiskPressure: disk almost full on node-18",
+            "StormDiskPressure: disk almost full on node-2",
+            "Checkout latency high",
+            "Checkout latency high",
+        ];
+        let starts = differing_starts(&titles);
+        let tails: Vec<&str> = titles.iter().zip(&starts).map(|(t, s)| &t[*s..]).collect();
+        assert_eq!(
+            tails,
+            [
+                "node-17",
+                "node-18",
+                "node-2",
+                "Checkout latency high",
+                "Checkout latency high"
+            ],
+        );
+        assert_eq!(differing_starts(&["é one", "é two"]), [3, 3]);
+        assert_eq!(differing_starts(&["alone"]), [0]);
+        assert!(differing_starts(&[]).is_empty());
+    }
 
     fn incident(
         id: i64,

@@ -124,57 +124,105 @@ pub fn is_setting(key: &str) -> bool {
 }
 
 /// `Ok(Some(d))` for a duration key with a valid in-bounds value, `Ok(None)` for a key that
-/// is not a duration setting, `Err` with a sentence naming the key otherwise.
+/// is not a duration setting, `Err` with what is wrong, to follow the key's name.
 fn check_duration(key: &str, value: &str) -> Result<Option<Duration>, String> {
     let Some((_, _, b)) = DURATION_SETTINGS.iter().find(|(k, _, _)| *k == key) else {
         return Ok(None);
     };
-    let d: Duration = value.parse().map_err(|e| format!("{key}: {e}"))?;
+    let d: Duration = value.parse().map_err(|e| format!(": {e}"))?;
     if d < b.min || d > b.max {
-        return Err(format!("{key} must be between {} and {}", b.min, b.max));
+        return Err(format!(" must be between {} and {}", b.min, b.max));
     }
     Ok(Some(d))
 }
 
-/// Validates a whole update before any of it is applied: unknown keys, wrong types and
-/// out-of-bounds values are refused, naming the first offending key.
-pub fn validate_update(
+/// A value refused: its key and what is wrong, written to follow the key's name (the API's
+/// sentence) or the form's label (`form_refusal`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    pub key: String,
+    pub says: String,
+}
+
+/// Every refused value of `update` and the settings it would leave.
+fn refusals(
     current: &Settings,
     update: &BTreeMap<String, serde_json::Value>,
-) -> Result<Settings, String> {
+) -> (Settings, Vec<Refusal>) {
     let mut next = *current;
     // Every bad value is named at once, so a form is fixed in one go.
     let mut wrong = Vec::new();
+    let mut refuse = |key: &str, says: String| {
+        wrong.push(Refusal {
+            key: key.to_string(),
+            says,
+        })
+    };
     for (key, value) in update {
         let text = match value.as_str() {
             Some(text) => text,
             None if is_setting(key) => {
-                wrong.push(format!("{key} must be a string"));
+                refuse(key, " must be a string".into());
                 continue;
             }
             None => {
-                wrong.push(format!("unknown setting \"{key}\""));
+                refuse("", format!("unknown setting \"{key}\""));
                 continue;
             }
         };
         if key == SIGNUP_MODE {
             match SignupMode::parse(text) {
                 Some(mode) => next.signup_mode = mode,
-                None => wrong.push(format!(
-                    "signup_mode must be invite_only or open, not \"{text}\""
-                )),
+                None => refuse(key, format!(" must be invite_only or open, not \"{text}\"")),
             }
         } else {
             match check_duration(key, text) {
                 Ok(Some(d)) => *next.duration_mut(key) = d,
-                Ok(None) => wrong.push(format!("unknown setting \"{key}\"")),
-                Err(why) => wrong.push(why),
+                Ok(None) => refuse("", format!("unknown setting \"{key}\"")),
+                Err(says) => refuse(key, says),
             }
         }
     }
-    match wrong.is_empty() {
-        true => Ok(next),
-        false => Err(wrong.join("; ")),
+    (next, wrong)
+}
+
+/// Validates a whole update before any of it is applied: unknown keys, wrong types and
+/// out-of-bounds values are refused, each named by its key.
+pub fn validate_update(
+    current: &Settings,
+    update: &BTreeMap<String, serde_json::Value>,
+) -> Result<Settings, String> {
+    match refusals(current, update) {
+        (next, wrong) if wrong.is_empty() => Ok(next),
+        (_, wrong) => Err(wrong
+            .iter()
+            .map(|r| format!("{}{}", r.key, r.says))
+            .collect::<Vec<_>>()
+            .join("; ")),
+    }
+}
+
+/// What the settings form says of `update`'s refused values, each named by its label as the
+/// form shows it; `None` when every value is good.
+pub fn form_refusal(update: &BTreeMap<String, serde_json::Value>) -> Option<String> {
+    let (_, wrong) = refusals(&Settings::default(), update);
+    (!wrong.is_empty()).then(|| {
+        wrong
+            .iter()
+            .map(|r| format!("“{}”{}", label(&r.key), r.says))
+            .collect::<Vec<_>>()
+            .join(". ")
+    })
+}
+
+/// A setting as the administrators' form names it.
+pub fn label(key: &str) -> &'static str {
+    match key {
+        SIGNUP_MODE => "Who may create an account",
+        NOTIFY_REPEAT_INTERVAL => "Page again every",
+        STALE_AFTER => "Expire a firing alert not heard of for",
+        ARCHIVE_AFTER => "Hide resolved alerts after",
+        _ => "Setting",
     }
 }
 
@@ -193,7 +241,8 @@ pub fn validate_seed(key: &str, value: &str) -> Result<(), String> {
             .map(|_| ())
             .ok_or_else(|| format!("signup_mode must be invite_only or open, not \"{value}\""));
     }
-    check_duration(key, value)?
+    check_duration(key, value)
+        .map_err(|says| format!("{key}{says}"))?
         .map(|_| ())
         .ok_or_else(|| format!("unknown setting \"{key}\""))
 }
@@ -272,6 +321,25 @@ mod tests {
             validate_update(&cur, &update(json!({"stale_after": 60}))).unwrap_err(),
             "stale_after must be a string"
         );
+    }
+
+    #[test]
+    fn the_form_names_each_bad_value_by_its_label() {
+        let said = form_refusal(&update(json!({
+            "signup_mode": "open",
+            "notify_repeat_interval": "5s",
+            "stale_after": "soon",
+            "archive_after": "7d",
+        })))
+        .unwrap();
+        assert_eq!(
+            said,
+            "“Page again every” must be between 1m and 1d. \
+             “Expire a firing alert not heard of for”: \"soon\" is not a duration like 90s, 15m, 1h30m or 7d"
+        );
+        assert!(!said.contains('_'), "{said}");
+        let good = json!({"signup_mode": "open", "stale_after": "2h"});
+        assert_eq!(form_refusal(&update(good)), None);
     }
 
     #[test]

@@ -56,7 +56,7 @@ test('a person adds a phone number for texts and verifies it by the code texted,
 
     await page.getByLabel('Phone number for texts').fill('+1 415 555 2671');
     await page.getByRole('button', { name: 'Text me a code' }).click();
-    const roads = page.getByRole('list', { name: 'Your roads' });
+    const roads = page.getByRole('list', { name: 'Where pages reach you' });
     const road = roads.getByRole('listitem').filter({ hasText: 'Text messages' });
     await expect(road).toContainText('text messages · +1 415-555-2671');
     await expect(road).toContainText('waiting for its code');

@@ -71,9 +71,11 @@ test('installable, opens offline with what was last seen, refuses actions offlin
   await expect(banner).toBeVisible();
   expect([before, after]).toContain((await banner.textContent())!.match(/at (\d\d:\d\d)/)![1]);
   await expect(page.getByRole('link', { name: new RegExp(alertname) })).toBeVisible();
-  // A page never seen opens the list, also saying so.
+  // A page never seen leads to the list under the list's own address, saying the page asked
+  // for is not kept on this phone.
   await page.goto('/schedule');
-  await expect(banner).toBeVisible();
+  await expect(page).toHaveURL(/\/\?not-kept=%2Fschedule$/);
+  await expect(banner).toContainText('/schedule is not available offline');
   await expect(page.getByRole('link', { name: new RegExp(alertname) })).toBeVisible();
 
   // An action tried offline: a sentence, and nothing was done.

@@ -61,9 +61,11 @@ test('a person sets up a second road and the rules that order them in under a mi
 
   await page.getByLabel('Another ntfy topic').fill(`alice-backup-${suffix}`);
   await page.getByRole('button', { name: 'Add topic' }).click();
-  const roads = page.getByRole('list', { name: 'Your roads' });
+  const roads = page.getByRole('list', { name: 'Where pages reach you' });
   await expect(roads.getByText('Backup ntfy')).toBeVisible();
   await hydrated(page);
+  // Added: the address is in the list, and its form is empty again.
+  await expect(page.getByLabel('Another ntfy topic')).toHaveValue('');
 
   // The push topic at once, the backup topic five minutes later.
   await page.getByRole('button', { name: 'Add a step', exact: true }).click();
@@ -72,7 +74,7 @@ test('a person sets up a second road and the rules that order them in under a mi
   await expect(steps).toHaveCount(2);
   await expect(steps.nth(0).getByLabel('After minutes')).toHaveValue('0');
   await expect(steps.nth(1).getByLabel('After minutes')).toHaveValue('5');
-  await steps.nth(1).getByLabel('notify by').selectOption({ label: 'Backup ntfy (ntfy topic)' });
+  await steps.nth(1).getByLabel('Page by').selectOption({ label: 'Backup ntfy (ntfy topic)' });
   // The phone's time zone is offered; quiet hours from 22:00 to 07:00.
   await expect(page.getByLabel('Your time zone')).toHaveValue('Europe/Berlin');
   await page.getByLabel('Quiet hours').check();
@@ -127,7 +129,7 @@ test('a webhook road is added from the profile, its secret shown once and its co
   await page.getByRole('button', { name: 'Add webhook' }).click();
   const secret = page.getByLabel('Signing secret of “Webhook”');
   await expect(secret).toHaveValue(/^[A-Za-z0-9]{32,}$/);
-  const roads = page.getByRole('list', { name: 'Your roads' });
+  const roads = page.getByRole('list', { name: 'Where pages reach you' });
   const road = roads.getByRole('listitem').filter({ hasText: 'Webhook' });
   await expect(road).toContainText(`webhook · http://127.0.0.1:${port}`);
   await expect(roads).not.toContainText('gateway-credential');
@@ -138,6 +140,9 @@ test('a webhook road is added from the profile, its secret shown once and its co
   await road.getByLabel('Code sent to the webhook').fill(got[0].body.code);
   await road.getByRole('button', { name: 'Verify' }).click();
   await expect(road).not.toContainText('waiting for its code');
+  // Added and verified: the form that took the address is folded and empty.
+  await expect(page.getByLabel('Webhook URL')).toBeHidden();
+  await expect(page.getByLabel('Webhook URL')).toHaveValue('');
   await road.getByRole('button', { name: 'Send a test to Webhook' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Test sent.' })).toBeVisible();
   await expect.poll(() => got.map((g) => g.event)).toEqual(['verify', 'test']);

@@ -103,5 +103,9 @@ pub async fn admin_save_settings(
         )
     })
     .collect();
+    // The form's own words: its labels, not the API's keys.
+    if let Some(said) = klaxon_domain::settings::form_refusal(&update) {
+        return Err(fail(klaxon_core::Error::Invalid(said)));
+    }
     core.update_settings(&actor, &update).await.map_err(fail)
 }

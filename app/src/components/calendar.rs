@@ -59,6 +59,18 @@ pub fn MonthCalendar(
                         for m in &mark {
                             label.push_str(&format!("; {m}"));
                         }
+                        // A link's name starts with what it shows ("2 admin"), so a person
+                        // who reads the screen or speaks to it names the same link.
+                        let shown = [n.clone()]
+                            .into_iter()
+                            .chain(holder.as_ref().map(|h| h.username.clone()))
+                            .chain(mark.iter().cloned())
+                            .collect::<Vec<_>>()
+                            .join(" ");
+                        let link_name = match &holder {
+                            Some(_) => format!("{shown}, {}. Give this day", short_day(&date)),
+                            None => format!("{shown}, {}: nobody. Give this day", short_day(&date)),
+                        };
                         let mark = (!mark.is_empty()).then(|| mark.join(", "));
                         let inside = view! {
                             <span class="day" aria-hidden="true">{n}</span>
@@ -68,7 +80,7 @@ pub fn MonthCalendar(
                         match fill {
                             true => view! {
                                 <td class=class>
-                                    <a class="day-link" href=format!("?month={month}&fill={date}#give-days") aria-label=format!("{label}. Give this day")>{inside}</a>
+                                    <a class="day-link" href=format!("?month={month}&fill={date}#give-days") aria-label=link_name>{inside}</a>
                                 </td>
                             }
                             .into_any(),

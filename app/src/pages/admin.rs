@@ -15,7 +15,7 @@ use crate::components::layout::use_session_user;
 use crate::components::loaded::{Loading, WhenLoaded};
 use crate::pages::home::CreateTeamForm;
 use klaxon_domain::account::{AccountKind, AdminView, ConsoleUser, User};
-use klaxon_domain::settings::{AdminSettings, SignupMode, DURATION_SETTINGS};
+use klaxon_domain::settings::{label, AdminSettings, SignupMode, DURATION_SETTINGS, SIGNUP_MODE};
 use klaxon_domain::sso::GrantSource;
 use klaxon_domain::team::TeamSummary;
 use leptos::prelude::*;
@@ -278,7 +278,7 @@ fn Settings(settings: AdminSettings, action: ServerAction<AdminSaveSettings>) ->
             <h2 id="settings-title">"Settings"</h2>
             <p class="hint">{status}</p>
             <ActionForm action attr:class="stack" attr:aria-label="Settings">
-                <label for="signup_mode">"Who may create an account"</label>
+                <label for="signup_mode">{label(SIGNUP_MODE)}</label>
                 <select id="signup_mode" name="signup_mode">
                     <option value="invite_only" selected=s.signup_mode == SignupMode::InviteOnly>"Only people with an invite link"</option>
                     <option value="open" selected=s.signup_mode == SignupMode::Open>"Anyone who reaches this page"</option>
@@ -286,9 +286,12 @@ fn Settings(settings: AdminSettings, action: ServerAction<AdminSaveSettings>) ->
                 {DURATION_SETTINGS.iter().zip(values).zip(help).map(|(((key, _, bounds), value), help)| {
                     let hint = format!("{help} Between {} and {}.", bounds.min, bounds.max);
                     let hint_id = format!("{key}-hint");
+                    let name = label(key);
+                    // The refusal names each bad value by its label: those fields are marked.
+                    let refused = move || action.value().with(|v| matches!(v, Some(Err(e)) if e.to_string().contains(name)));
                     view! {
-                        <label for=*key>{setting_label(key)}</label>
-                        <input id=*key name=*key type="text" required value=value.to_string() aria-describedby=hint_id.clone() />
+                        <label for=*key>{name}</label>
+                        <input id=*key name=*key type="text" required value=value.to_string() aria-describedby=hint_id.clone() aria-invalid=move || refused().then_some("true") />
                         <p id=hint_id class="hint">{hint}</p>
                     }
                 }).collect_view()}
@@ -297,16 +300,6 @@ fn Settings(settings: AdminSettings, action: ServerAction<AdminSaveSettings>) ->
                 <button type="submit" class="primary" disabled=move || action.pending().get()>"Save settings"</button>
             </ActionForm>
         </section>
-    }
-}
-
-/// A duration setting as the form names it.
-fn setting_label(key: &str) -> String {
-    match key {
-        "notify_repeat_interval" => "Page again every".to_string(),
-        "stale_after" => "Expire a firing alert not heard of for".to_string(),
-        "archive_after" => "Hide resolved alerts after".to_string(),
-        other => other.replace('_', " "),
     }
 }
 

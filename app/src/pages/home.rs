@@ -53,7 +53,13 @@ pub fn HomePage() -> impl IntoView {
 /// server, so it does not come back on another phone.
 #[component]
 fn FirstSteps(me: Me, dismiss: ServerAction<DismissOnboarding>) -> impl IntoView {
-    let step = |done: bool| if done { "step done" } else { "step" };
+    let step = |done: bool| {
+        if done {
+            "first-step done"
+        } else {
+            "first-step"
+        }
+    };
     let done = |done: bool| done.then(|| view! { <span class="chip">"done"</span> });
     let reaches_phone = me.pages_reach_phone;
     let tested = me.test_page_at.is_some();

@@ -13,14 +13,16 @@ use crate::components::severity::IncidentBadges;
 use crate::components::text::{ago, when};
 use klaxon_domain::alerting::{IncidentState, Severity};
 use klaxon_domain::board::IncidentBoard;
-use klaxon_domain::board::{BoardFilter, BoardScope, BoardState, COMPACT_FROM};
+use klaxon_domain::board::{differing_starts, BoardFilter, BoardScope, BoardState, COMPACT_FROM};
 use klaxon_domain::incident::Incident;
 use klaxon_domain::live::EventKind;
 use klaxon_domain::Timestamp;
 use leptos::prelude::*;
+use leptos::web_sys::FormData;
 use leptos_meta::Title;
 use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;
+use std::sync::Arc;
 
 #[component]
 pub fn IncidentList() -> impl IntoView {
@@ -126,10 +128,13 @@ fn Board(board: IncidentBoard, ack_all: ServerAction<AcknowledgeShown>) -> impl 
         || view! { <ul class="card notice maintenance" aria-label="Maintenance">{paused}</ul> },
     );
     let rows = |list: Vec<Incident>| {
+        let titles: Vec<&str> = list.iter().map(|i| i.title.as_str()).collect();
+        let starts = differing_starts(&titles);
         list.into_iter()
-            .map(|i| {
+            .zip(starts)
+            .map(|(i, differs)| {
                 let team = team_name(i.team_id);
-                view! { <IncidentRow incident=i team now me /> }
+                view! { <IncidentRow incident=i team now me differs /> }
             })
             .collect_view()
     };
@@ -240,7 +245,8 @@ fn Filters(filter: BoardFilter, may_see_all: bool, for_me: usize) -> impl IntoVi
         <nav class="segments" aria-label="Whose incidents">{scopes}</nav>
         <details class="filters" open=narrowed>
             <summary>{summary}</summary>
-            <Form method="get" action="/" attr:class="stack" attr:aria-label="Filter incidents">
+            // The router's form adds its button as a nameless field (`&=` in the address).
+            <Form method="get" action="/" on_form_data=Arc::new(|data: &FormData| data.delete("")) attr:class="stack" attr:aria-label="Filter incidents">
                 <input type="hidden" name="show" value=filter.scope.as_str() />
                 <label for="filter-severity">"Severity"</label>
                 <select id="filter-severity" name="severity">{severity_options}</select>
@@ -275,7 +281,15 @@ fn AcknowledgeAll(ids: Vec<i64>, action: ServerAction<AcknowledgeShown>) -> impl
 }
 
 #[component]
-fn IncidentRow(incident: Incident, team: String, now: Timestamp, me: i64) -> impl IntoView {
+fn IncidentRow(
+    incident: Incident,
+    team: String,
+    now: Timestamp,
+    me: i64,
+    /// Where the title stops repeating its neighbours' (`differing_starts`): a compact row
+    /// shortens the shared start, never the part that tells it apart.
+    differs: usize,
+) -> impl IntoView {
     let mine = incident.assignee_id == Some(me);
     let who = match (&incident.assignee, mine) {
         (_, true) => "assigned to you".to_string(),
@@ -296,11 +310,27 @@ fn IncidentRow(incident: Incident, team: String, now: Timestamp, me: i64) -> imp
             <a class="row" href=format!("/incidents/{}", incident.id)>
                 <span class="row-main">
                     <IncidentBadges incident=incident.clone() now />
-                    <strong class="incident-title">{incident.title.clone()}</strong>
+                    <TitleParts title=incident.title.clone() differs />
                     <span class="meta">{meta}</span>
                 </span>
             </a>
         </li>
     }
     .into_any()
+}
+
+/// An incident's title in two parts, the shared start and the part that differs.
+#[component]
+fn TitleParts(title: String, differs: usize) -> impl IntoView {
+    let (same, rest) = title.split_at(differs.min(title.len()));
+    let class = match same.ends_with(char::is_whitespace) {
+        true => "same spaced",
+        false => "same",
+    };
+    view! {
+        <strong class="incident-title">
+            {(!same.is_empty()).then(|| view! { <span class=class>{same.to_string()}</span> })}
+            <span class="differs">{rest.to_string()}</span>
+        </strong>
+    }
 }

@@ -7,7 +7,7 @@ use crate::api::reach::{
     get_reach, AddContactMethod, DeleteContactMethod, Reach, ResendContactCode,
     SetNotificationRules, TestContactMethod, VerifyContactMethod,
 };
-use crate::components::form::{ActionDone, ActionError};
+use crate::components::form::{clear_on_success, ActionDone, ActionError};
 use crate::components::hydration::use_hydrated;
 use crate::components::loaded::{Failed, Loading};
 use crate::components::secret::ShownOnce;
@@ -38,7 +38,7 @@ pub fn ReachCard(add: ServerAction<AddContactMethod>) -> impl IntoView {
     view! {
         <section class="card" aria-labelledby="reach-title">
             <h2 id="reach-title">"Ways to reach you"</h2>
-            <p class="hint">"Pages go to each of these roads in the order your rules below set. When one fails, the next goes at once."</p>
+            <p class="hint">"Pages go to each of these in the order your rules below set. When one fails, the next is tried at once."</p>
             <Suspense fallback=Loading>
                 {move || Suspend::new(async move {
                     match reach.await {
@@ -76,7 +76,7 @@ fn Roads(
     let resend = ServerAction::<ResendContactCode>::new();
     let push_topic = reach.push_topic.clone();
     view! {
-        <ul class="roads" aria-label="Your roads">
+        <ul class="roads" aria-label="Where pages reach you">
             {push_topic.map(|t| view! {
                 <li class="road">
                     <span class="row-main"><strong>"Push topic"</strong><span class="meta">{format!("ntfy topic · {t}")}</span></span>
@@ -214,8 +214,10 @@ fn AddRoad(kind: ContactKind, form: AddForm, add: ServerAction<AddContactMethod>
     let autocomplete = matches!(form.input.as_str(), "email" | "tel").then_some(form.input.clone());
     let placeholder = (!form.placeholder.is_empty()).then_some(form.placeholder);
     let hint = (!form.hint.is_empty()).then(|| view! { <p class="hint">{form.hint}</p> });
+    // Once added, the address is in the list above; the form empties and folds.
+    let added = clear_on_success(add);
     let fields = view! {
-        <ActionForm action=add attr:class="stack">
+        <ActionForm action=add node_ref=added attr:class="stack">
             <input type="hidden" name="kind" value=kind.as_str() />
             <input type="hidden" name="name" value=form.name />
             <label for=id.clone()>{form.field}</label>
@@ -319,8 +321,9 @@ fn RulesEditor(reach: Reach, save: ServerAction<SetNotificationRules>) -> impl I
         }
     });
     let mut choices = Vec::new();
-    if let Some(t) = &reach.push_topic {
-        choices.push((String::new(), format!("Push topic ({t})")));
+    if reach.push_topic.is_some() {
+        // The topic's name is long and random, cut short in a select: the person knows it as theirs.
+        choices.push((String::new(), "Your ntfy topic".to_string()));
     }
     for m in reach.methods.iter().filter(|m| m.verified) {
         choices.push((
@@ -450,8 +453,8 @@ fn StepList(
                         <label for=minutes_id.clone()>"After minutes"</label>
                         <input id=minutes_id type="number" min="0" max="1440" inputmode="numeric"
                             prop:value=move || s.after.get() on:input=move |ev| s.after.set(event_target_value(&ev)) />
-                        <label for=road_id.clone()>"notify by"</label>
-                        <select id=road_id on:change=move |ev| s.method.set(event_target_value(&ev))>
+                        <label class="whole" for=road_id.clone()>"Page by"</label>
+                        <select class="whole" id=road_id on:change=move |ev| s.method.set(event_target_value(&ev))>
                             {choices.get_value().into_iter().map(|(value, name)| {
                                 let selected = value == chosen;
                                 view! { <option value=value selected=selected>{name}</option> }

@@ -87,7 +87,7 @@ fn Upcoming(team: TeamDays, days: Vec<String>, me: i64) -> impl IntoView {
     let labelled_by = title_id.clone();
     view! {
         <section class="card" aria-labelledby=labelled_by>
-            <h3 id=title_id><a href=format!("/teams/{}", team.team_id)>{team.display_name.clone()}</a></h3>
+            <h3 id=title_id><a class="heading-link" href=format!("/teams/{}", team.team_id)>{team.display_name.clone()}</a></h3>
             <ol class="upcoming">
                 {days
                     .into_iter()

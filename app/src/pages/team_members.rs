@@ -50,15 +50,21 @@ pub fn Members(
                 {move || Suspend::new(async move {
                     match members.await {
                         Ok(list) if list.is_empty() => view! { <p class="empty">"No members."</p> }.into_any(),
-                        Ok(list) => view! {
-                            <ul class="list members">
-                                {list
-                                    .into_iter()
-                                    .map(|m| view! { <MemberRow member=m team_id is_owner actions /> })
-                                    .collect_view()}
-                            </ul>
+                        Ok(list) => {
+                            let owners = list.iter().filter(|m| m.role == Role::Owner).count();
+                            view! {
+                                <ul class="list members">
+                                    {list
+                                        .into_iter()
+                                        .map(|m| {
+                                            let only_owner = m.role == Role::Owner && owners == 1;
+                                            view! { <MemberRow member=m team_id is_owner only_owner actions /> }
+                                        })
+                                        .collect_view()}
+                                </ul>
+                            }
+                            .into_any()
                         }
-                        .into_any(),
                         Err(e) => view! { <Failed error=e retry=move |_| members.refetch() /> }.into_any(),
                     }
                 })}
@@ -77,6 +83,9 @@ fn MemberRow(
     member: Member,
     team_id: Signal<i64>,
     is_owner: Signal<bool>,
+    /// The team's one owner: the server refuses to leave the team without one, so the row
+    /// says so instead of offering buttons that would be refused.
+    only_owner: bool,
     actions: MemberActions,
 ) -> impl IntoView {
     let Member {
@@ -105,7 +114,10 @@ fn MemberRow(
                 })}
                 <span class="chip">{role.as_str()}</span>
             </div>
-            {move || (is_owner.get() && !by_sso).then(|| {
+            {move || (is_owner.get() && !by_sso && only_owner).then(|| view! {
+                <p class="hint row-tools">"The team's only owner. Make someone else an owner before changing this."</p>
+            })}
+            {move || (is_owner.get() && !by_sso && !only_owner).then(|| {
                 let (change, remove_label) = (change.clone(), remove_label.clone());
                 view! {
                     <div class="row-tools">

@@ -96,6 +96,11 @@ pub fn TeamPage() -> impl IntoView {
             })}
         </Transition>
         <Members team_id members is_owner actions=member_actions />
+        // Only the people who may manage the team see who may get into it; inviting is what
+        // an owner comes to the members for, so the links sit right under them.
+        <Show when=move || is_owner.get()>
+            <InviteLinks team_id />
+        </Show>
         <ResponseTimes team_id />
         <OpenFollowUps team_id />
         <EscalationLink team_id />
@@ -103,9 +108,7 @@ pub fn TeamPage() -> impl IntoView {
         <Channels team_id is_owner kinds />
         <DeadmanSwitches team_id is_owner />
         <MaintenanceWindows team_id is_owner />
-        // Only the people who may manage the team see who may get into it.
         <Show when=move || is_owner.get()>
-            <InviteLinks team_id />
             <ServiceAccounts team_id />
         </Show>
         <TeamSchedule team_id members me=my_id is_owner />

@@ -3,7 +3,7 @@
 
 use super::Actions;
 use crate::api::incidents::{ExpireSilence, SilenceIncident};
-use crate::components::form::{failed, ActionError};
+use crate::components::form::{clear_on_success, failed, ActionError};
 use klaxon_domain::alerting::AlertStatus;
 use klaxon_domain::incident_page::{IncidentRights, IncidentView};
 use klaxon_domain::silence::{describe, SilencePreview};
@@ -46,6 +46,8 @@ pub(super) fn Controls(
         unsilence,
         ..
     } = actions;
+    // A stored note empties and folds its form: a second tap must not add it again.
+    let noted = clear_on_success(note);
     let silence_view = data.silence.clone();
     // "Silence it instead" opens the silence card (the link alone does without the wasm).
     let silence_open = RwSignal::new(false);
@@ -99,7 +101,7 @@ pub(super) fn Controls(
             </details>
             <details class="card" open=move || failed(note)>
                 <summary>"Add a note"</summary>
-                <ActionForm action=note attr:class="stack">
+                <ActionForm action=note node_ref=noted attr:class="stack">
                     <input type="hidden" name="id" value=id />
                     <label for="note-text">"Note"</label>
                     <textarea id="note-text" name="text" rows="3" required></textarea>

@@ -214,7 +214,15 @@ fn Summary(data: IncidentView) -> impl IntoView {
         .map(str::to_string);
     let long_title = i.title.chars().count() > LONG_TITLE;
     let last_fix = last_fix(&data.similar);
-    let next = data.next.clone().map(|n| next_words(&n));
+    let my_name = data
+        .assignable
+        .iter()
+        .find(|m| m.user_id == data.me)
+        .map(|m| m.username.clone());
+    let next = data
+        .next
+        .clone()
+        .map(|n| next_words(&n, my_name.as_deref()));
     // Alertmanager may have held the alert before sending it: the first alert's start counts.
     let started = data
         .detail
@@ -276,7 +284,25 @@ fn Summary(data: IncidentView) -> impl IntoView {
             <dl class="labels" aria-label="Labels">
                 {labels
                     .into_iter()
-                    .map(|(k, v)| view! { <div><dt>{k}</dt><dd>{v}</dd></div> })
+                    .map(|(k, v)| {
+                        // A long value is cut to two lines, the whole of it one tap away: the
+                        // facts below must stay on the first screen.
+                        let whole = (v.chars().count() > LONG_LABEL).then(|| v.clone());
+                        view! {
+                            <div>
+                                <dt>{k.clone()}</dt>
+                                <dd>
+                                    <span class="label-value">{v}</span>
+                                    {whole.map(|v| view! {
+                                        <details class="full-title">
+                                            <summary aria-label=format!("Whole value of {k}")>"Whole value"</summary>
+                                            <p>{v}</p>
+                                        </details>
+                                    })}
+                                </dd>
+                            </div>
+                        }
+                    })
                     .collect_view()}
             </dl>
         })}
@@ -339,6 +365,8 @@ fn ChangesBefore(changes: Vec<klaxon_domain::change::Change>) -> impl IntoView {
 
 /// Titles longer than this are clamped to three lines, with the whole one a tap away.
 const LONG_TITLE: usize = 90;
+/// A label value longer than this is cut to two lines.
+const LONG_LABEL: usize = 60;
 
 /// "Last time (#2, fixed by ana):" and the fix, from the newest similar incident with a note
 /// marked as the fix (else its newest note).
@@ -363,13 +391,17 @@ fn last_fix(similar: &[SimilarIncident]) -> Option<(String, String, String)> {
 }
 
 /// What happens next, in words: "Escalates to level 2 (ana, bo) at 2026-11-28 03:42 UTC
-/// unless acknowledged".
-fn next_words(next: &NextStep) -> String {
+/// unless acknowledged"; the reader (`me`, their username) is "you".
+fn next_words(next: &NextStep, me: Option<&str>) -> String {
+    let who = |name: &str| match Some(name) == me {
+        true => "you".to_string(),
+        false => name.to_string(),
+    };
     match next {
         NextStep::Escalates { level, names, at } => {
             format!(
                 "Escalates to level {level} — {} — at {} unless acknowledged",
-                names.join(", "),
+                names.iter().map(|n| who(n)).collect::<Vec<_>>().join(", "),
                 when(*at)
             )
         }
@@ -380,7 +412,11 @@ fn next_words(next: &NextStep) -> String {
         NextStep::Reminds {
             name: Some(name),
             at,
-        } => format!("Pages {name} again at {} unless acknowledged", when(*at)),
+        } => format!(
+            "Pages {} again at {} unless acknowledged",
+            who(name),
+            when(*at)
+        ),
         NextStep::Reminds { name: None, at } => {
             format!("Paged again at {} unless acknowledged", when(*at))
         }
