@@ -72,7 +72,7 @@ pub fn when(t: Timestamp) -> String {
 /// `when` in a given zone (`None` or an unknown one: UTC).
 pub fn when_in(t: Timestamp, zone: Option<&str>) -> String {
     if let Some(zone) = zone.filter(|z| *z != "UTC") {
-        if let Some(stamp) = klaxon_domain::oncall_day::local_stamp(t.0, zone) {
+        if let Some(stamp) = local_stamp(t.0, zone) {
             return format!("{stamp} {zone}");
         }
     }
@@ -81,6 +81,72 @@ pub fn when_in(t: Timestamp, zone: Option<&str>) -> String {
         (Some(date), Some(time)) => format!("{date} {time} UTC"),
         _ => s,
     }
+}
+
+/// `2026-11-22 10:00` on `zone`'s wall clock: the server reads its bundled zone database.
+#[cfg(not(all(target_arch = "wasm32", feature = "hydrate")))]
+fn local_stamp(t: i64, zone: &str) -> Option<String> {
+    klaxon_domain::oncall_day::local_stamp(t, zone)
+}
+
+/// In the browser, the browser's own zone database (`Intl.DateTimeFormat`), so the wasm does
+/// not carry one; each zone's formatter is made once.
+#[cfg(all(target_arch = "wasm32", feature = "hydrate"))]
+fn local_stamp(t: i64, zone: &str) -> Option<String> {
+    use js_sys::{Array, Date, Intl, Object, Reflect};
+    use std::collections::HashMap;
+    use wasm_bindgen::{JsCast, JsValue};
+    thread_local! {
+        static FORMATS: std::cell::RefCell<HashMap<String, Option<Intl::DateTimeFormat>>> =
+            Default::default();
+    }
+    let make = || -> Option<Intl::DateTimeFormat> {
+        let options = Object::new();
+        for (k, v) in [
+            ("timeZone", zone),
+            ("year", "numeric"),
+            ("month", "2-digit"),
+            ("day", "2-digit"),
+            ("hour", "2-digit"),
+            ("minute", "2-digit"),
+            ("hourCycle", "h23"),
+        ] {
+            Reflect::set(&options, &k.into(), &v.into()).ok()?;
+        }
+        // A zone the browser does not know throws: constructed through Reflect, it is an Err.
+        let args = Array::of2(&JsValue::from("en-CA"), &options);
+        let intl = Reflect::get(&js_sys::global(), &"Intl".into()).ok()?;
+        let constructor: js_sys::Function = Reflect::get(&intl, &"DateTimeFormat".into())
+            .ok()?
+            .dyn_into()
+            .ok()?;
+        Reflect::construct(&constructor, &args)
+            .ok()?
+            .dyn_into()
+            .ok()
+    };
+    let format = FORMATS.with(|f| {
+        f.borrow_mut()
+            .entry(zone.to_string())
+            .or_insert_with(make)
+            .clone()
+    })?;
+    let parts = format.format_to_parts(&Date::new(&JsValue::from_f64(t as f64 * 1000.0)));
+    let mut got: HashMap<String, String> = HashMap::new();
+    for part in parts.iter() {
+        let kind = Reflect::get(&part, &"type".into()).ok()?.as_string()?;
+        let value = Reflect::get(&part, &"value".into()).ok()?.as_string()?;
+        got.insert(kind, value);
+    }
+    let get = |k: &str| got.get(k).cloned();
+    Some(format!(
+        "{}-{}-{} {}:{}",
+        get("year")?,
+        get("month")?,
+        get("day")?,
+        get("hour")?,
+        get("minute")?
+    ))
 }
 
 /// A span of time the way people say it on a phone: `45 s`, `12 min`, `3 h 5 min`, `2 days`.
