@@ -12,6 +12,7 @@ use crate::components::form::{clear_on_success, ActionError};
 use crate::components::loaded::{Failed, Loading, WhenLoaded};
 use crate::components::text::{span, when};
 use klaxon_domain::review::{FollowUp, Review};
+use klaxon_domain::team::Member;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
@@ -42,7 +43,17 @@ pub fn ReviewPage() -> impl IntoView {
     let params = use_params_map();
     let id = move || params.with(|p| p.get("id").and_then(|v| v.parse::<i64>().ok()).unwrap_or(0));
     let items = Items::new();
-    let review = load(move || (id(), items.version()), |(id, _)| get_review(id));
+    // The team's people come with the review, in the one load the page makes before awaiting
+    // anything: a load made under the awaited review would not be matched with the server's
+    // answer when the page is hydrated (leptos issue #3398), and the page would fail to hydrate.
+    let review = load(
+        move || (id(), items.version()),
+        |(id, _)| async move {
+            let review = get_review(id).await?;
+            let people = list_members(review.detail.incident.team_id).await?;
+            Ok((review, people))
+        },
+    );
     view! {
         <Title text=move || format!("Review of #{}", id()) />
         <p class="back"><a href=move || format!("/incidents/{}", id())>"← The incident"</a></p>
@@ -50,7 +61,7 @@ pub fn ReviewPage() -> impl IntoView {
         <Transition fallback=Loading>
             {move || Suspend::new(async move {
                 match review.await {
-                    Ok(r) => view! { <ReviewBody r items /> }.into_any(),
+                    Ok((r, people)) => view! { <ReviewBody r people items /> }.into_any(),
                     Err(e) => view! { <Failed error=e retry=move |_| review.refetch() /> }.into_any(),
                 }
             })}
@@ -59,7 +70,7 @@ pub fn ReviewPage() -> impl IntoView {
 }
 
 #[component]
-fn ReviewBody(r: Review, items: Items) -> impl IntoView {
+fn ReviewBody(r: Review, people: Vec<Member>, items: Items) -> impl IntoView {
     let i = r.detail.incident.clone();
     let id = i.id;
     let acked = match (&i.acknowledged_by, r.seconds_to_acknowledge) {
@@ -116,7 +127,7 @@ fn ReviewBody(r: Review, items: Items) -> impl IntoView {
             <a class="button" rel="external" download=format!("incident-{id}-review.md")
                 href=format!("/api/incidents/{id}/review?format=markdown")>"Download as Markdown"</a>
         </p>
-        <FollowUpList incident_id=id team_id=i.team_id list=r.follow_ups.clone() items />
+        <FollowUpList incident_id=id people list=r.follow_ups.clone() items />
         <section aria-labelledby="paged-title">
             <h2 id="paged-title">"Who was paged"</h2>
             <ul class="list">{pages}</ul>
@@ -139,11 +150,10 @@ fn ReviewBody(r: Review, items: Items) -> impl IntoView {
 #[component]
 fn FollowUpList(
     incident_id: i64,
-    team_id: i64,
+    people: Vec<Member>,
     list: Vec<FollowUp>,
     items: Items,
 ) -> impl IntoView {
-    let members = load(move || team_id, list_members);
     let sent = clear_on_success(items.add);
     let rows = list
         .into_iter()
@@ -160,17 +170,10 @@ fn FollowUpList(
                 <label for="follow-up-text">"What should be done so it does not happen again?"</label>
                 <input id="follow-up-text" name="text" type="text" required maxlength="500" />
                 <label for="follow-up-owner">"Who will do it"</label>
-                <Transition fallback=|| view! { <select id="follow-up-owner" name="owner_id" disabled></select> }>
-                    {move || Suspend::new(async move {
-                        let people = members.await.unwrap_or_default();
-                        view! {
-                            <select id="follow-up-owner" name="owner_id">
-                                <option value="">"Nobody yet"</option>
-                                {people.into_iter().map(|m| view! { <option value=m.user_id>{m.username}</option> }).collect_view()}
-                            </select>
-                        }
-                    })}
-                </Transition>
+                <select id="follow-up-owner" name="owner_id">
+                    <option value="">"Nobody yet"</option>
+                    {people.into_iter().map(|m| view! { <option value=m.user_id>{m.username}</option> }).collect_view()}
+                </select>
                 <ActionError action=items.add />
                 <button type="submit" class="primary" disabled=move || items.add.pending().get()>"Add the item"</button>
             </ActionForm>
