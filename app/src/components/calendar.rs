@@ -59,32 +59,35 @@ pub fn MonthCalendar(
                         for m in &mark {
                             label.push_str(&format!("; {m}"));
                         }
-                        // A link's name starts with what it shows ("2 admin"), so a person
-                        // who reads the screen or speaks to it names the same link.
-                        let shown = [n.clone()]
-                            .into_iter()
-                            .chain(holder.as_ref().map(|h| h.username.clone()))
-                            .chain(mark.iter().cloned())
-                            .collect::<Vec<_>>()
-                            .join(" ");
-                        let link_name = match &holder {
-                            Some(_) => format!("{shown}, {}. Give this day", short_day(&date)),
-                            None => format!("{shown}, {}: nobody. Give this day", short_day(&date)),
+                        // What a link says beyond what it shows, for screen readers: its name
+                        // is its text, so it starts with what it shows ("6 alice"), and a person
+                        // who speaks to their phone names the link by what they see.
+                        let rest = match &holder {
+                            Some(_) => format!(", {}. Give this day", short_day(&date)),
+                            None => format!(", {}: nobody. Give this day", short_day(&date)),
                         };
                         let mark = (!mark.is_empty()).then(|| mark.join(", "));
-                        let inside = view! {
-                            <span class="day" aria-hidden="true">{n}</span>
-                            <span class="holder" aria-hidden="true">{holder.map(|h| h.username)}</span>
-                            {mark.map(|m| view! { <span class="cover-mark" aria-hidden="true">{m}</span> })}
-                        };
+                        let holder = holder.map(|h| h.username);
                         match fill {
                             true => view! {
                                 <td class=class>
-                                    <a class="day-link" href=format!("?month={month}&fill={date}#give-days") aria-label=link_name>{inside}</a>
+                                    <a class="day-link" href=format!("?month={month}&fill={date}#give-days")>
+                                        <span class="day">{n}</span>" "
+                                        <span class="holder">{holder}</span>
+                                        {mark.map(|m| view! { " "<span class="cover-mark">{m}</span> })}
+                                        <span class="sr-only">{rest}</span>
+                                    </a>
                                 </td>
                             }
                             .into_any(),
-                            false => view! { <td class=class aria-label=label>{inside}</td> }.into_any(),
+                            false => view! {
+                                <td class=class aria-label=label>
+                                    <span class="day" aria-hidden="true">{n}</span>
+                                    <span class="holder" aria-hidden="true">{holder}</span>
+                                    {mark.map(|m| view! { <span class="cover-mark" aria-hidden="true">{m}</span> })}
+                                </td>
+                            }
+                            .into_any(),
                         }
                     }
                 })
