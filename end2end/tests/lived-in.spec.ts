@@ -207,7 +207,11 @@ test('the covers list and the API keys keep their buttons on one line', async ({
 
 test('a storm of alike titles shows each row the part that tells it apart', async ({ page }) => {
   await signInPage(page);
+  const reloaded = liveReload(page, 'get_incident_board');
   await ready(page, '/');
+  // The list's reload once its live stream opens draws the filter form again: wait for it
+  // before opening the form.
+  await reloaded();
   const rows = page.getByRole('list', { name: 'Open incidents' }).locator('li');
   await expect(rows).toHaveCount(150);
   await expect(page.getByRole('list', { name: 'Open incidents' })).toHaveClass(/compact/);
