@@ -280,32 +280,7 @@ fn Summary(data: IncidentView) -> impl IntoView {
         {last_fix.map(|(href, head, text)| view! {
             <p class="last-fix"><a href=href>{head}</a>" "<Linked text /></p>
         })}
-        {(!labels.is_empty()).then(|| view! {
-            <dl class="labels" aria-label="Labels">
-                {labels
-                    .into_iter()
-                    .map(|(k, v)| {
-                        // A long value is cut to two lines, the whole of it one tap away: the
-                        // facts below must stay on the first screen.
-                        let whole = (v.chars().count() > LONG_LABEL).then(|| v.clone());
-                        view! {
-                            <div>
-                                <dt>{k.clone()}</dt>
-                                <dd>
-                                    <span class="label-value">{v}</span>
-                                    {whole.map(|v| view! {
-                                        <details class="full-title">
-                                            <summary aria-label=format!("Whole value of {k}")>"Whole value"</summary>
-                                            <p>{v}</p>
-                                        </details>
-                                    })}
-                                </dd>
-                            </div>
-                        }
-                    })
-                    .collect_view()}
-            </dl>
-        })}
+        <LabelList labels />
         <dl class="facts">
             <div><dt>"Since"</dt><dd>{since}</dd></div>
             <div>
@@ -326,6 +301,38 @@ fn Summary(data: IncidentView) -> impl IntoView {
         <ChangesBefore changes=data.detail.changes_before.clone() />
     }
     .into_any()
+}
+
+/// The labels that matter; a long value is cut to two lines, the whole of it one tap away, so
+/// the facts below stay on the first screen.
+#[component]
+fn LabelList(labels: Vec<(String, String)>) -> impl IntoView {
+    (!labels.is_empty()).then(|| {
+        view! {
+            <dl class="labels" aria-label="Labels">
+                {labels
+                    .into_iter()
+                    .map(|(k, v)| {
+                        let whole = (v.chars().count() > LONG_LABEL).then(|| v.clone());
+                        view! {
+                            <div>
+                                <dt>{k.clone()}</dt>
+                                <dd>
+                                    <span class="label-value">{v}</span>
+                                    {whole.map(|v| view! {
+                                        <details class="full-title">
+                                            <summary aria-label=format!("Whole value of {k}")>"Whole value"</summary>
+                                            <p>{v}</p>
+                                        </details>
+                                    })}
+                                </dd>
+                            </div>
+                        }
+                    })
+                    .collect_view()}
+            </dl>
+        }
+    })
 }
 
 /// The team's reported changes (deploys, configuration) in the two hours before the incident
