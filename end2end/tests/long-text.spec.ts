@@ -48,7 +48,7 @@ for (const scheme of ['dark', 'light'] as const) {
     const box = await title.boundingBox();
     expect(box!.height).toBeLessThan(4 * 40);
     await page.getByText('Full title', { exact: true }).click();
-    await expect(page.locator('.full-title p')).toHaveText(incident.title);
+    await expect(page.locator('.incident-head .full-title p')).toHaveText(incident.title);
 
     await widthStays390(page, '/');
     await widthStays390(page, `/teams/${team.id}`);

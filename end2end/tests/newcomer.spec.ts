@@ -27,9 +27,9 @@ test('from an invite link to the first page on the phone', async ({ browser }) =
     await page.getByRole('button', { name: 'Create account' }).click();
     await expect(page).toHaveURL(`${k.base}/`);
     const steps = page.locator('.onboarding li');
-    await expect(steps.nth(0)).toHaveClass('step');
-    await expect(steps.nth(1)).toHaveClass('step');
-    await expect(steps.nth(2)).toHaveClass('step done');
+    await expect(steps.nth(0)).toHaveClass('first-step');
+    await expect(steps.nth(1)).toHaveClass('first-step');
+    await expect(steps.nth(2)).toHaveClass('first-step done');
 
     await steps.nth(0).getByRole('link', { name: 'Get pages on your phone' }).click();
     await expect(page).toHaveURL(`${k.base}/me`);
@@ -61,8 +61,8 @@ test('from an invite link to the first page on the phone', async ({ browser }) =
     await expect(card.locator('.tested')).toContainText('Last test page reached you');
 
     await page.goto(`${k.base}/`);
-    await expect(steps.nth(0)).toHaveClass('step done');
-    await expect(steps.nth(1)).toHaveClass('step done');
+    await expect(steps.nth(0)).toHaveClass('first-step done');
+    await expect(steps.nth(1)).toHaveClass('first-step done');
 
     // On call today, then an alert: the page reaches the new topic with its Acknowledge button.
     const me = await (await k.api('GET', '/api/users')).json();

@@ -49,7 +49,7 @@ test('the next step, the last fix and the source graph are in view', async ({ pa
   await hydrated(page);
   // Level 1 paged her at the opening; level 2 is next, in ten minutes.
   const next = page.locator('.next-step');
-  await expect(next).toContainText(/Escalates to level 2 — alice — at \d{4}-\d\d-\d\d \d\d:\d\d .* unless acknowledged/);
+  await expect(next).toContainText(/Escalates to level 2 — you — at \d{4}-\d\d-\d\d \d\d:\d\d .* unless acknowledged/);
   // The last fix sits right under the summary, with its link, before the facts.
   const fix = page.locator('.last-fix');
   await expect(fix).toContainText(`Last time (#${first.id}, fixed by alice): Restarted the consumer`);

@@ -92,7 +92,7 @@ test('the team zone is previewed and saved, and a cover is made from the calenda
   // The calendar of that month marks the date.
   await page.goto(`/teams/${team.id}?month=${date.slice(0, 7)}`);
   await hydrated(page);
-  const cell = page.locator(`table.calendar a[aria-label*="${bob} 14:00–18:00"]`);
+  const cell = page.locator('table.calendar').getByRole('link', { name: new RegExp(`${bob} 14:00–18:00`) });
   await expect(cell).toHaveCount(1);
   await expect(cell.locator('.day')).toHaveText(String(Number(date.slice(8, 10))));
 
