@@ -51,7 +51,7 @@ for (const scheme of ['dark', 'light'] as const) {
     await expect(page.locator('.coverage-gap')).toHaveCount(0);
 
     // A calendar day is a link that gives that day; the name on it is whole.
-    const cell = page.getByRole('link', { name: /^\d+ alice, .*\. Give this day$/ }).first();
+    const cell = page.getByRole('link', { name: /^\d+ alice\b.*\. Give this day$/ }).first();
     await expect(cell.locator('.holder')).toHaveText('alice');
     const cut = await cell.locator('.holder').evaluate((e) => e.scrollHeight > e.clientHeight + 1 || e.scrollWidth > e.clientWidth + 1);
     expect(cut).toBe(false);
