@@ -1,27 +1,11 @@
-import { expect, type APIRequestContext, type Page } from '@playwright/test';
-import { createRequire } from 'node:module';
-import { test, hydrated, liveReload, removeTeam, teamWithIncident, signInPage } from './support';
+import { expect, type APIRequestContext } from '@playwright/test';
+import { test, axeViolations, hydrated, liveReload, removeTeam, teamWithIncident, signInPage } from './support';
 
 // Every page passes axe-core with no serious or critical violation, in the dark and the light
 // scheme; the incident flow works from the keyboard alone and announces its result.
 
-const axeSource = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 // axe is injected as a script, which the pages' Content-Security-Policy would refuse.
 test.use({ bypassCSP: true });
-
-async function violations(page: Page) {
-  await page.addScriptTag({ path: axeSource });
-  const found = await page.evaluate(async () => {
-    const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((v: any) => ({
-      id: v.id,
-      impact: v.impact,
-      help: v.help,
-      nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(' ')),
-    }));
-  });
-  return found.filter((v: any) => v.impact === 'serious' || v.impact === 'critical');
-}
 
 async function world(request: APIRequestContext) {
   const w = await teamWithIncident(request, 'a11y', 'Access');
@@ -51,7 +35,7 @@ for (const scheme of ['dark', 'light'] as const) {
     for (const path of signedOut) {
       await page.goto(path);
       await hydrated(page);
-      const v = await violations(page);
+      const v = await axeViolations(page);
       if (v.length) report[path] = v;
     }
     await signInPage(page);
@@ -60,7 +44,7 @@ for (const scheme of ['dark', 'light'] as const) {
       await hydrated(page);
       // Sections that load after the page (lists, charts) are part of what is checked.
       await expect(page.locator('.loading')).toHaveCount(0, { timeout: 10_000 });
-      const v = await violations(page);
+      const v = await axeViolations(page);
       if (v.length) report[path] = v;
     }
     await removeTeam(request, w.team);

@@ -1,13 +1,11 @@
 import { expect, type APIRequestContext, type Page } from '@playwright/test';
-import { createRequire } from 'node:module';
-import { test, PASSWORD, alertmanagerPayload, hydrated, liveReload, removeTeam, signInApi, signInPage } from './support';
+import { test, PASSWORD, axeViolations, alertmanagerPayload, hydrated, liveReload, removeTeam, signInApi, signInPage } from './support';
 
 // The app as a team sees it after a few months, not empty: days held by a short and a long name,
 // covers in force and to come, an API key with a long name, 150 open incidents of one storm and
 // one with a 200-character label. Every page passes axe in both schemes and stays inside the
 // phone with its controls' words whole; then each thing a new team found broken there.
 
-const axeSource = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 test.use({ bypassCSP: true });
 
 type World = {
@@ -90,19 +88,6 @@ test.afterAll(async () => {
   await api.dispose();
 });
 
-async function violations(page: Page) {
-  await page.addScriptTag({ path: axeSource });
-  const found = await page.evaluate(async () => {
-    const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((v: any) => ({
-      id: v.id,
-      impact: v.impact,
-      nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(' ')),
-    }));
-  });
-  return found.filter((v: any) => v.impact === 'serious' || v.impact === 'critical');
-}
-
 /// Controls whose words are broken across lines ("E / n / d now"): each word of a visible
 /// button, summary, button-like link, chip or calendar name must sit on one line.
 async function brokenWords(page: Page) {
@@ -160,7 +145,7 @@ for (const scheme of ['dark', 'light'] as const) {
       if (width !== 390) found.width = width;
       const broken = await brokenWords(page);
       if (broken.length) found.broken = broken;
-      const v = await violations(page);
+      const v = await axeViolations(page);
       if (v.length) found.axe = v;
       if (Object.keys(found).length) report[path] = found;
     }

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { freePort, serveKlaxon, startProvider } from '../instance.mjs';
 
 // Helpers shared by the browser tests (not a test file itself: Playwright runs only *.spec.ts).
@@ -200,4 +201,23 @@ export async function startTerminalLogin(baseURL: string) {
     link: out.match(/http\S+\/device\?code=\S+/)![0],
     code: out.match(/shows the code (\S+)/)![1],
   };
+}
+
+const axeSource = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+/// The page's serious and critical axe-core violations (the first three nodes of each). axe is
+/// injected as a script, which the pages' Content-Security-Policy refuses: the calling file uses
+/// `test.use({ bypassCSP: true })`.
+export async function axeViolations(page: Page) {
+  await page.addScriptTag({ path: axeSource });
+  const found = await page.evaluate(async () => {
+    const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((v: any) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(' ')),
+    }));
+  });
+  return found.filter((v: any) => v.impact === 'serious' || v.impact === 'critical');
 }
