@@ -138,6 +138,27 @@ impl AckTimes {
             p90_seconds: percentile(seconds, 90),
         }
     }
+
+    /// The same figures from each value and how many times it came, in any order: a year's
+    /// acknowledgements are read as a few hundred (seconds, count) rows, not one row each.
+    pub fn of_counts(counts: &[(i64, u64)]) -> AckTimes {
+        let mut sorted = counts.to_vec();
+        sorted.sort_unstable();
+        let n: u64 = sorted.iter().map(|(_, c)| c).sum();
+        let at = |p: u64| {
+            let rank = (p * n).div_ceil(100).max(1);
+            let mut seen = 0;
+            sorted.iter().find_map(|&(value, c)| {
+                seen += c;
+                (seen >= rank).then_some(value)
+            })
+        };
+        AckTimes {
+            count: n,
+            median_seconds: at(50),
+            p90_seconds: at(90),
+        }
+    }
 }
 
 /// One person's figures over the range.

@@ -44,7 +44,7 @@ test('test page, escalation ladder and paging history', async ({ page, request }
   await ladderLink.click();
   await expect(page).toHaveURL(new RegExp(`/teams/${teamId}/escalation$`));
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Escalation');
-  await expect(page.getByText(/^No ladder: .*reminders every notify interval instead/)).toBeVisible();
+  await expect(page.getByText(/^No ladder: .*pages them again every few minutes \(how often is the administrator's “Page again every”\) until someone acknowledges/)).toBeVisible();
 
   // One level paging whoever is on call, after 5 minutes.
   await page.getByRole('button', { name: 'Add a level' }).click();

@@ -388,3 +388,49 @@ both!(
             .expect_error(404, "not_found");
     }
 );
+
+both!(
+    pages_stored_before_they_named_their_team_still_count_after_the_upgrade,
+    |app| {
+        // alice holds the day of T0 (22 November 2026) and is paged.
+        let w = app.paging_world().await;
+        app.fire(&w.key, "db-down").await;
+        app.tick().await;
+        let health = format!(
+            "/api/teams/{}/reports/health?from=2026-11-21T00:00:00Z&to=2026-11-24T00:00:00Z",
+            w.team
+        );
+        let before = app.get(&health, &w.alice.1).await.expect(200);
+        assert!(before["team"]["pages"].as_u64() > Some(0), "{before}");
+        // The database as a version before 0052 left it: incident pages without their team,
+        // the reports' indexes not made yet.
+        let pool = &app.core.db.pool;
+        let mut conn = pool.acquire().await.unwrap();
+        for sql in [
+            "UPDATE pages SET team_id = NULL WHERE incident_id IS NOT NULL",
+            "DROP INDEX pages_team_sent",
+            "DROP INDEX pages_incident",
+            "CREATE INDEX pages_incident ON pages(incident_id)",
+            "DROP INDEX timeline_escalated",
+            "DROP INDEX timeline_resolved",
+            "DROP INDEX timeline_acted",
+            "DELETE FROM _sqlx_migrations WHERE version = 52",
+        ] {
+            sqlx::query(sql).execute(&mut *conn).await.expect(sql);
+        }
+        drop(conn);
+        app.core.db.migrate().await.expect("the upgrade");
+        let after = app.get(&health, &w.alice.1).await.expect(200);
+        assert_eq!(after["team"], before["team"], "{after}");
+        // A page queued now names its team as it is written.
+        app.fire(&w.key, "disk-full").await;
+        app.tick().await;
+        let (unnamed,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM pages WHERE team_id IS NULL")
+            .fetch_one(pool)
+            .await
+            .unwrap();
+        assert_eq!(unnamed, 0);
+        let later = app.get(&health, &w.alice.1).await.expect(200);
+        assert!(later["team"]["pages"].as_u64() > before["team"]["pages"].as_u64());
+    }
+);

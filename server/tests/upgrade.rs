@@ -29,9 +29,14 @@ async fn before_page_roads(app: &TestApp) {
         "DROP TABLE phone_seen",
         "DROP TABLE phone_reports",
         "DROP TABLE phone_hours",
+        // What 0052 (the reports' indexes, one of them on `road`) made is made again after.
+        "DROP INDEX pages_team_sent",
+        "DROP INDEX timeline_escalated",
+        "DROP INDEX timeline_resolved",
+        "DROP INDEX timeline_acted",
         "ALTER TABLE pages DROP COLUMN road",
         "ALTER TABLE pages DROP COLUMN method_id",
-        "DELETE FROM _sqlx_migrations WHERE version IN (35, 36, 37)",
+        "DELETE FROM _sqlx_migrations WHERE version IN (35, 36, 37, 52)",
     ]);
     for sql in undo {
         sqlx::query(sql).execute(pool).await.expect(sql);

@@ -20,7 +20,8 @@ use leptos_router::hooks::use_params_map;
 
 /// What a team without a ladder gets instead.
 const NO_LADDER: &str = "No ladder: the first page goes to whoever is on call today (or the \
-    fallback topic), then reminders every notify interval instead, until someone acknowledges.";
+    fallback topic), then pages them again every few minutes (how often is the administrator's \
+    “Page again every”) until someone acknowledges.";
 
 /// Timeout offered for a new level.
 const NEW_LEVEL_TIMEOUT: &str = "15m";

@@ -2,7 +2,7 @@
 //! already waits, with the timeline entries they call for.
 
 use super::roads;
-use crate::db::{insert_json, insert_rows, Col::*, Tx};
+use crate::db::{insert_json, json_rows, Col::*, Tx};
 use crate::timeline::timelines;
 use crate::Result;
 use klaxon_domain::contact::Destination;
@@ -104,20 +104,24 @@ pub(super) async fn enqueue_after(
         }
         queued.push(any);
     }
-    let sql = insert_rows(
-        tx.backend,
-        "pages",
-        &[
-            Int("incident_id"),
-            Text("kind"),
-            Text("topic"),
-            Text("road"),
-            Int("method_id"),
-            Int("user_id"),
-            Text("detail"),
-            Int("due_at"),
-            Int("created_at"),
-        ],
+    let cols = [
+        Int("incident_id"),
+        Text("kind"),
+        Text("topic"),
+        Text("road"),
+        Int("method_id"),
+        Int("user_id"),
+        Text("detail"),
+        Int("due_at"),
+        Int("created_at"),
+    ];
+    // Each page names its incident's team, read in the same statement: reports count a team's
+    // pages from one index (migration 0052).
+    let sql = format!(
+        "INSERT INTO pages (incident_id, kind, topic, road, method_id, user_id, detail, due_at, created_at, team_id) \
+         SELECT r.incident_id, r.kind, r.topic, r.road, r.method_id, r.user_id, r.detail, r.due_at, r.created_at, \
+         (SELECT i.team_id FROM incidents i WHERE i.id = r.incident_id) FROM {}",
+        json_rows(tx.backend, "r", &cols)
     );
     insert_json(tx, &sql, &rows).await?;
     timelines(tx, &entries).await?;

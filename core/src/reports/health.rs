@@ -1,11 +1,12 @@
 //! On-call health (`domain::health`): who held the pager, who was paged and how, who answered.
 
+use super::acks::{ack_figures, AckFigures};
 use super::nights::{count_pages, PageCount};
 use super::{ReportQuery, PAGES_THAT_ASK};
 use crate::db::fetch_in;
 use crate::{oncall, Actor, Core, Error, Result};
 use klaxon_domain::health::{
-    hours, seconds_held, weigh, AckTimes, Held, OncallHealth, PersonHealth, Range, TeamHealth,
+    hours, seconds_held, weigh, Held, OncallHealth, PersonHealth, Range, TeamHealth,
 };
 use klaxon_domain::oncall_day::TeamDays;
 use klaxon_domain::Timestamp;
@@ -37,11 +38,14 @@ impl Core {
         let (days, covers) = held(&mut conn, team_id, &team_days, range).await?;
         let held = seconds_held(range, &days, &covers);
         let team_zone = team_days.rule().zone_name().to_string();
-        let record = Record::read(&mut conn, team_id, range, &team_zone).await?;
+        // The report holds at most two connections: its first goes back while the record is read.
+        drop(conn);
+        let record = Record::read(&self.db.pool, team_id, range, &team_zone).await?;
+        let mut conn = self.db.pool.acquire().await?;
 
         let mut ids: BTreeSet<i64> = held.keys().copied().collect();
         ids.extend(record.pages.iter().map(|p| p.user_id));
-        ids.extend(record.acks.iter().map(|a| a.0));
+        ids.extend(record.acks.people.iter().map(|a| a.0));
         ids.extend(record.resolvers.iter().filter_map(|r| r.0));
         ids.extend(record.passed.iter().map(|p| p.0));
         let ids: Vec<i64> = ids.into_iter().collect();
@@ -100,8 +104,8 @@ struct Record {
     pages: Vec<PageCount>,
     /// (who, which incident) where the incident escalated past a page of theirs.
     passed: Vec<(i64, i64)>,
-    /// (who, seconds from opening) of each acknowledgement by a person.
-    acks: Vec<(i64, i64)>,
+    /// Times to acknowledge, each person's and the team's.
+    acks: AckFigures,
     /// (who, how many) resolved the incidents resolved in the range (none: its sender or the
     /// sweeper).
     resolvers: Vec<(Option<i64>, i64)>,
@@ -110,19 +114,39 @@ struct Record {
 }
 
 impl Record {
+    /// Reads the record on two connections at once (`reports::READS_AT_ONCE`): the pages by
+    /// person, road and night on one, everything else on the other. Each half is a few hundred
+    /// milliseconds over a busy year; one after the other they were over half a second.
     async fn read(
-        conn: &mut AnyConnection,
+        pool: &sqlx::AnyPool,
         team_id: i64,
         range: Range,
         team_zone: &str,
     ) -> Result<Record> {
-        let pages = count_pages(conn, team_id, range, team_zone).await?;
+        let pages = async {
+            let mut conn = pool.acquire().await?;
+            count_pages(&mut conn, team_id, range, team_zone).await
+        };
+        let rest = async {
+            let mut conn = pool.acquire().await?;
+            Self::read_rest(&mut conn, team_id, range).await
+        };
+        let (pages, mut record) = tokio::try_join!(pages, rest)?;
+        record.pages = pages;
+        Ok(record)
+    }
+
+    /// Everything but the pages' counts.
+    async fn read_rest(conn: &mut AnyConnection, team_id: i64, range: Range) -> Result<Record> {
         // An escalation entry after the page and before any acknowledgement, the first
-        // level's own entry at the opening excluded.
+        // level's own entry at the opening excluded. The first test needs only the page and
+        // the escalations' small index, so most pages never visit their incident.
         let passed: Vec<(i64, i64)> = sqlx::query_as(&format!(
             "SELECT DISTINCT p.user_id, p.incident_id FROM pages p JOIN incidents i ON i.id = p.incident_id \
-             WHERE i.team_id = $1 AND p.user_id IS NOT NULL AND p.kind IN {PAGES_THAT_ASK} \
+             WHERE p.team_id = $1 AND p.user_id IS NOT NULL AND p.kind IN {PAGES_THAT_ASK} \
              AND p.sent_at >= $2 AND p.sent_at < $3 \
+             AND EXISTS (SELECT 1 FROM timeline e WHERE e.incident_id = p.incident_id \
+             AND e.kind = 'escalated' AND e.at > p.created_at) \
              AND EXISTS (SELECT 1 FROM timeline t WHERE t.incident_id = i.id \
              AND t.kind = 'escalated' AND t.at > p.created_at \
              AND t.at >= i.created_at + {FIRST_LEVEL_WITHIN} \
@@ -133,16 +157,7 @@ impl Record {
         .bind(range.to)
         .fetch_all(&mut *conn)
         .await?;
-        let acks: Vec<(i64, i64)> = sqlx::query_as(
-            "SELECT acknowledged_by, acknowledged_at - created_at FROM incidents \
-             WHERE team_id = $1 AND acknowledged_by IS NOT NULL \
-             AND acknowledged_at >= $2 AND acknowledged_at < $3",
-        )
-        .bind(team_id)
-        .bind(range.from)
-        .bind(range.to)
-        .fetch_all(&mut *conn)
-        .await?;
+        let acks = ack_figures(conn, team_id, range).await?;
         // Each incident's last resolution names who resolved it.
         let resolvers: Vec<(Option<i64>, i64)> = sqlx::query_as(
             "SELECT t.actor_id, COUNT(*) FROM incidents i \
@@ -165,7 +180,7 @@ impl Record {
         .fetch_one(&mut *conn)
         .await?;
         Ok(Record {
-            pages,
+            pages: Vec::new(),
             passed,
             acks,
             resolvers,
@@ -196,16 +211,11 @@ impl Record {
             }
         }
         team.escalated_past = passed.len() as u64;
-        let mut ack_times: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
-        for (user_id, seconds) in &self.acks {
-            ack_times.entry(*user_id).or_default().push(*seconds);
-        }
-        let all: Vec<i64> = self.acks.iter().map(|a| a.1).collect();
-        team.time_to_acknowledge = AckTimes::of(&all);
-        for (user_id, seconds) in ack_times {
-            if let Some(p) = people.get_mut(&user_id) {
-                p.acknowledged = seconds.len() as u64;
-                p.time_to_acknowledge = AckTimes::of(&seconds);
+        team.time_to_acknowledge = self.acks.team;
+        for (user_id, times) in &self.acks.people {
+            if let Some(p) = people.get_mut(user_id) {
+                p.acknowledged = times.count;
+                p.time_to_acknowledge = *times;
             }
         }
         for (user_id, resolved) in &self.resolvers {

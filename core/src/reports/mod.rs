@@ -3,6 +3,7 @@
 //! themselves — schedule days, covers, pages, acknowledgements and the timeline — for the team's
 //! members, over a range of at most a year.
 
+mod acks;
 pub mod health;
 mod nights;
 pub mod noise;
@@ -13,8 +14,10 @@ const PAGES_THAT_ASK: &str = "('opening', 'reminder', 'escalation', 'fallback')"
 
 /// Reports this replica reads at once; more wait their turn. A year of the record is
 /// a lot of reading, and intake shares the database and its pool: however many people open
-/// their reports at once, they hold no more than this many connections.
-pub(crate) const READS_AT_ONCE: usize = 2;
+/// their reports at once, they hold no more than two connections, because a report reads its
+/// independent counts side by side on two (a year's report then takes the time of its longest
+/// count rather than of all of them).
+pub(crate) const READS_AT_ONCE: usize = 1;
 
 impl crate::Core {
     /// Waits for a turn to read the record; the turn ends when the permit is dropped.

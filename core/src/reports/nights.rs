@@ -99,8 +99,8 @@ async fn read(
         "SELECT user_id, road, \
          CASE WHEN s < {night_until} OR s >= {night_from} THEN 1 ELSE 0 END AS night, COUNT(*) AS pages \
          FROM (SELECT p.user_id, p.road, ((p.sent_at + ({offset})) % 86400 + 86400) % 86400 AS s \
-         FROM pages p JOIN incidents i ON i.id = p.incident_id \
-         WHERE i.team_id = $1 AND p.user_id IS NOT NULL AND p.kind IN {PAGES_THAT_ASK} \
+         FROM pages p \
+         WHERE p.team_id = $1 AND p.user_id IS NOT NULL AND p.kind IN {PAGES_THAT_ASK} \
          AND p.sent_at >= $2 AND p.sent_at < $3{one}) x \
          GROUP BY user_id, road, CASE WHEN s < {night_until} OR s >= {night_from} THEN 1 ELSE 0 END"
     );

@@ -181,6 +181,33 @@ fn percentiles_are_values_that_happened() {
 }
 
 #[test]
+fn counted_values_give_the_same_percentiles_as_the_values_one_by_one() {
+    assert_eq!(AckTimes::of_counts(&[]), AckTimes::of(&[]));
+    // Values in any order, repeated: each list against its counted form.
+    let lists: [&[i64]; 5] = [
+        &[40],
+        &[300, 100, 400, 200],
+        &[60, 60, 60, 3600],
+        &[5, 9, 5, 1, 9, 9, 9, 2, 7, 5, 5],
+        &[120, 60, 3600, 60, 120, 120, 7200, 60, 60, 60, 30],
+    ];
+    for values in lists {
+        let mut counts: Vec<(i64, u64)> = Vec::new();
+        for v in values.iter().rev() {
+            match counts.iter_mut().find(|(x, _)| x == v) {
+                Some((_, c)) => *c += 1,
+                None => counts.push((*v, 1)),
+            }
+        }
+        assert_eq!(
+            AckTimes::of_counts(&counts),
+            AckTimes::of(values),
+            "{values:?}"
+        );
+    }
+}
+
+#[test]
 fn fairness_weighs_a_share_of_pages_against_a_share_of_hours() {
     let person = |pages, hours_on_call| PersonHealth {
         pages,
