@@ -152,8 +152,8 @@ pub struct Core {
     pub(crate) stamps: Arc<intake::Stamps>,
     /// Each integration key's requests this minute (`intake::rate`).
     pub(crate) key_rate: Arc<key_rate::KeyRate>,
-    /// Turns to read reports (`reports::READS_AT_ONCE`).
-    pub(crate) record_reads: Arc<tokio::sync::Semaphore>,
+    /// Turns to read reports (`reports::Turns`).
+    pub(crate) record_reads: Arc<reports::Turns>,
 }
 
 impl Core {
@@ -202,7 +202,7 @@ impl Core {
             page_lanes: lanes::Lanes::new(),
             channel_lanes: lanes::Lanes::new(),
             stamps: Arc::default(),
-            record_reads: Arc::new(tokio::sync::Semaphore::new(reports::READS_AT_ONCE)),
+            record_reads: Arc::new(reports::Turns::new(reports::READS_AT_ONCE, reports::REST)),
         };
         core.seed_settings().await?;
         core.seed_switches().await?;
@@ -237,6 +237,12 @@ impl Core {
     /// a pass of the due work's reads.
     pub fn wake_delivery(&self) {
         self.wake.notify_one();
+    }
+
+    /// Whether a lane of this replica's notifier is still sending (`lanes`): its destination's
+    /// later pages wait for it to close, which wakes the notifier.
+    pub fn pages_sending(&self) -> bool {
+        self.page_lanes.room() < lanes::MAX_LANES
     }
 
     /// Whether a wake since the last call asked for the due work (`wake_notifier`).

@@ -660,6 +660,66 @@ both!(a_queued_page_wakes_the_notifier, |app| {
     }
 });
 
+/// The test's clock, with background loops whose timer waits an hour.
+struct TimerNeverDue(std::sync::Arc<klaxon_core::ManualClock>);
+
+impl klaxon_core::Clock for TimerNeverDue {
+    fn now(&self) -> i64 {
+        self.0.now()
+    }
+    fn tick(&self, _usual: Duration) -> Duration {
+        Duration::from_secs(3600)
+    }
+}
+
+/// How many passes this replica's notifier has finished.
+async fn passes(app: &TestApp) -> u64 {
+    let metrics = app.get("/metrics", &Auth::None).await.text;
+    metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("klaxon_notifier_pass_duration_seconds_count "))
+        .and_then(|n| n.trim().parse::<f64>().ok())
+        .map_or(0, |n| n as u64)
+}
+
+both_with!(
+    a_page_queued_behind_a_slow_send_goes_as_soon_as_that_send_ends,
+    klaxon_core::Config {
+        // As deployed: a pass leaves a slow send to finish alone.
+        lane_wait: klaxon_core::lanes::WAIT_FOR_LANES,
+        ..unbundled()
+    },
+    |app| {
+        let w = app.paging_world().await;
+        let (_stop, stopped) = tokio::sync::watch::channel(false);
+        // A loop whose timer never comes within the test: only a wake can explain a page.
+        let mut core = app.core.clone();
+        core.clock = std::sync::Arc::new(TimerNeverDue(app.clock.clone()));
+        klaxon_server::loops::spawn_notifier(core, "live".into(), stopped);
+        let after = |n: u64, what: &'static str| {
+            let app = &app;
+            common::process::until(what, move || async move {
+                let now = passes(app).await;
+                (now > n).then_some(now)
+            })
+        };
+        let started = after(0, "the loop's first pass").await;
+        let mut held = app.ntfy.hold_next();
+        app.fire(&w.key, "g1").await;
+        held.arrived().await;
+        // The pass has left alice's slow send to finish alone...
+        let first = after(started, "the first page's pass ending").await;
+        // ...and the next, woken by her second page, finds her topic's lane still sending.
+        app.fire(&w.key, "g2").await;
+        after(first, "the second page's pass ending").await;
+        assert_eq!(app.ntfy.published().len(), 0, "the first is still held");
+        // When the slow send ends, the second goes: not at the loop's next tick (an hour here).
+        held.release();
+        let pages = app.ntfy.wait_for(2, Duration::from_secs(10)).await;
+        assert_eq!(pages.len(), 2);
+    }
+);
+
 both_with!(
     many_due_reminders_are_queued_once_each_even_by_two_notifiers,
     unbundled(),

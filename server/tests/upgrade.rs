@@ -36,7 +36,7 @@ async fn before_page_roads(app: &TestApp) {
         "DROP INDEX timeline_acted",
         "ALTER TABLE pages DROP COLUMN road",
         "ALTER TABLE pages DROP COLUMN method_id",
-        "DELETE FROM _sqlx_migrations WHERE version IN (35, 36, 37, 52)",
+        "DELETE FROM _sqlx_migrations WHERE version IN (35, 36, 37, 52, 53)",
     ]);
     for sql in undo {
         sqlx::query(sql).execute(pool).await.expect(sql);

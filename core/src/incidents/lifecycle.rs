@@ -42,8 +42,9 @@ pub(crate) enum Took {
     /// Joined its open incident.
     Joined,
     /// Opened a new one; with `ladder`, its ladder's first level is due at once (the
-    /// notifier's due work enters it, `Core::wake_notifier`).
-    Opened { ladder: bool },
+    /// notifier's due work enters it, `Core::wake_notifier`); `paged` when its opening queued a
+    /// page (nobody to page queues none, and wakes nobody).
+    Opened { ladder: bool, paged: bool },
 }
 
 /// The open incident of this group, or a new one. A unique index allows one open incident per
@@ -131,8 +132,8 @@ pub(crate) async fn open_or_join(
                 ));
             }
             let ladder = opening.ladder;
-            paging::queue_opening(tx, id, opening, now, entries).await?;
-            return Ok((id, Took::Opened { ladder }));
+            let paged = paging::queue_opening(tx, id, opening, now, entries).await?;
+            return Ok((id, Took::Opened { ladder, paged }));
         }
         // Another transaction opened it between our look and our insert: join that one.
     }

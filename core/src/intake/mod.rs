@@ -241,9 +241,9 @@ impl Core {
             self.stamps.done(id, now, alerted);
         }
         match (paged, ladder) {
-            (true, true) => self.wake_notifier(),
+            (_, true) => self.wake_notifier(),
             (true, false) => self.wake_delivery(),
-            (false, _) => {}
+            (false, false) => {}
         }
         Ok(Committed { discarded, opened })
     }
@@ -309,7 +309,7 @@ pub(super) struct Applied<'a> {
     pub(super) touched: BTreeSet<i64>,
     /// The severity of the incident this payload opened, if it opened one.
     pub(super) opened_severity: Option<Severity>,
-    /// Whether a page may have been queued (an incident opened or resolved).
+    /// Whether a page may have been queued (an incident opened and paged someone, or resolved).
     pub(super) paged: bool,
     /// Whether an incident opened with a ladder, whose first level the notifier's due work
     /// enters: without one, the notifier is woken to deliver only (`Core::wake_delivery`).
@@ -340,14 +340,16 @@ impl Applied<'_> {
         )
         .await?;
         let opened = took != Took::Joined;
-        self.ladder |= took == Took::Opened { ladder: true };
+        if let Took::Opened { ladder, paged } = took {
+            self.ladder |= ladder;
+            self.paged |= paged;
+        }
         if opened {
             self.opened_severity = Some(Severity::from_label(
                 alert.labels.get("severity").map(String::as_str),
             ));
         }
         self.incident = Some(id);
-        self.paged |= opened;
         self.opened += u64::from(opened);
         Ok(id)
     }

@@ -7,7 +7,7 @@ use crate::timeline::timelines;
 use crate::Result;
 use klaxon_domain::contact::Destination;
 use klaxon_domain::paging::PageKind;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// A page to queue, for `enqueue_many`.
 pub(crate) struct NewPage {
@@ -40,23 +40,25 @@ pub(crate) async fn enqueue_many(tx: &mut Tx, pages: &[NewPage], now: i64) -> Re
         .await?
         .into_iter()
         .collect();
-    enqueue_after(tx, pages, waiting, now).await
+    enqueue_after(tx, pages, waiting, now, HashMap::new()).await
 }
 
 /// `enqueue_many` once the pages already waiting (incident, topic) are known. A page to a
 /// person becomes one row per road of their notification rules (`roads`), each due at its
-/// step's delay; a page is queued when any of its rows is.
+/// step's delay; a page is queued when any of its rows is. `people` are those whose roads
+/// were read already.
 pub(super) async fn enqueue_after(
     tx: &mut Tx,
     pages: &[NewPage],
     mut waiting: HashSet<(i64, String)>,
     now: i64,
+    people: HashMap<i64, roads::Person>,
 ) -> Result<Vec<bool>> {
     let personal: Vec<&NewPage> = pages.iter().filter(|p| roads::follows_rules(p)).collect();
     let (mut expanded, entries) = if personal.is_empty() {
         (Vec::new(), Vec::new())
     } else {
-        roads::expand(tx, &personal, now).await?
+        roads::expand(tx, &personal, now, people).await?
     };
     expanded.reverse();
     #[derive(serde::Serialize)]

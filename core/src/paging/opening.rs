@@ -4,13 +4,14 @@
 
 use super::enqueue::{enqueue_after, NewPage};
 use super::reach::{owners_on, parse_policy, ReachRow, Reached, REACH_COLUMNS};
+use super::roads::{person_columns, Person, PersonRow};
 use crate::db::{Backend, Tx};
 use crate::timeline::Entry;
 use crate::Result;
 use klaxon_domain::incident::TimelineKind;
 use klaxon_domain::paging::{EscalationPolicy, PageKind};
 use sqlx::AnyConnection;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Who holds the team's pager now, and whether they can be paged.
 pub(crate) struct Holder {
@@ -47,12 +48,13 @@ pub(crate) async fn plan_group(
     group_key: &str,
     now: i64,
 ) -> Result<GroupPlan> {
-    let before = before_opening(conn, team_id, group_key, now).await?;
+    let before = before_opening(conn, backend, team_id, group_key, now).await?;
     if let Some(id) = before.open {
         return Ok(GroupPlan::Join(id));
     }
     let reach = before.holder.as_ref().map(|h| h.reach.clone());
-    let opening = plan_opening(conn, backend, team_id, reach, &before.policy, now).await?;
+    let mut opening = plan_opening(conn, backend, team_id, reach, &before.policy, now).await?;
+    opening.people.extend(before.person);
     Ok(GroupPlan::Open(Box::new(Planned {
         holder: before.holder,
         opening,
@@ -66,12 +68,15 @@ struct BeforeOpening {
     /// The holder at that instant (a cover's person, else the day's), with whether they can
     /// be paged; not read when the group has an open incident.
     holder: Option<Holder>,
+    /// The holder's roads, read with them.
+    person: Option<(i64, Person)>,
     policy: EscalationPolicy,
 }
 
 /// Reads `BeforeOpening` for the group `group_key` of team `team_id` at `now`.
 async fn before_opening(
     conn: &mut AnyConnection,
+    backend: Backend,
     team_id: i64,
     group_key: &str,
     now: i64,
@@ -105,6 +110,7 @@ async fn before_opening(
         return Ok(BeforeOpening {
             open: team.open_id,
             holder: None,
+            person: None,
             policy,
         });
     }
@@ -132,19 +138,31 @@ async fn before_opening(
         methods: Option<i64>,
         steps: Option<i64>,
         quiet_start: Option<String>,
+        #[sqlx(flatten)]
+        roads: PersonRow,
     }
     let row: Row = sqlx::query_as(&format!(
-        "SELECT u.id AS user_id, {REACH_COLUMNS} \
+        "SELECT u.id AS user_id, {REACH_COLUMNS}, {} \
          FROM (SELECT 1 AS one) one LEFT JOIN schedule s ON s.team_id = $1 AND s.date = $2 \
-         LEFT JOIN users u ON u.id = COALESCE($3, s.user_id)"
+         LEFT JOIN users u ON u.id = COALESCE($3, s.user_id)",
+        person_columns(backend)
     ))
     .bind(team_id)
     .bind(&date)
     .bind(cover.as_ref().map(|c| c.user_id))
     .fetch_one(&mut *conn)
     .await?;
+    let mut person = None;
     let holder = match (row.user_id, row.username, row.disabled) {
         (Some(user_id), Some(username), Some(disabled)) => {
+            person = row
+                .roads
+                .person(
+                    &username,
+                    row.push_topic.as_deref(),
+                    row.quiet_start.as_deref(),
+                )
+                .map(|p| (user_id, p));
             let user = ReachRow {
                 username,
                 push_topic: row.push_topic,
@@ -166,6 +184,7 @@ async fn before_opening(
     Ok(BeforeOpening {
         open: None,
         holder,
+        person,
         policy,
     })
 }
@@ -190,6 +209,8 @@ pub(crate) struct Opening {
     pub ladder: bool,
     /// (topic, person, whether they have nothing but that topic).
     pages: Vec<(String, Option<i64>, bool)>,
+    /// People whose roads were read with the plan (the holder).
+    people: HashMap<i64, Person>,
     kind: TimelineKind,
     text: String,
 }
@@ -270,19 +291,21 @@ async fn plan_opening(
         page_owners,
         ladder,
         pages,
+        people: HashMap::new(),
         kind,
         text,
     })
 }
 
 /// Queues a new incident's opening pages, and adds what was chosen to its timeline `entries`.
+/// Returns whether a page was queued.
 pub(crate) async fn queue_opening(
     tx: &mut Tx,
     incident_id: i64,
     opening: Opening,
     now: i64,
     entries: &mut Vec<Entry>,
-) -> Result<()> {
+) -> Result<bool> {
     let pages: Vec<NewPage> = opening
         .pages
         .into_iter()
@@ -296,7 +319,7 @@ pub(crate) async fn queue_opening(
         })
         .collect();
     // Nothing of an incident opened in this transaction can be waiting.
-    enqueue_after(tx, &pages, HashSet::new(), now).await?;
+    let queued = enqueue_after(tx, &pages, HashSet::new(), now, opening.people).await?;
     entries.push(Entry {
         incident_id,
         at: now,
@@ -304,5 +327,5 @@ pub(crate) async fn queue_opening(
         actor_id: None,
         text: opening.text,
     });
-    Ok(())
+    Ok(queued.contains(&true))
 }

@@ -161,6 +161,8 @@ impl Core {
                         tracing::warn!(error = %e, "could not record a lane's pages");
                     }
                     drop(lane);
+                    // Its destination's pages queued meanwhile go now, not at the next tick.
+                    core.wake_delivery();
                 }
             };
             tokio::select! {

@@ -5,7 +5,7 @@
 //! else, exactly as before contact methods existed.
 
 use super::NewPage;
-use crate::db::Tx;
+use crate::db::{Backend, Tx};
 use crate::timeline::Entry;
 use crate::Result;
 use klaxon_domain::alerting::Severity;
@@ -36,7 +36,7 @@ pub(super) fn follows_rules(page: &NewPage) -> bool {
 
 /// What paging one person needs.
 #[derive(Default)]
-struct Person {
+pub(super) struct Person {
     username: String,
     push_topic: Option<String>,
     time_zone: Option<String>,
@@ -95,16 +95,25 @@ impl Person {
 }
 
 /// The rows each of `pages` (all `follows_rules`) becomes, and the timeline entries of pages
-/// that wait out quiet hours.
+/// that wait out quiet hours. `known` are people already read (`person_columns`); the others
+/// are read here.
 pub(super) async fn expand(
     tx: &mut Tx,
     pages: &[&NewPage],
     now: i64,
+    mut known: HashMap<i64, Person>,
 ) -> Result<(Vec<Vec<Row>>, Vec<Entry>)> {
-    let mut users: Vec<i64> = pages.iter().filter_map(|p| p.user_id).collect();
+    let mut users: Vec<i64> = pages
+        .iter()
+        .filter_map(|p| p.user_id)
+        .filter(|u| !known.contains_key(u))
+        .collect();
     users.sort_unstable();
     users.dedup();
-    let people = people(tx, &users).await?;
+    if !users.is_empty() {
+        known.extend(people(tx, &users).await?);
+    }
+    let people = known;
     let mut weighing: Vec<i64> = pages
         .iter()
         .filter(|p| {
@@ -195,25 +204,10 @@ async fn people(tx: &mut Tx, users: &[i64]) -> Result<HashMap<i64, Person>> {
             username: r.username.clone(),
             push_topic: r.push_topic.clone(),
             time_zone: r.time_zone.clone(),
-            quiet: match (&r.quiet_start, &r.quiet_end) {
-                (Some(s), Some(e)) => ClockTime::parse(s)
-                    .and_then(|start| {
-                        Ok(QuietHours {
-                            start,
-                            end: ClockTime::parse(e)?,
-                        })
-                    })
-                    .ok(),
-                _ => None,
-            },
+            quiet: quiet_hours(r.quiet_start.as_deref(), r.quiet_end.as_deref()),
             ..Person::default()
         });
-        let kind = r.kind.as_deref().and_then(ContactKind::parse);
-        if let (Some(id), Some(kind), Some(target)) = (r.method_id, kind, &r.target) {
-            person
-                .methods
-                .push((id, Destination::of_method(kind, id, target)));
-        }
+        person.add_method(r.method_id, r.kind.as_deref(), r.target.as_deref());
     }
     let steps: Vec<(i64, String, i64, Option<i64>)> = tx
         .fetch_in(
@@ -225,13 +219,105 @@ async fn people(tx: &mut Tx, users: &[i64]) -> Result<HashMap<i64, Person>> {
         .await?;
     for (user_id, urgency, after, method) in steps {
         if let Some(person) = people.get_mut(&user_id) {
-            match Urgency::parse(&urgency) {
-                Some(Urgency::Low) => person.low.push((after, method)),
-                _ => person.high.push((after, method)),
-            }
+            person.add_step(&urgency, after, method);
         }
     }
     Ok(people)
+}
+
+fn quiet_hours(start: Option<&str>, end: Option<&str>) -> Option<QuietHours> {
+    let (start, end) = (start?, end?);
+    Some(QuietHours {
+        start: ClockTime::parse(start).ok()?,
+        end: ClockTime::parse(end).ok()?,
+    })
+}
+
+impl Person {
+    fn add_method(&mut self, id: Option<i64>, kind: Option<&str>, target: Option<&str>) {
+        if let (Some(id), Some(kind), Some(target)) =
+            (id, kind.and_then(ContactKind::parse), target)
+        {
+            self.methods
+                .push((id, Destination::of_method(kind, id, target)));
+        }
+    }
+
+    fn add_step(&mut self, urgency: &str, after: i64, method: Option<i64>) {
+        match Urgency::parse(urgency) {
+            Some(Urgency::Low) => self.low.push((after, method)),
+            _ => self.high.push((after, method)),
+        }
+    }
+}
+
+/// Columns of user `u` that, with the username, push topic and quiet start read beside them,
+/// make the person's `Person` (`PersonRow::person`): the opening of an incident reads its holder's
+/// roads in the query that finds the holder, so a storm's openings do not each read them again
+/// in their transaction (on SQLite, in the one writer's turn).
+pub(super) fn person_columns(backend: Backend) -> &'static str {
+    match backend {
+        Backend::Postgres => {
+            "u.time_zone, u.quiet_end, \
+             (SELECT json_agg(json_build_array(c.id, c.kind, c.target) ORDER BY c.id)::text FROM contact_methods c \
+              WHERE c.user_id = u.id AND c.verified_at IS NOT NULL) AS method_list, \
+             (SELECT json_agg(json_build_array(s.urgency, s.after_minutes, s.method_id) ORDER BY s.position)::text \
+              FROM notification_steps s WHERE s.user_id = u.id) AS step_list"
+        }
+        Backend::Sqlite => {
+            "u.time_zone, u.quiet_end, \
+             (SELECT json_group_array(json_array(c.id, c.kind, c.target) ORDER BY c.id) FROM contact_methods c \
+              WHERE c.user_id = u.id AND c.verified_at IS NOT NULL) AS method_list, \
+             (SELECT json_group_array(json_array(s.urgency, s.after_minutes, s.method_id) ORDER BY s.position) \
+              FROM notification_steps s WHERE s.user_id = u.id) AS step_list"
+        }
+    }
+}
+
+/// The `person_columns` of a user.
+#[derive(sqlx::FromRow)]
+pub(super) struct PersonRow {
+    pub time_zone: Option<String>,
+    pub quiet_end: Option<String>,
+    /// JSON: `[[id, kind, target], …]` of verified methods, in the order they were added.
+    pub method_list: Option<String>,
+    /// JSON: `[[urgency, after_minutes, method_id], …]` in the steps' order.
+    pub step_list: Option<String>,
+}
+
+impl PersonRow {
+    /// The person, or `None` when a list cannot be read (then `expand` reads them itself).
+    pub(super) fn person(
+        self,
+        username: &str,
+        push_topic: Option<&str>,
+        quiet_start: Option<&str>,
+    ) -> Option<Person> {
+        let list = |json: Option<String>| -> Option<Vec<serde_json::Value>> {
+            match json {
+                None => Some(Vec::new()),
+                Some(j) => serde_json::from_str(&j).ok(),
+            }
+        };
+        let mut person = Person {
+            username: username.to_string(),
+            push_topic: push_topic.map(str::to_string),
+            time_zone: self.time_zone,
+            quiet: quiet_hours(quiet_start, self.quiet_end.as_deref()),
+            ..Person::default()
+        };
+        for m in list(self.method_list)? {
+            let (id, kind, target) = (m.get(0)?.as_i64(), m.get(1)?.as_str(), m.get(2)?.as_str());
+            person.add_method(id, kind, target);
+        }
+        for step in list(self.step_list)? {
+            let urgency = step.get(0)?.as_str()?;
+            let after = step.get(1)?.as_i64()?;
+            let method = step.get(2)?.as_i64();
+            person.add_step(urgency, after, method);
+        }
+        Some(person)
+    }
 }
 
 /// The urgency of each incident's pages, by its severity and its team's policy.

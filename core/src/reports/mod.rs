@@ -8,24 +8,24 @@ pub mod health;
 mod nights;
 pub mod noise;
 pub mod review;
+mod turns;
+
+pub(crate) use turns::{Turns, REST};
 
 /// Page kinds that ask someone to act, as SQL: an all-clear or a hand-off notice is not counted.
 const PAGES_THAT_ASK: &str = "('opening', 'reminder', 'escalation', 'fallback')";
 
-/// Reports this replica reads at once; more wait their turn. A year of the record is
-/// a lot of reading, and intake shares the database and its pool: however many people open
-/// their reports at once, they hold no more than two connections, because a report reads its
-/// independent counts side by side on two (a year's report then takes the time of its longest
-/// count rather than of all of them).
+/// Reports this replica reads at once; more wait their turn, and each turn is followed by a
+/// rest (`turns`). A year of the record is a lot of reading, and intake shares the database and
+/// its pool: however many people open their reports at once, they hold no more than two
+/// connections, because a report reads its independent counts side by side on two (a year's
+/// report then takes the time of its longest count rather than of all of them).
 pub(crate) const READS_AT_ONCE: usize = 1;
 
 impl crate::Core {
-    /// Waits for a turn to read the record; the turn ends when the permit is dropped.
-    pub(crate) async fn reading_turn(&self) -> tokio::sync::SemaphorePermit<'_> {
-        self.record_reads
-            .acquire()
-            .await
-            .expect("the semaphore of record reads is never closed")
+    /// Waits for a turn to read the record; the turn ends when it is dropped.
+    pub(crate) async fn reading_turn(&self) -> turns::Turn {
+        self.record_reads.take().await
     }
 }
 
