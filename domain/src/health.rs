@@ -108,18 +108,6 @@ pub fn night_second(second_of_day: i64) -> bool {
         .contains(&second_of_day)
 }
 
-/// The `p`-th percentile (0–100) of `values` by nearest rank: a value that happened, never an
-/// interpolation. `None` for no values.
-pub fn percentile(values: &[i64], p: u32) -> Option<i64> {
-    if values.is_empty() {
-        return None;
-    }
-    let mut sorted = values.to_vec();
-    sorted.sort_unstable();
-    let rank = (p as usize * sorted.len()).div_ceil(100).max(1);
-    Some(sorted[rank - 1])
-}
-
 /// Median and 90th percentile of times to acknowledge, in seconds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -131,15 +119,8 @@ pub struct AckTimes {
 }
 
 impl AckTimes {
-    pub fn of(seconds: &[i64]) -> AckTimes {
-        AckTimes {
-            count: seconds.len() as u64,
-            median_seconds: percentile(seconds, 50),
-            p90_seconds: percentile(seconds, 90),
-        }
-    }
-
-    /// The same figures from each value and how many times it came, in any order: a year's
+    /// The median and 90th percentile by nearest rank (a value that happened, never an
+    /// interpolation) from each value and how many times it came, in any order: a year's
     /// acknowledgements are read as a few hundred (seconds, count) rows, not one row each.
     pub fn of_counts(counts: &[(i64, u64)]) -> AckTimes {
         let mut sorted = counts.to_vec();

@@ -10,7 +10,8 @@ pub mod noise;
 pub mod review;
 mod turns;
 
-pub(crate) use turns::{Turns, REST};
+pub(crate) use turns::Turns;
+pub use turns::REST;
 
 /// Page kinds that ask someone to act, as SQL: an all-clear or a hand-off notice is not counted.
 const PAGES_THAT_ASK: &str = "('opening', 'reminder', 'escalation', 'fallback')";

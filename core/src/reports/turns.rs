@@ -11,7 +11,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
 /// How many times as long as a report read the record rests after it.
-pub(crate) const REST: u32 = 4;
+pub const REST: u32 = 4;
 
 /// The turns of one replica.
 pub(crate) struct Turns {

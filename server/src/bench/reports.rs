@@ -86,6 +86,7 @@ async fn run(
     if let Some(command) = &args.empty_caches {
         println!("before each first read: {command}");
     }
+    let mut last = Duration::ZERO;
     for (name, path) in [
         (
             "on-call health, 4 weeks",
@@ -104,11 +105,17 @@ async fn run(
             format!("/api/teams/{t}/reports/noise?{}", year_range(now)),
         ),
     ] {
+        // Each read is timed once the replica's rest after the last one is over
+        // (`reports::REST`): the figure is the report's, not its wait for a turn.
+        let rest = |read: Duration| read * klaxon_core::reports::REST + Duration::from_millis(20);
+        tokio::time::sleep(rest(last)).await;
         if let Some(command) = &args.empty_caches {
             empty_caches(command)?;
         }
         let first = timed_get(&client, &format!("{base}{path}"), key).await?;
+        tokio::time::sleep(rest(first)).await;
         let again = timed_get(&client, &format!("{base}{path}"), key).await?;
+        last = again;
         println!(
             "{name}: first read {} ms, again {} ms",
             first.as_millis(),
