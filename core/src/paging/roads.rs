@@ -174,53 +174,36 @@ pub(super) async fn expand(
     Ok((out, entries))
 }
 
-/// The people `users`, with their verified methods and steps: two queries, whatever their number.
+/// The people `users`, with their verified methods and steps (`person_columns`): one query,
+/// whatever their number.
 async fn people(tx: &mut Tx, users: &[i64]) -> Result<HashMap<i64, Person>> {
     #[derive(sqlx::FromRow)]
-    struct Road {
+    struct Row {
         user_id: i64,
         username: String,
         push_topic: Option<String>,
-        time_zone: Option<String>,
         quiet_start: Option<String>,
-        quiet_end: Option<String>,
-        method_id: Option<i64>,
-        kind: Option<String>,
-        target: Option<String>,
+        #[sqlx(flatten)]
+        roads: PersonRow,
     }
-    let rows: Vec<Road> = tx
-        .fetch_in(
-            "SELECT u.id AS user_id, u.username, u.push_topic, u.time_zone, u.quiet_start, u.quiet_end, \
-             c.id AS method_id, c.kind, c.target FROM users u \
-             LEFT JOIN contact_methods c ON c.user_id = u.id AND c.verified_at IS NOT NULL \
-             WHERE u.id IN ({ids}) ORDER BY u.id, c.id",
-            &[],
-            users,
-        )
-        .await?;
-    let mut people: HashMap<i64, Person> = HashMap::new();
+    let sql = format!(
+        "SELECT u.id AS user_id, u.username, u.push_topic, u.quiet_start, {} FROM users u WHERE u.id IN ({{ids}})",
+        person_columns(tx.backend)
+    );
+    let rows: Vec<Row> = tx.fetch_in(&sql, &[], users).await?;
+    let mut people = HashMap::with_capacity(rows.len());
     for r in rows {
-        let person = people.entry(r.user_id).or_insert_with(|| Person {
-            username: r.username.clone(),
-            push_topic: r.push_topic.clone(),
-            time_zone: r.time_zone.clone(),
-            quiet: quiet_hours(r.quiet_start.as_deref(), r.quiet_end.as_deref()),
-            ..Person::default()
-        });
-        person.add_method(r.method_id, r.kind.as_deref(), r.target.as_deref());
-    }
-    let steps: Vec<(i64, String, i64, Option<i64>)> = tx
-        .fetch_in(
-            "SELECT user_id, urgency, after_minutes, method_id FROM notification_steps \
-             WHERE user_id IN ({ids}) ORDER BY user_id, position",
-            &[],
-            users,
-        )
-        .await?;
-    for (user_id, urgency, after, method) in steps {
-        if let Some(person) = people.get_mut(&user_id) {
-            person.add_step(&urgency, after, method);
-        }
+        let person = r
+            .roads
+            .person(
+                &r.username,
+                r.push_topic.as_deref(),
+                r.quiet_start.as_deref(),
+            )
+            .ok_or_else(|| {
+                crate::Error::Internal(format!("the roads of {} could not be read", r.username))
+            })?;
+        people.insert(r.user_id, person);
     }
     Ok(people)
 }
@@ -286,7 +269,7 @@ pub(super) struct PersonRow {
 }
 
 impl PersonRow {
-    /// The person, or `None` when a list cannot be read (then `expand` reads them itself).
+    /// The person, or `None` when a list cannot be read.
     pub(super) fn person(
         self,
         username: &str,

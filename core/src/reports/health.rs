@@ -28,7 +28,7 @@ impl Core {
     ) -> Result<OncallHealth> {
         self.team_access(actor, team_id).await?;
         let range = Range::check(self.now(), q.from, q.to).map_err(Error::Invalid)?;
-        let _turn = self.reading_turn().await;
+        let _turn = self.reading_turn(actor).await;
         let mut conn = self.db.pool.acquire().await?;
         let only = match &q.person {
             Some(name) => Some(member_named(&mut conn, team_id, name).await?),

@@ -24,9 +24,9 @@ const PAGES_THAT_ASK: &str = "('opening', 'reminder', 'escalation', 'fallback')"
 pub(crate) const READS_AT_ONCE: usize = 1;
 
 impl crate::Core {
-    /// Waits for a turn to read the record; the turn ends when it is dropped.
-    pub(crate) async fn reading_turn(&self) -> turns::Turn {
-        self.record_reads.take().await
+    /// Waits for `actor`'s turn to read the record; the turn ends when it is dropped.
+    pub(crate) async fn reading_turn(&self, actor: &crate::Actor) -> turns::Turn {
+        self.record_reads.take(actor.user_id).await
     }
 }
 

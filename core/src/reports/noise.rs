@@ -32,7 +32,7 @@ impl Core {
     ) -> Result<AlertNoise> {
         self.team_access(actor, team_id).await?;
         let range = Range::check(self.now(), q.from, q.to).map_err(Error::Invalid)?;
-        let _turn = self.reading_turn().await;
+        let _turn = self.reading_turn(actor).await;
         let counted = count(&self.db.pool, team_id, range).await?;
         let mut conn = self.db.pool.acquire().await?;
         let mut rows = tally(&counted);
