@@ -45,7 +45,7 @@ fi
 e2e="$ROOT/end2end"
 if [ ! -x "$e2e/node_modules/.bin/wasm-opt" ] || [ ! -x "$e2e/node_modules/.bin/playwright" ] \
   || [ ! -d "$e2e/node_modules/oidc-provider" ] || [ ! -d "$e2e/node_modules/axe-core" ] \
-  || [ ! -d "$e2e/node_modules/web-push-testing" ] \
+  || [ ! -d "$e2e/node_modules/web-push-testing" ] || [ ! -d "$e2e/node_modules/lighthouse" ] \
   || [ "$e2e/package-lock.json" -nt "$e2e/node_modules/.package-lock.json" ]; then
   say "installing end2end npm packages"
   (cd "$e2e" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)

@@ -58,8 +58,10 @@ begin playwright
 # Each Playwright worker starts the release binary on a free port with a fresh data dir (tests/support.ts).
 (cd "$ROOT/end2end" && npx playwright test); ok
 begin perf
-# Figures only (first paint and hydration on "Fast 3G", file sizes); nothing here is a timed assertion.
-node "$ROOT/end2end/perf.mjs"; ok
+# Figures only (first paint and hydration on "Fast 3G", file sizes, Lighthouse's mobile performance of
+# sign-in, the list and an incident); nothing here is a timed assertion.
+node "$ROOT/end2end/perf.mjs"
+node "$ROOT/end2end/lighthouse.mjs"; ok
 begin chaos
 # Three replicas through kills, freezes, a PostgreSQL restart and a misbehaving push service under
 # steady webhooks, on a PostgreSQL of its own; fails on a lost alert or page, a doubled one, or a

@@ -37,7 +37,8 @@ test('the incident list loads no page chunk; other pages load theirs and hydrate
 
   // A page's response names its chunk's files, for the browser to fetch beside the main wasm.
   const links = (await page.request.get(`/incidents/${incidentId}`)).headers()['link'] ?? '';
-  expect(links).toMatch(/<\/pkg\/[0-9a-f]{16}\/split_incident_chunk_\d+\.wasm>; rel=preload; as=fetch; crossorigin/);
+  // At low priority: what paints the page comes first (its forms work before any wasm arrives).
+  expect(links).toMatch(/<\/pkg\/[0-9a-f]{16}\/split_incident_chunk_\d+\.wasm>; rel=preload; as=fetch; crossorigin; fetchpriority=low/);
   expect(links).not.toContain('other_chunk');
   expect(links.match(/split_incident_chunk/g)).toHaveLength(1);
 
@@ -50,5 +51,24 @@ test('the incident list loads no page chunk; other pages load theirs and hydrate
   await expect(page.getByLabel('Heartbeat matcher')).toBeVisible();
 
   expect(errors).toEqual([]);
+  await removeTeam(page.request, teamId);
+});
+
+// Nothing on an incident's page moves when it becomes interactive: a thumb aimed at a button as
+// the page hydrates must land on that button (the "Live" line keeps its place from the first paint).
+test("an incident's page does not move when it becomes interactive", async ({ page }) => {
+  const { teamId, incidentId } = await teamWithIncident(page.request, 'steady', 'Steady');
+  await page.addInitScript(() => {
+    (window as any).shifts = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries() as any[]) {
+        (window as any).shifts.push(`${e.value.toFixed(4)} ${(e.sources ?? []).map((s: any) => s.node?.className).join(' ')}`);
+      }
+    }).observe({ type: 'layout-shift', buffered: true });
+  });
+  await page.goto(`/incidents/${incidentId}`);
+  await hydrated(page);
+  await expect(page.locator('.freshness .updated')).toBeVisible();
+  expect(await page.evaluate(() => (window as any).shifts)).toEqual([]);
   await removeTeam(page.request, teamId);
 });
