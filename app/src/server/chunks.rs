@@ -1,9 +1,6 @@
 //! The wasm chunks a lazily loaded page needs (`pages::on_demand`), named in its response's
 //! `Link: rel=preload` headers: the browser then fetches them beside the main wasm instead of
-//! after it, which on a slow network saves a round trip on a page opened from a push. At low
-//! priority: the page is readable, and its forms work, before any wasm arrives, so the chunks
-//! must not come before what paints it (Lighthouse counted a high-priority preload as holding
-//! the page's largest paint back).
+//! after it, which on a slow network saves a round trip on a page opened from a push.
 
 use axum::http::{header::LINK, HeaderValue};
 use leptos::prelude::*;
@@ -46,7 +43,7 @@ pub fn announce_chunk(name: &str) {
         .of(name)
         .map(|file| {
             format!(
-                "</{}/{file}.wasm>; rel=preload; as=fetch; crossorigin; fetchpriority=low",
+                "</{}/{file}.wasm>; rel=preload; as=fetch; crossorigin",
                 chunks.dir
             )
         })
