@@ -29,7 +29,8 @@ async function checked(page: Page) {
 
 test('the reports and a review work at 390 px', async ({ page, request }) => {
   // A replica reads one report at a time and rests four times each read before the next
-  // (core::reports::turns); this walk reads a dozen, so on a busy machine it needs more than 30 s.
+  // (core::reports::turns), and this walk reads a dozen: alone it takes seconds, but once, in the
+  // whole suite on a busy machine, it ran past 30 s.
   test.setTimeout(60_000);
   const w = await teamWithIncident(request, 'reports', 'DiskFull');
   try {
