@@ -1,5 +1,5 @@
 import { expect } from '@playwright/test';
-import { test, PASSWORD, hydrated, removeTeam, teamWithIncident } from './support';
+import { test, PASSWORD, hydrated, liveReload, removeTeam, teamWithIncident } from './support';
 
 // Light: the incident list, where a responder starts, needs only the main wasm. Every other page
 // brings its code in a chunk of its own the first time it is shown (Leptos lazy routes), on a
@@ -72,5 +72,32 @@ test("an incident's controls do not move when its page becomes interactive", asy
   ]);
   expect(before).toBeGreaterThan(0);
   expect(after).toBe(before);
+  await removeTeam(page.request, teamId);
+});
+
+// The frame (top bar, page, bottom navigation) stays on screen while a page loads again: the reload
+// every page makes once its live stream opens used to take it all away for a moment and draw it
+// again, a blink the person sees and a shift of the whole page.
+test("an incident's page stays on screen while it loads again", async ({ page }) => {
+  const { teamId, incidentId } = await teamWithIncident(page.request, 'blink', 'Blink');
+  await page.addInitScript(() => {
+    const w = window as any;
+    w.frameRemoved = [];
+    document.addEventListener('DOMContentLoaded', () => {
+      new MutationObserver((changes) => {
+        for (const c of changes) {
+          for (const n of c.removedNodes) {
+            if (n instanceof Element && n.matches('header.topbar, main.content, nav.bottom-nav')) w.frameRemoved.push(n.tagName);
+          }
+        }
+      }).observe(document.body, { childList: true, subtree: true });
+    });
+  });
+  const reloaded = liveReload(page, 'incident_page');
+  await page.goto(`/incidents/${incidentId}`);
+  await hydrated(page);
+  await reloaded();
+  await expect(page.locator('.freshness .updated')).toBeVisible();
+  expect(await page.evaluate(() => (window as any).frameRemoved)).toEqual([]);
   await removeTeam(page.request, teamId);
 });

@@ -27,8 +27,12 @@ pub fn SignedInShell() -> impl IntoView {
     let me = load(|| (), |_| current_user());
     provide_context(SessionUser(me));
 
+    // A `Transition`, not a `Suspense`: pages read their loads in memos under this boundary too,
+    // and a `Suspense` would take the whole frame away (top bar, page, navigation) each time one
+    // of them reloads, say when the live stream opens, and draw it again: a blink, a layout
+    // shift and a new largest paint. The "Loading" line is for the first load only.
     view! {
-        <Suspense fallback=Loading>
+        <Transition fallback=Loading>
             {move || Suspend::new(async move {
                 match me.await {
                     Ok(Some(me)) => view! { <Frame me><Outlet /></Frame> }.into_any(),
@@ -47,7 +51,7 @@ pub fn SignedInShell() -> impl IntoView {
                     .into_any(),
                 }
             })}
-        </Suspense>
+        </Transition>
     }
 }
 
