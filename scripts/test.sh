@@ -52,6 +52,9 @@ cargo clippy -p klaxon-frontend --target wasm32-unknown-unknown -- -D warnings; 
 # The site is built before the Rust tests, which check that its files are served with ETags.
 begin release-build
 build_release; ok
+begin wasm-budget
+# What the first page downloads (main wasm and script, gzip -9) stays under 400 KiB.
+node "$ROOT/scripts/wasm-budget.mjs" "$KLAXON_SITE_DIR"; ok
 begin "cargo-test($pg_note)"
 cargo test; ok
 begin playwright

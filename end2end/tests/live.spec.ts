@@ -1,5 +1,5 @@
 import { expect, type Browser, type Page } from '@playwright/test';
-import { test, PASSWORD, alertmanagerPayload, hydrated, removeTeam, signInApi, pressSignIn } from './support';
+import { test, PASSWORD, alertmanagerPayload, hydrated, removeTeam, signInApi, signInPage, pressSignIn } from './support';
 
 // Live updates: what one responder does shows on another's phone without a reload, through the
 // server-sent event stream; a phone that loses the stream says so and how old its page is.
@@ -96,4 +96,33 @@ test('a change made on one phone shows on another without a reload', async ({ br
   await beaPage.context().close();
   await alice.context().close();
   await removeTeam(request, teamId);
+});
+
+// A part of the page someone opened (a fold: "Remove a shift", "Change", "Add a note") stays open
+// with what they chose in it while a change made elsewhere draws its section again.
+test('a fold opened on a page stays open while another change is shown in it', async ({ page, request }) => {
+  await signInApi(request);
+  const suffix = Date.now().toString(36);
+  const team = await (await request.post('/api/teams', { data: { name: `fold-${suffix}` } })).json();
+  const alice = (await (await request.get('/api/me')).json()).id;
+  const day = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+  const give = (date: string) => request.post(`/api/teams/${team.id}/schedule`, { data: { user_id: alice, dates: [date] } });
+  expect((await give(day(1))).status()).toBe(201);
+
+  await signInPage(page);
+  await page.goto(`/teams/${team.id}`);
+  await hydrated(page);
+  const fold = page.locator('details', { has: page.getByText('Remove a shift', { exact: true }) });
+  await fold.getByText('Remove a shift', { exact: true }).click();
+  const shift = fold.getByLabel('Shift');
+  await expect(shift.locator('option')).toHaveCount(1);
+
+  // Another date is given from elsewhere: the list of shifts is drawn again with it.
+  await mark(page);
+  expect((await give(day(2))).status()).toBe(201);
+  await expect(shift.locator('option')).toHaveCount(2, { timeout: 10_000 });
+  await expect(fold).toHaveAttribute('open', '');
+  await expect(shift).toBeVisible();
+  await notReloaded(page);
+  await removeTeam(request, team.id);
 });

@@ -68,15 +68,69 @@ where
     form
 }
 
-/// Which confirmations are open on the page, kept outside the rows that hold them: a live
-/// update redraws a list and its rows, and a question opened under the finger must still be
-/// open for the second tap.
+/// Which folds (`<details>`) are open in the tab, kept outside the views that draw them: a live
+/// update draws a section or a list again, and a form opened under the finger, or a question
+/// asked before a removal, must still be open afterwards. Drawing a fold again sets its `open`
+/// attribute from what it is drawn with (Leptos' erased views take every attribute off and put
+/// the new ones on), so what the person opened has to be part of that.
 #[derive(Clone, Copy)]
-pub struct OpenConfirms(StoredValue<std::collections::HashSet<String>>);
+pub struct OpenFolds(StoredValue<std::collections::HashSet<String>>);
 
-impl Default for OpenConfirms {
+impl Default for OpenFolds {
     fn default() -> Self {
-        OpenConfirms(StoredValue::new(Default::default()))
+        OpenFolds(StoredValue::new(Default::default()))
+    }
+}
+
+impl OpenFolds {
+    fn here() -> StoredValue<std::collections::HashSet<String>> {
+        use_context::<OpenFolds>().unwrap_or_default().0
+    }
+
+    /// Keeps `key` as the `toggle` event says its fold now is.
+    fn follow(
+        kept: StoredValue<std::collections::HashSet<String>>,
+        key: &str,
+        ev: &leptos::ev::Event,
+    ) {
+        let open = event_target::<leptos::web_sys::Element>(ev).has_attribute("open");
+        kept.update_value(|k| {
+            if open {
+                k.insert(key.to_string());
+            } else {
+                k.remove(key);
+            }
+        });
+    }
+}
+
+/// A fold of the page (`<details>` and its `children`, which start with its `<summary>`), open
+/// while `open` holds (a failed form's error beside its fields, a filter in use) or since the
+/// person opened it, through any number of redraws. `key` names it on its page (the page's
+/// path is added, so the same fold of another team starts closed).
+#[component]
+pub fn Fold(
+    #[prop(into)] key: String,
+    #[prop(optional)] class: &'static str,
+    #[prop(optional)] id: Option<&'static str>,
+    #[prop(optional, into)] hidden: Signal<bool>,
+    #[prop(optional, into)] open: Signal<bool>,
+    children: Children,
+) -> impl IntoView {
+    let kept = OpenFolds::here();
+    let key = format!(
+        "{}#{key}",
+        leptos_router::hooks::use_location()
+            .pathname
+            .get_untracked()
+    );
+    let opened = key.clone();
+    view! {
+        <details class=class id=id hidden=hidden
+            open=move || open.get() || kept.with_value(|k| k.contains(&opened))
+            on:toggle=move |ev| OpenFolds::follow(kept, &key, &ev)>
+            {children()}
+        </details>
     }
 }
 
@@ -90,21 +144,12 @@ pub fn Confirm(
     #[prop(optional)] summary_class: &'static str,
     children: Children,
 ) -> impl IntoView {
-    let kept = use_context::<OpenConfirms>().unwrap_or_default().0;
+    let kept = OpenFolds::here();
     let open = kept.with_value(|k| k.contains(&key));
     let (toggled, sent) = (key.clone(), key);
     view! {
         <details class="confirm" open=open
-            on:toggle=move |ev| {
-                let open = event_target::<leptos::web_sys::Element>(&ev).has_attribute("open");
-                kept.update_value(|k| {
-                    if open {
-                        k.insert(toggled.clone());
-                    } else {
-                        k.remove(&toggled);
-                    }
-                });
-            }
+            on:toggle=move |ev| OpenFolds::follow(kept, &toggled, &ev)
             on:submit=move |_| kept.update_value(|k| {
                 k.remove(&sent);
             })>

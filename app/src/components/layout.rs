@@ -60,7 +60,7 @@ pub fn SignedInShell() -> impl IntoView {
 pub fn Frame(me: Me, children: Children) -> impl IntoView {
     provide_live();
     provide_context(crate::components::text::ViewerZone(me.time_zone.clone()));
-    provide_context(crate::components::form::OpenConfirms::default());
+    provide_context(crate::components::form::OpenFolds::default());
     view! {
         <header class="topbar">
             <a class="brand" href="/">"Klaxon"</a>

@@ -10,7 +10,7 @@ use crate::api::admin::{
 };
 use crate::api::teams::CreateTeam;
 use crate::api::{load, Loaded};
-use crate::components::form::{failed, ActionDone, ActionError, Confirm};
+use crate::components::form::{failed, ActionDone, ActionError, Confirm, Fold};
 use crate::components::layout::use_session_user;
 use crate::components::loaded::{Loading, WhenLoaded};
 use crate::pages::home::CreateTeamForm;
@@ -108,7 +108,7 @@ fn Users(users: Vec<ConsoleUser>, actions: Actions) -> impl IntoView {
     view! {
         <section class="card" aria-labelledby="users-title">
             <h2 id="users-title">"Users"</h2>
-            <details class="inner" open=move || failed(create)>
+            <Fold key="new-person" class="inner" open=move || failed(create)>
                 <summary>"Add a person"</summary>
                 <ActionForm action=create attr:class="stack" attr:aria-label="Add a person">
                     <label for="new-username">"Username"</label>
@@ -123,7 +123,7 @@ fn Users(users: Vec<ConsoleUser>, actions: Actions) -> impl IntoView {
                     <ActionError action=create />
                     <button type="submit" class="primary" disabled=move || create.pending().get()>"Add person"</button>
                 </ActionForm>
-            </details>
+            </Fold>
             <ActionError action=actions.disable />
             <ActionError action=actions.admin />
             <ActionError action=actions.delete_user />

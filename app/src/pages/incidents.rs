@@ -6,7 +6,7 @@
 use crate::api::incidents::{get_incident_board, AcknowledgeShown};
 use crate::api::load;
 use crate::components::coverage::CoverageWarnings;
-use crate::components::form::{ActionDone, ActionError};
+use crate::components::form::{ActionDone, ActionError, Fold};
 use crate::components::live::{use_page_live, Freshness};
 use crate::components::loaded::{Failed, Loading};
 use crate::components::severity::IncidentBadges;
@@ -243,7 +243,7 @@ fn Filters(filter: BoardFilter, may_see_all: bool, for_me: usize) -> impl IntoVi
     };
     view! {
         <nav class="segments" aria-label="Whose incidents">{scopes}</nav>
-        <details class="filters" open=narrowed>
+        <Fold key="filters" class="filters" open=narrowed>
             <summary>{summary}</summary>
             // The router's form adds its button as a nameless field (`&=` in the address).
             <Form method="get" action="/" on_form_data=Arc::new(|data: &FormData| data.delete("")) attr:class="stack" attr:aria-label="Filter incidents">
@@ -257,7 +257,7 @@ fn Filters(filter: BoardFilter, may_see_all: bool, for_me: usize) -> impl IntoVi
                     <a class="clear-filter" href=BoardFilter { scope: filter.scope, ..Default::default() }.query()>"Show every open incident"</a>
                 })}
             </Form>
-        </details>
+        </Fold>
     }
 }
 

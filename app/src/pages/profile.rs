@@ -11,7 +11,7 @@ use crate::api::paging::SendTestPage;
 use crate::api::reach::AddContactMethod;
 use crate::api::session::{current_user, Logout};
 use crate::components::clipboard::CopyButton;
-use crate::components::form::{ActionDone, ActionError};
+use crate::components::form::{ActionDone, ActionError, Fold};
 use crate::components::hydration::use_hydrated;
 use crate::components::loaded::{Failed, Loading, WhenLoaded};
 use crate::components::secret::ShownOnce;
@@ -193,7 +193,7 @@ fn PushSteps(
                 {move || if test.pending().get() { "Sending…" } else { "Send test page" }}
             </button>
         </ActionForm>
-        <details class="inner" open=own_topic>
+        <Fold key="own-topic" class="inner" open=own_topic>
             <summary>"Choose the topic yourself"</summary>
             <ActionForm action=set_topic attr:class="stack">
                 <label for="push-topic">"ntfy topic"</label>
@@ -208,7 +208,7 @@ fn PushSteps(
                     <button type="submit" class="secondary wide">"Use a new private topic"</button>
                 </ActionForm>
             })}
-        </details>
+        </Fold>
         <h3>"Or this phone, without an app"</h3>
         <PageThisPhone key=webpush_key add />
     }

@@ -7,7 +7,7 @@ use crate::api::team_access::{
     list_invites, list_service_accounts, CreateInvite, CreateServiceAccount, CreateServiceKey,
     CreatedInvite, RevokeInvite, RevokeServiceKey,
 };
-use crate::components::form::{failed, ActionError};
+use crate::components::form::{failed, ActionError, Fold};
 use crate::components::hydration::use_hydrated;
 use crate::components::loaded::{Failed, Loading};
 use crate::components::secret::ShownOnce;
@@ -36,7 +36,7 @@ pub fn InviteLinks(team_id: Signal<i64>) -> impl IntoView {
             <h2 id="invites-title">"Invite links"</h2>
             <p class="hint">"Anyone with a link can create an account and join this team, for a week or until its uses run out."</p>
             {move || created().map(|c| view! { <NewLink created=c /> })}
-            <details class="inner" open=move || failed(create)>
+            <Fold key="new-invite" class="inner" open=move || failed(create)>
                 <summary>"Make an invite link"</summary>
                 <ActionForm action=create attr:class="stack" attr:aria-label="Make an invite link">
                     <input type="hidden" name="team_id" value=move || team_id.get() />
@@ -54,7 +54,7 @@ pub fn InviteLinks(team_id: Signal<i64>) -> impl IntoView {
                         "Make link"
                     </button>
                 </ActionForm>
-            </details>
+            </Fold>
             <Transition fallback=Loading>
                 {move || Suspend::new(async move {
                     match list.await {
@@ -154,7 +154,7 @@ pub fn ServiceAccounts(team_id: Signal<i64>) -> impl IntoView {
             {move || minted().map(|k| view! {
                 <ShownOnce id="new-service-key" label=format!("Key “{}”", k.name) value=k.key />
             })}
-            <details class="inner" open=move || failed(create)>
+            <Fold key="new-service-account" class="inner" open=move || failed(create)>
                 <summary>"Add a service account"</summary>
                 <ActionForm action=create attr:class="stack" attr:aria-label="Add a service account">
                     <input type="hidden" name="team_id" value=move || team_id.get() />
@@ -163,7 +163,7 @@ pub fn ServiceAccounts(team_id: Signal<i64>) -> impl IntoView {
                     <ActionError action=create />
                     <button type="submit" class="primary" disabled=move || create.pending().get()>"Add account"</button>
                 </ActionForm>
-            </details>
+            </Fold>
             <Transition fallback=Loading>
                 {move || Suspend::new(async move {
                     match list.await {

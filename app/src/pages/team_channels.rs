@@ -5,7 +5,7 @@ use crate::api::channels::{
     list_channels, CreateChannel, DeleteChannel, TestChannel, VerifyChannel,
 };
 use crate::api::load;
-use crate::components::form::{clear_on_success, failed, ActionDone, ActionError, Confirm};
+use crate::components::form::{clear_on_success, failed, ActionDone, ActionError, Confirm, Fold};
 use crate::components::hydration::use_hydrated;
 use crate::components::loaded::{Failed, Loading};
 use crate::components::secret::ShownOnce;
@@ -48,7 +48,7 @@ pub fn Channels(
             <h2 id="channels-title">"Channels"</h2>
             <p class="hint">"Where this team's incidents are announced for everyone watching: a chat room or a webhook. Pages to the person on call go out as before."</p>
             {move || created().map(|new| view! { <NewSecret new /> })}
-            <details class="inner" hidden=move || !is_owner.get() open=move || failed(create)>
+            <Fold key="new-channel" class="inner" hidden=move || !is_owner.get() open=move || failed(create)>
                 <summary>"Add a channel"</summary>
                 <ActionForm action=create node_ref=sent attr:class="stack">
                     <input type="hidden" name="team_id" value=move || team_id.get() />
@@ -103,7 +103,7 @@ pub fn Channels(
                         "Add channel"
                     </button>
                 </ActionForm>
-            </details>
+            </Fold>
             <Transition fallback=Loading>
                 {move || Suspend::new(async move {
                     match list.await {

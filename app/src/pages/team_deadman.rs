@@ -3,7 +3,7 @@
 
 use crate::api::deadman::{list_switches, CreateSwitch, DeleteSwitch, UpdateSwitch};
 use crate::api::load;
-use crate::components::form::{clear_on_success, failed, ActionDone, ActionError, Confirm};
+use crate::components::form::{clear_on_success, failed, ActionDone, ActionError, Confirm, Fold};
 use crate::components::loaded::{Failed, Loading};
 use crate::components::secret::ShownOnce;
 use crate::components::text::when;
@@ -71,7 +71,7 @@ pub fn DeadmanSwitches(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl Int
                 "Klaxon opens an incident and pages whoever is on call. "
                 "A job that cannot send alerts (a cron job, a backup) pings a heartbeat URL instead."
             </p>
-            <details class="inner" hidden=move || !is_owner.get() open=move || failed(create)>
+            <Fold key="new-switch" class="inner" hidden=move || !is_owner.get() open=move || failed(create)>
                 <summary>"Add a switch"</summary>
                 <ActionForm action=create node_ref=added attr:class="stack">
                     <input type="hidden" name="team_id" value=move || team_id.get() />
@@ -79,9 +79,9 @@ pub fn DeadmanSwitches(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl Int
                     <ActionError action=create />
                     <button type="submit" class="primary" disabled=move || create.pending().get()>"Add switch"</button>
                 </ActionForm>
-            </details>
+            </Fold>
             <ActionDone action=create text="Added: Klaxon watches that heartbeat now." />
-            <details class="inner" hidden=move || !is_owner.get() open=move || failed(create_pinged)>
+            <Fold key="new-heartbeat-url" class="inner" hidden=move || !is_owner.get() open=move || failed(create_pinged)>
                 <summary>"Add a heartbeat URL"</summary>
                 <ActionForm action=create_pinged node_ref=added_pinged attr:class="stack">
                     <input type="hidden" name="team_id" value=move || team_id.get() />
@@ -89,7 +89,7 @@ pub fn DeadmanSwitches(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl Int
                     <ActionError action=create_pinged />
                     <button type="submit" class="primary" disabled=move || create_pinged.pending().get()>"Add heartbeat URL"</button>
                 </ActionForm>
-            </details>
+            </Fold>
             {move || new_url().map(|(name, url)| view! {
                 <ShownOnce id="new-heartbeat-url" label=format!("Heartbeat URL of “{name}”") value=url.clone()>
                     <p class="hint">"Ping it when the job succeeds, add /start when it begins and /fail when it fails, for example at the end of a cron line:"</p>

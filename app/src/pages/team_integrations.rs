@@ -7,7 +7,7 @@ use crate::api::integrations::{
 use crate::api::load;
 use crate::components::charts::Sparkline;
 use crate::components::clipboard::CopyButton;
-use crate::components::form::{failed, ActionDone, ActionError, Confirm};
+use crate::components::form::{failed, ActionDone, ActionError, Confirm, Fold};
 use crate::components::hydration::use_hydrated;
 use crate::components::loaded::{Failed, Loading};
 use crate::components::secret::ShownOnce;
@@ -64,7 +64,7 @@ pub fn Integrations(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoVi
                 <a href="#deadman-title">"Dead man's switches"</a>"."
             </p>
             {move || created().map(|new| view! { <NewWebhook new /> })}
-            <details class="inner" hidden=move || !is_owner.get() open=move || failed(create)>
+            <Fold key="new-integration" class="inner" hidden=move || !is_owner.get() open=move || failed(create)>
                 <summary>"Add an integration"</summary>
                 <ActionForm action=create attr:class="stack">
                     <input type="hidden" name="team_id" value=move || team_id.get() />
@@ -87,7 +87,7 @@ pub fn Integrations(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl IntoVi
                         "Create integration"
                     </button>
                 </ActionForm>
-            </details>
+            </Fold>
             <Transition fallback=Loading>
                 {move || Suspend::new(async move {
                     let volumes = volumes.await.unwrap_or_default();

@@ -3,7 +3,7 @@
 
 use crate::api::load;
 use crate::api::maintenance::{list_maintenance, EndMaintenance, StartMaintenance};
-use crate::components::form::{clear_on_success, failed, ActionError};
+use crate::components::form::{clear_on_success, failed, ActionError, Fold};
 use crate::components::loaded::WhenLoaded;
 use crate::components::text::{when_in, ViewerZone};
 use klaxon_domain::maintenance::Maintenance;
@@ -46,7 +46,7 @@ pub fn MaintenanceWindows(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl 
                 }}
             </WhenLoaded>
             <ActionError action=end />
-            <details class="inner" hidden=move || !is_owner.get() open=move || failed(start)>
+            <Fold key="new-window" class="inner" hidden=move || !is_owner.get() open=move || failed(start)>
                 <summary>"Start or plan a window"</summary>
                 <ActionForm action=start node_ref=sent attr:class="stack">
                     <input type="hidden" name="team_id" value=move || team_id.get() />
@@ -60,7 +60,7 @@ pub fn MaintenanceWindows(team_id: Signal<i64>, is_owner: Signal<bool>) -> impl 
                     <ActionError action=start />
                     <button type="submit" class="primary" disabled=move || start.pending().get()>"Pause paging"</button>
                 </ActionForm>
-            </details>
+            </Fold>
         </section>
     }
 }

@@ -7,7 +7,7 @@ use crate::api::rota::{
 };
 use crate::api::teams::{get_team, list_members};
 use crate::api::{load, Loaded};
-use crate::components::form::{failed, ActionDone, ActionError, Confirm};
+use crate::components::form::{failed, ActionDone, ActionError, Confirm, Fold};
 use crate::components::live::{use_page_live, TeamUpdates};
 use crate::components::loaded::{Failed, Loading};
 use crate::components::team_page::TeamSubpageHeading;
@@ -118,14 +118,14 @@ fn Today(team_id: i64, rota: Rota, actions: Actions) -> impl IntoView {
             <p class="today-holder">{who}</p>
             // Asks once: the first tap says what taking over does, the second does it.
             {(!holding).then(|| view! {
-                <details class="confirm" open=move || failed(actions.take_over)>
+                <Fold key="take-over" class="confirm" open=move || failed(actions.take_over)>
                     <summary>"Take over now"</summary>
                     <ActionForm action=actions.take_over attr:class="stack">
                         <input type="hidden" name="team_id" value=team_id />
                         <p class="hint">"You become today's on-call now. Open incidents nobody has acknowledged come to you, and so do their reminders."</p>
                         <button type="submit" class="primary wide" disabled=move || actions.take_over.pending().get()>"Yes, take over now"</button>
                     </ActionForm>
-                </details>
+                </Fold>
             })}
             <ActionError action=actions.take_over />
             <ActionDone action=actions.take_over text="You are on call now." />
@@ -257,10 +257,10 @@ fn Rotations(
             }}
             <FillResult team_id actions />
             <ActionError action=actions.remove />
-            <details class="inner" hidden=move || !is_owner.get() open=move || failed(actions.create)>
+            <Fold key="new-rotation" class="inner" hidden=move || !is_owner.get() open=move || failed(actions.create)>
                 <summary>"New rotation"</summary>
                 <NewRotationForm team_id today=rota.today.clone() actions members />
-            </details>
+            </Fold>
         </section>
     }
 }
@@ -420,7 +420,7 @@ fn Handoff(team_id: i64, rota: Rota, actions: Actions, is_owner: Signal<bool>) -
         <section class="card" aria-labelledby="handoff-title">
             <h2 id="handoff-title">"Hand-off notices"</h2>
             <p>{state}</p>
-            <details class="inner" hidden=move || !is_owner.get() open=move || failed(actions.handoff)>
+            <Fold key="handoff" class="inner" hidden=move || !is_owner.get() open=move || failed(actions.handoff)>
                 <summary>"Change"</summary>
                 <ActionForm action=actions.handoff attr:class="stack">
                     <input type="hidden" name="team_id" value=team_id />
@@ -432,7 +432,7 @@ fn Handoff(team_id: i64, rota: Rota, actions: Actions, is_owner: Signal<bool>) -
                     <ActionError action=actions.handoff />
                     <button type="submit" class="primary" disabled=move || actions.handoff.pending().get()>"Save"</button>
                 </ActionForm>
-            </details>
+            </Fold>
             <ActionDone action=actions.handoff text="Saved." />
         </section>
     }

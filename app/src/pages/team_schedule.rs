@@ -7,7 +7,7 @@ use crate::api::schedule::{
 };
 use crate::api::{load, Loaded};
 use crate::components::calendar::MonthCalendar;
-use crate::components::form::{clear_on_success, failed, ActionDone, ActionError, Confirm};
+use crate::components::form::{clear_on_success, failed, ActionDone, ActionError, Confirm, Fold};
 use crate::components::hydration::use_hydrated;
 use crate::components::loaded::{Failed, Loading};
 use crate::components::secret::ShownOnce;
@@ -100,7 +100,7 @@ pub fn TeamSchedule(
                                 <MonthCalendar month=s.month.clone() today=s.today.clone() shifts=s.shifts marks=s.marks fill=true />
                                 <Covers covers=s.covers team=team zone=s.day.time_zone.clone() end=end_cover />
                                 {(!dates.is_empty()).then(|| view! {
-                                    <details class="inner" open=move || failed(remove)>
+                                    <Fold key="remove-shift" class="inner" open=move || failed(remove)>
                                         <summary>"Remove a shift"</summary>
                                         <ActionForm action=remove attr:class="stack">
                                             <input type="hidden" name="team_id" value=team />
@@ -113,7 +113,7 @@ pub fn TeamSchedule(
                                             </select>
                                             <button type="submit" class="danger wide">"Remove shift"</button>
                                         </ActionForm>
-                                    </details>
+                                    </Fold>
                                 })}
                             }
                             .into_any()
@@ -123,7 +123,7 @@ pub fn TeamSchedule(
                 })}
             </Transition>
             <ActionError action=remove />
-            <details class="inner" id="give-days" open=move || failed(give) || fill().is_some()>
+            <Fold key="give-days" class="inner" id="give-days" open=move || failed(give) || fill().is_some()>
                 <summary>"Give someone days"</summary>
                 <ActionForm action=give node_ref=given attr:class="stack">
                     <input type="hidden" name="team_id" value=move || team_id.get() />
@@ -152,9 +152,9 @@ pub fn TeamSchedule(
                     <ActionError action=give />
                     <button type="submit" class="primary" disabled=move || give.pending().get()>"Give days"</button>
                 </ActionForm>
-            </details>
+            </Fold>
             <ActionDone action=give text="Given." />
-            <details class="inner" open=move || failed(cover)>
+            <Fold key="cover" class="inner" open=move || failed(cover)>
                 <summary>"Cover part of a day"</summary>
                 <ActionForm action=cover node_ref=covered attr:class="stack">
                     <input type="hidden" name="team_id" value=move || team_id.get() />
@@ -199,7 +199,7 @@ pub fn TeamSchedule(
                     <ActionError action=cover />
                     <button type="submit" class="primary" disabled=move || cover.pending().get()>"Cover"</button>
                 </ActionForm>
-            </details>
+            </Fold>
             <ActionDone action=cover text="Covered." />
             <CalendarLink team_id=team_id />
             <DaySettings team_id=team_id is_owner=is_owner preview=preview save=save_day />
@@ -266,7 +266,7 @@ fn DaySettings(
     let previewed = move || preview.value().get().and_then(Result::ok);
     view! {
         // Open while a preview waits to be saved, or a refusal is shown.
-        <details class="inner" hidden=move || !is_owner.get() open=move || failed(preview) || failed(save) || previewed().is_some()>
+        <Fold key="oncall-day" class="inner" hidden=move || !is_owner.get() open=move || failed(preview) || failed(save) || previewed().is_some()>
             <summary>"Time zone and hand-off"</summary>
             <ActionForm action=preview attr:class="stack">
                 <input type="hidden" name="team_id" value=move || team_id.get() />
@@ -291,7 +291,7 @@ fn DaySettings(
                 </ActionForm>
             })}
             <ActionDone action=save text="Saved." />
-        </details>
+        </Fold>
     }
 }
 

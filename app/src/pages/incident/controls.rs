@@ -3,7 +3,7 @@
 
 use super::Actions;
 use crate::api::incidents::{ExpireSilence, SilenceIncident};
-use crate::components::form::{clear_on_success, failed, ActionError};
+use crate::components::form::{clear_on_success, failed, ActionError, Fold};
 use klaxon_domain::alerting::AlertStatus;
 use klaxon_domain::incident_page::{IncidentRights, IncidentView};
 use klaxon_domain::silence::{describe, SilencePreview};
@@ -60,7 +60,7 @@ pub(super) fn Controls(
 
     view! {
         <section class="controls" aria-label="More actions">
-            <details class="card" hidden=move || !is_open() open=move || failed(snooze) || failed(unsnooze)>
+            <Fold key="snooze" class="card" hidden=move || !is_open() open=move || failed(snooze) || failed(unsnooze)>
                 <summary>"Snooze"</summary>
                 <p class="hint">"Pages stop until then; the incident stays open."</p>
                 <ActionForm action=snooze attr:class="choices">
@@ -80,8 +80,8 @@ pub(super) fn Controls(
                     <button type="submit" class="secondary wide" hidden=move || !is_snoozed()>"Wake it now"</button>
                 </ActionForm>
                 <ActionError action=unsnooze />
-            </details>
-            <details class="card" hidden=move || !is_open() open=move || failed(assign)>
+            </Fold>
+            <Fold key="assign" class="card" hidden=move || !is_open() open=move || failed(assign)>
                 <summary>"Assign"</summary>
                 <ActionForm action=assign attr:class="stack">
                     <input type="hidden" name="id" value=id />
@@ -98,8 +98,8 @@ pub(super) fn Controls(
                     <ActionError action=assign />
                     <button type="submit" class="primary" disabled=move || assign.pending().get()>"Assign"</button>
                 </ActionForm>
-            </details>
-            <details class="card" open=move || failed(note)>
+            </Fold>
+            <Fold key="note" class="card" open=move || failed(note)>
                 <summary>"Add a note"</summary>
                 <ActionForm action=note node_ref=noted attr:class="stack">
                     <input type="hidden" name="id" value=id />
@@ -112,7 +112,7 @@ pub(super) fn Controls(
                     <ActionError action=note />
                     <button type="submit" class="primary" disabled=move || note.pending().get()>"Add note"</button>
                 </ActionForm>
-            </details>
+            </Fold>
             <Silencing id preview=silence_view silence unsilence open=silence_open />
             <ActionForm action=archive attr:class="archive">
                 <input type="hidden" name="id" value=id />
@@ -134,7 +134,7 @@ pub(super) fn Controls(
                         "Acknowledge"
                     </button>
                 </ActionForm>
-                <details class="resolve" open=move || failed(resolve)>
+                <Fold key="resolve" class="resolve" open=move || failed(resolve)>
                     <summary class="big">"Resolve"</summary>
                     {(firing > 0).then(|| view! {
                         <p class="warning" id="still-firing">
@@ -151,7 +151,7 @@ pub(super) fn Controls(
                         <ActionError action=resolve />
                         <button type="submit" class="primary big" disabled=move || resolve.pending().get()>"Resolve incident"</button>
                     </ActionForm>
-                </details>
+                </Fold>
             </div>
         </section>
     }
@@ -233,9 +233,9 @@ fn Silencing(
         .into_any(),
     };
     view! {
-        <details class="card" id="silence" open=move || open.try_get().unwrap_or(false) || failed(silence) || failed(unsilence)>
+        <Fold key="silence" class="card" id="silence" open=move || open.try_get().unwrap_or(false) || failed(silence) || failed(unsilence)>
             <summary>"Silence in Alertmanager"</summary>
             {body}
-        </details>
+        </Fold>
     }
 }
