@@ -202,7 +202,10 @@ impl Core {
             page_lanes: lanes::Lanes::new(),
             channel_lanes: lanes::Lanes::new(),
             stamps: Arc::default(),
-            record_reads: Arc::new(reports::Turns::new(reports::READS_AT_ONCE, reports::REST)),
+            record_reads: Arc::new(reports::Turns::new(
+                reports::READS_AT_ONCE,
+                reports::Pace::REPORTS,
+            )),
         };
         core.seed_settings().await?;
         core.seed_switches().await?;

@@ -10,14 +10,14 @@ pub mod noise;
 pub mod review;
 mod turns;
 
-pub(crate) use turns::Turns;
-pub use turns::REST;
+pub(crate) use turns::{Pace, Turns};
+pub use turns::{BURST, SHARE};
 
 /// Page kinds that ask someone to act, as SQL: an all-clear or a hand-off notice is not counted.
 const PAGES_THAT_ASK: &str = "('opening', 'reminder', 'escalation', 'fallback')";
 
-/// Reports this replica reads at once; more wait their turn, and each turn is followed by a
-/// rest (`turns`). A year of the record is a lot of reading, and intake shares the database and
+/// Reports this replica reads at once; more wait their turn, and turns read for at most a share
+/// of the replica's time (`turns`). A year of the record is a lot of reading, and intake shares the database and
 /// its pool: however many people open their reports at once, they hold no more than two
 /// connections, because a report reads its independent counts side by side on two (a year's
 /// report then takes the time of its longest count rather than of all of them).

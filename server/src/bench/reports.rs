@@ -10,7 +10,7 @@ use axum::body::Bytes;
 use clap::Args;
 use klaxon_core::Db;
 use serde_json::Value;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -30,6 +30,10 @@ pub struct ReportArgs {
     /// Webhook payloads (ten alerts each) for each intake run.
     #[arg(long, default_value_t = 2000)]
     payloads: usize,
+    /// Rounds of intake alone, beside a paced reader and beside a reader asking back to back,
+    /// taken in turn.
+    #[arg(long, default_value_t = 3)]
+    rounds: usize,
 }
 
 const YEAR: i64 = 365 * 86_400;
@@ -105,9 +109,9 @@ async fn run(
             format!("/api/teams/{t}/reports/noise?{}", year_range(now)),
         ),
     ] {
-        // Each read is timed once the replica's rest after the last one is over
-        // (`reports::REST`): the figure is the report's, not its wait for a turn.
-        let rest = |read: Duration| read * klaxon_core::reports::REST + Duration::from_millis(20);
+        // Each read is timed once the time the last one read is paid back
+        // (`reports::SHARE`): the figure is the report's, not its wait for a turn.
+        let rest = |read: Duration| read * klaxon_core::reports::SHARE + Duration::from_millis(20);
         tokio::time::sleep(rest(last)).await;
         if let Some(command) = &args.empty_caches {
             empty_caches(command)?;
@@ -122,31 +126,53 @@ async fn run(
             again.as_millis()
         );
     }
-    let alone = intake(&client, &webhook, args.payloads, 0).await?;
     let reports = [
         format!("{base}/api/teams/{t}/reports/health"),
         format!("{base}/api/teams/{t}/reports/noise"),
     ];
-    // A team looking at its reports (one opened a second), then a reader asking back to back.
-    let (paced, paced_reads) =
-        while_reading(&client, &webhook, args, &reports, key, 1, true).await?;
-    let (busy, busy_reads) =
-        while_reading(&client, &webhook, args, &reports, key, 2, false).await?;
+    // Intake alone, beside a team looking at its reports (one opened a second), and beside a
+    // reader asking back to back take turns, so a slow spell of a shared machine falls on all.
+    let (mut alone, mut paced, mut busy) = (Duration::ZERO, Reading::default(), Reading::default());
+    let mut round = 0;
+    for _ in 0..args.rounds.max(1) {
+        alone += intake(&client, &webhook, args.payloads, round).await?;
+        paced.add(while_reading(&client, &webhook, args, &reports, key, round + 1, true).await?);
+        busy.add(while_reading(&client, &webhook, args, &reports, key, round + 2, false).await?);
+        round += 3;
+    }
     server.abort();
-    let alerts = args.payloads * 10;
+    let alerts = args.payloads * 10 * args.rounds.max(1);
     let a = rate(alerts, alone);
-    println!("intake alone {a:.0} alerts/s");
-    for (what, took, reads) in [
-        ("a report opened every second", paced, paced_reads),
-        ("a reader asking back to back", busy, busy_reads),
+    println!(
+        "intake alone {a:.0} alerts/s ({} rounds)",
+        args.rounds.max(1)
+    );
+    for (what, reading) in [
+        ("a report opened every second", paced),
+        ("a reader asking back to back", busy),
     ] {
-        let b = rate(alerts, took);
+        let b = rate(alerts, reading.intake);
         println!(
-            "intake while {what} ({reads} reads): {b:.0} alerts/s · ratio {:.2}",
+            "intake while {what} ({} reads): {b:.0} alerts/s · ratio {:.2}",
+            reading.reads,
             b / a
         );
     }
     Ok(())
+}
+
+/// Intake's time beside a reader and the reports read, summed over rounds.
+#[derive(Default)]
+struct Reading {
+    intake: Duration,
+    reads: usize,
+}
+
+impl Reading {
+    fn add(&mut self, other: Reading) {
+        self.intake += other.intake;
+        self.reads += other.reads;
+    }
 }
 
 /// Runs the `--empty-caches` command; its failure stops the run, since "cold" would be untrue.
@@ -161,8 +187,7 @@ fn empty_caches(command: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Intake (round `round`) while reports are read, one a second (`paced`) or back to back;
-/// returns intake's time and the reads made.
+/// Intake (round `round`) while reports are read, one a second (`paced`) or back to back.
 async fn while_reading(
     client: &reqwest::Client,
     webhook: &str,
@@ -171,30 +196,31 @@ async fn while_reading(
     key: &str,
     round: usize,
     paced: bool,
-) -> Result<(Duration, usize), String> {
+) -> Result<Reading, String> {
     let reading = Arc::new(AtomicBool::new(true));
-    let reads = Arc::new(AtomicUsize::new(0));
     let reader = {
-        let (client, reading, reads) = (client.clone(), reading.clone(), reads.clone());
+        let (client, reading) = (client.clone(), reading.clone());
         let (reports, key) = (reports.clone(), key.to_string());
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(Duration::from_secs(1));
+            let mut reads = 0;
             while reading.load(Ordering::SeqCst) {
                 for url in &reports {
                     if paced {
                         tick.tick().await;
                     }
                     if timed_get(&client, url, &key).await.is_ok() {
-                        reads.fetch_add(1, Ordering::SeqCst);
+                        reads += 1;
                     }
                 }
             }
+            reads
         })
     };
-    let took = intake(client, webhook, args.payloads, round).await?;
+    let intake = intake(client, webhook, args.payloads, round).await?;
     reading.store(false, Ordering::SeqCst);
-    let _ = reader.await;
-    Ok((took, reads.load(Ordering::SeqCst)))
+    let reads = reader.await.map_err(err)?;
+    Ok(Reading { intake, reads })
 }
 
 fn year_range(now: i64) -> String {
