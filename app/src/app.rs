@@ -2,6 +2,7 @@
 
 use crate::components::hydration::Hydrated;
 use crate::components::layout::SignedInShell;
+use crate::components::live::ResumeMeta;
 use crate::pages::home::HomePage;
 use crate::pages::not_found::NotFoundShell;
 use crate::pages::on_demand::{
@@ -48,6 +49,7 @@ pub fn shell(options: LeptosOptions, css: Option<&'static str>) -> impl IntoView
                 {inline}
                 {stylesheet}
                 {zone}
+                <ResumeMeta />
                 <HydrationScripts options />
                 <MetaTags />
             </head>

@@ -19,6 +19,8 @@ const PAGE: usize = 1000;
 /// A replay longer than this is cut to its newest events: the browser refetches what it shows
 /// whenever its stream (re)opens, so an old backlog says nothing it will not read anyway.
 const REPLAY_MAX: usize = 5 * PAGE;
+/// Ids handed out last that `resume_point` looks for among the committed events.
+const RECENT: i64 = 256;
 /// SQLite has no notifications: the feed reads every this often.
 const POLL_SQLITE: Duration = Duration::from_millis(250);
 /// PostgreSQL's notifications wake the feed; this read catches late commits and a lost listener.
@@ -169,6 +171,46 @@ impl Core {
             }
         }
         Ok(coalesce(found))
+    }
+
+    /// Where the stream of a page rendered now resumes (`GET /api/events?after=`), read before
+    /// the page's own reads: every change with an event up to it is committed, so the page shows
+    /// it, and every later change is an event after it, which the stream replays. The page then
+    /// needs no reload once its stream opens. On PostgreSQL a transaction still open may hold an
+    /// id below ids already committed: the point stops below the first id handed out and not yet
+    /// seen among the newest `RECENT` (one rolled back only makes the point earlier).
+    pub async fn resume_point(&self) -> Result<i64> {
+        if self.db.backend == Backend::Sqlite {
+            // One writer: an id taken by a write still open is above every committed one.
+            return self.latest_event().await;
+        }
+        let (handed,): (i64,) = sqlx::query_as(
+            "SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END FROM events_id_seq",
+        )
+        .fetch_one(&self.db.pool)
+        .await?;
+        let since = (handed - RECENT).max(0);
+        let seen: Vec<(i64,)> =
+            sqlx::query_as("SELECT id FROM events WHERE id > $1 AND id <= $2 ORDER BY id")
+                .bind(since)
+                .bind(handed)
+                .fetch_all(&self.db.pool)
+                .await?;
+        Ok(first_unseen(since, handed, seen.into_iter().map(|r| r.0)) - 1)
+    }
+
+    /// Whether a stream can start after `after` with nothing left out: no event after it was
+    /// pruned (`KEEP`) and its replay would not be cut (`REPLAY_MAX`).
+    pub async fn can_resume_after(&self, after: i64) -> Result<bool> {
+        let (oldest, newer): (Option<i64>, i64) = sqlx::query_as(&format!(
+            "SELECT (SELECT MIN(id) FROM events), \
+             (SELECT COUNT(*) FROM (SELECT 1 FROM events WHERE id > $1 LIMIT {}) AS newer)",
+            REPLAY_MAX + 1
+        ))
+        .bind(after)
+        .fetch_one(&self.db.pool)
+        .await?;
+        Ok(oldest.is_none_or(|o| after >= o - 1) && newer <= REPLAY_MAX as i64)
     }
 
     /// The newest event's id (0 when there is none): where a fresh stream starts.
@@ -354,6 +396,18 @@ impl Cursor {
     }
 }
 
+/// The first id in `(since, handed]` not among `seen` (ascending), or `handed + 1`.
+fn first_unseen(since: i64, handed: i64, seen: impl Iterator<Item = i64>) -> i64 {
+    let mut next = since + 1;
+    for id in seen {
+        if id != next {
+            break;
+        }
+        next += 1;
+    }
+    next.min(handed + 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -364,6 +418,14 @@ mod tests {
             kind,
             data: EventData { id, team_id: 1 },
         }
+    }
+
+    #[test]
+    fn a_render_resumes_below_the_first_id_not_yet_committed() {
+        assert_eq!(first_unseen(10, 14, [11, 12, 13, 14].into_iter()), 15);
+        assert_eq!(first_unseen(10, 14, [11, 13, 14].into_iter()), 12);
+        assert_eq!(first_unseen(10, 14, [12, 13].into_iter()), 11);
+        assert_eq!(first_unseen(0, 0, std::iter::empty()), 1);
     }
 
     #[test]

@@ -1,5 +1,5 @@
 import { expect, type APIRequestContext } from '@playwright/test';
-import { test, axeViolations, hydrated, liveReload, removeTeam, teamWithIncident, signInPage } from './support';
+import { test, axeViolations, hydrated, liveOpened, removeTeam, teamWithIncident, signInPage } from './support';
 
 // Every page passes axe-core with no serious or critical violation, in the dark and the light
 // scheme; the incident flow works from the keyboard alone and announces its result.
@@ -58,10 +58,10 @@ test('the incident flow works from the keyboard and announces what happened', as
   // no incident of another test left open.
   try {
     await signInPage(page);
-    const reloaded = liveReload(page, 'incident_page');
+    const live = liveOpened(page);
     await page.goto(`/incidents/${w.incident}`);
     await hydrated(page);
-    await reloaded();
+    await live();
     const acknowledge = page.getByRole('button', { name: 'Acknowledge' });
     // Tab from the top of the page until the Acknowledge button has the focus.
     await page.locator('body').focus();

@@ -1,7 +1,7 @@
 import { expect } from '@playwright/test';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { test, PASSWORD, hydrated, liveReload, removeTeam, signInApi, pressSignIn } from './support';
+import { test, PASSWORD, hydrated, liveOpened, removeTeam, signInApi, pressSignIn } from './support';
 
 // Team channels on the team page: an owner adds a Slack-format channel and sends it a test (the
 // recording service receives it and the channel shows as working), adds a signed webhook (its
@@ -35,11 +35,11 @@ test('owner adds channels, tests them and sees which fail', async ({ page, reque
   await expect(page).toHaveURL(/\/login/);
   await page.getByLabel('Username').fill('alice');
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  const reloaded = liveReload(page, 'list_channels');
+  const live = liveOpened(page);
   await pressSignIn(page);
   await expect(page).toHaveURL(new RegExp(`/teams/${team.id}$`));
   await hydrated(page);
-  await reloaded();
+  await live();
 
   const section = page.getByRole('region', { name: 'Channels' });
   await expect(section.getByText('No channels yet.')).toBeVisible();

@@ -1,5 +1,5 @@
 import { expect } from '@playwright/test';
-import { test, PASSWORD, hydrated, liveReload, removeTeam, teamWithIncident } from './support';
+import { test, PASSWORD, hydrated, liveOpened, removeTeam, teamWithIncident } from './support';
 
 // Light: the incident list, where a responder starts, needs only the main wasm. Every other page
 // brings its code in a chunk of its own the first time it is shown (Leptos lazy routes), on a
@@ -75,9 +75,9 @@ test("an incident's controls do not move when its page becomes interactive", asy
   await removeTeam(page.request, teamId);
 });
 
-// The frame (top bar, page, bottom navigation) stays on screen while a page loads again: the reload
-// every page makes once its live stream opens used to take it all away for a moment and draw it
-// again, a blink the person sees and a shift of the whole page.
+// The frame (top bar, page, bottom navigation) stays on screen while a page loads again: a reload
+// the live stream brings used to take it all away for a moment and draw it again, a blink the
+// person sees and a shift of the whole page.
 test("an incident's page stays on screen while it loads again", async ({ page }) => {
   const { teamId, incidentId } = await teamWithIncident(page.request, 'blink', 'Blink');
   await page.addInitScript(() => {
@@ -93,11 +93,17 @@ test("an incident's page stays on screen while it loads again", async ({ page })
       }).observe(document.body, { childList: true, subtree: true });
     });
   });
-  const reloaded = liveReload(page, 'incident_page');
+  const live = liveOpened(page);
   await page.goto(`/incidents/${incidentId}`);
   await hydrated(page);
-  await reloaded();
+  await live();
   await expect(page.locator('.freshness .updated')).toBeVisible();
+  // A note from elsewhere: the page loads again.
+  const reloaded = page.waitForResponse((r) => r.url().includes('/rpc/incident_page'));
+  const note = await page.request.post(`/api/incidents/${incidentId}/notes`, { data: { text: 'from the desk' } });
+  expect(note.status()).toBe(201);
+  await (await reloaded).finished();
+  await expect(page.locator('.timeline')).toContainText('from the desk');
   expect(await page.evaluate(() => (window as any).frameRemoved)).toEqual([]);
   await removeTeam(page.request, teamId);
 });

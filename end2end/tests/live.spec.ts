@@ -1,5 +1,5 @@
 import { expect, type Browser, type Page } from '@playwright/test';
-import { test, PASSWORD, alertmanagerPayload, hydrated, removeTeam, signInApi, signInPage, pressSignIn } from './support';
+import { test, PASSWORD, alertmanagerPayload, hydrated, removeTeam, signInApi, signInPage, pressSignIn, teamWithIncident } from './support';
 
 // Live updates: what one responder does shows on another's phone without a reload, through the
 // server-sent event stream; a phone that loses the stream says so and how old its page is.
@@ -77,7 +77,7 @@ test('a change made on one phone shows on another without a reload', async ({ br
 
   // The stream is lost (the browser cannot reach /api/events after a reload): the page says so
   // and how old it is; what changes meanwhile is there once the stream is back.
-  await alice.route('**/api/events', (route) => route.abort('internetdisconnected'));
+  await alice.route('**/api/events*', (route) => route.abort('internetdisconnected'));
   await alice.reload();
   await hydrated(alice);
   await mark(alice);
@@ -88,7 +88,7 @@ test('a change made on one phone shows on another without a reload', async ({ br
     data: { text: `checked by ${suffix}` },
   });
   expect(note.status()).toBe(201);
-  await alice.unroute('**/api/events');
+  await alice.unroute('**/api/events*');
   await expect(stale).toBeHidden({ timeout: 15_000 });
   await expect(alice.getByText('Live', { exact: true })).toBeVisible();
   await expect(alice.locator('.notes')).toContainText(`checked by ${suffix}`, { timeout: 10_000 });
@@ -125,4 +125,58 @@ test('a fold opened on a page stays open while another change is shown in it', a
   await expect(shift).toBeVisible();
   await notReloaded(page);
   await removeTeam(request, team.id);
+});
+
+// A page's stream resumes where the server rendered the page: what changed while the page loaded
+// is replayed and shown, and a page nothing changed on is not loaded a second time when it goes
+// live (it used to be, every time: a request and a redraw of the whole list on every visit).
+test('a page shows what changed while it loaded, and is not loaded again when nothing did', async ({ page }) => {
+  const { teamId, key, suffix, incidentId } = await teamWithIncident(page.request, 'resume', 'Resume');
+  const loads: string[] = [];
+  page.on('request', (r) => {
+    const rpc = new URL(r.url()).pathname.match(/^\/rpc\/(get_incident_board|incident_page)/);
+    if (rpc) loads.push(rpc[1]);
+  });
+  const isStream = (r: { url(): string }) => new URL(r.url()).pathname === '/api/events';
+  // The page's timers (the stream's batching among them) run only as the test moves its clock.
+  await page.clock.install();
+  const tick = () => page.clock.runFor(500);
+  // The list's stream is held back until the test lets it through: an alert comes in between.
+  let letThrough!: () => void;
+  const held = new Promise<void>((resolve) => (letThrough = resolve));
+  await page.route('**/api/events*', async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto('/');
+  await hydrated(page);
+  const later = `Later${suffix}`;
+  const hook = await page.request.post(`/api/alertmanager/webhook/${key}`, {
+    data: alertmanagerPayload(later, `${suffix}later`.padEnd(16, '0').slice(0, 16), 'resume', 'resume-2:9100', {
+      summary: 'came in while the list loaded',
+    }),
+  });
+  expect(hook.status()).toBe(200);
+  const opened = page.waitForResponse(isStream);
+  letThrough();
+  await opened;
+  const row = page.getByRole('link', { name: new RegExp(later) });
+  await expect.poll(async () => (await tick(), row.count())).toBe(1);
+  await page.unroute('**/api/events*');
+
+  // An incident's page, nothing changing: live, and loaded once, with its HTML.
+  loads.length = 0;
+  const live = page.waitForResponse(isStream);
+  await page.goto(`/incidents/${incidentId}`);
+  await hydrated(page);
+  await live;
+  await tick();
+  await tick();
+  await expect(page.locator('.freshness .updated')).toBeVisible();
+  // A note from elsewhere is what loads it again, once.
+  const note = await page.request.post(`/api/incidents/${incidentId}/notes`, { data: { text: 'from the desk' } });
+  expect(note.status()).toBe(201);
+  await expect.poll(async () => (await tick(), page.locator('.notes').textContent())).toContain('from the desk');
+  expect(loads).toEqual(['incident_page']);
+  await removeTeam(page.request, teamId);
 });

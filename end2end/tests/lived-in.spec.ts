@@ -1,5 +1,5 @@
 import { expect, type APIRequestContext, type Page } from '@playwright/test';
-import { test, PASSWORD, axeViolations, alertmanagerPayload, hydrated, liveReload, removeTeam, signInApi, signInPage } from './support';
+import { test, PASSWORD, axeViolations, alertmanagerPayload, hydrated, liveOpened, removeTeam, signInApi, signInPage } from './support';
 
 // The app as a team sees it after a few months, not empty: days held by a short and a long name,
 // covers in force and to come, an API key with a long name, 150 open incidents of one storm and
@@ -192,11 +192,11 @@ test('the covers list and the API keys keep their buttons on one line', async ({
 
 test('a storm of alike titles shows each row the part that tells it apart', async ({ page }) => {
   await signInPage(page);
-  const reloaded = liveReload(page, 'get_incident_board');
+  const live = liveOpened(page);
   await ready(page, '/');
-  // The list's reload once its live stream opens draws the filter form again: wait for it
-  // before opening the form.
-  await reloaded();
+  // A reload the live stream brings (an event of the storm's) draws the filter form again:
+  // wait for the stream before opening the form.
+  await live();
   const rows = page.getByRole('list', { name: 'Open incidents' }).locator('li');
   await expect(rows).toHaveCount(150);
   await expect(page.getByRole('list', { name: 'Open incidents' })).toHaveClass(/compact/);
@@ -223,9 +223,9 @@ test('a storm of alike titles shows each row the part that tells it apart', asyn
 
 test('an incident: a long label leaves the facts on the first screen, a note is stored once', async ({ page }) => {
   await signInPage(page);
-  const reloaded = liveReload(page, 'incident_page');
+  const live = liveOpened(page);
   await ready(page, `/incidents/${world.labelled}`);
-  await reloaded();
+  await live();
   await expect(page.locator('.facts')).toBeInViewport();
   await page.locator('dl.labels').getByText('Whole value').click();
   await expect(page.locator('.labels .full-title p')).toHaveText('checkout-'.repeat(23).slice(0, 200));

@@ -78,15 +78,13 @@ export async function pressSignIn(page: Page) {
   await loaded;
 }
 
-/// The reload a signed-in page makes once its live stream opens (`components::live`: what changed
-/// while the page was loading is unknown, so it loads again), seen as the first answer of the
-/// server function `rpc` — the page's first load comes with its HTML. Start waiting before the
-/// page is opened; await it before typing or moving the focus, which that reload could redraw.
-export function liveReload(page: Page, rpc: string): () => Promise<void> {
-  const answered = page.waitForResponse((r) => r.url().includes(`/rpc/${rpc}`), { timeout: 20_000 });
+/// A signed-in page's live stream opening (`components::live`). It resumes where the page was
+/// rendered, so the page is not loaded again unless something it shows changed meanwhile. Start
+/// waiting before the page is opened; await it before typing or moving the focus.
+export function liveOpened(page: Page): () => Promise<void> {
+  const opened = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/events', { timeout: 20_000 });
   return async () => {
-    await (await answered).finished();
-    // The answer is drawn in the page's next frame.
+    await opened;
     await page.evaluate(() => new Promise((drawn) => requestAnimationFrame(() => drawn(null))));
   };
 }

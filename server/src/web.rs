@@ -68,7 +68,42 @@ pub fn router(state: &AppState) -> Router<AppState> {
             shell(options.clone(), assets::stylesheet())
         })
         .fallback(fallback)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            resume_point,
+        ))
         .layer(axum::middleware::from_fn(tag_account))
+}
+
+/// Reads, before a signed-in page renders, the event its live stream resumes after
+/// (`components::live::ResumePoint`, written into the page's head). Server functions, site files
+/// and pages without a session have no stream to resume and skip the read.
+async fn resume_point(
+    State(state): State<AppState>,
+    mut req: Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let wanted = {
+        let path = req.uri().path();
+        req.method() == axum::http::Method::GET
+            && !path.starts_with("/rpc/")
+            && !path.starts_with("/api/")
+            && !path.rsplit('/').next().unwrap_or("").contains('.')
+            && req
+                .headers()
+                .get_all(header::COOKIE)
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .any(|c| klaxon_core::credentials::session_from_cookie_header(c).is_some())
+    };
+    if wanted {
+        // Without it the page reloads once its stream opens, as a stream that cannot resume does.
+        if let Ok(point) = state.core.resume_point().await {
+            req.extensions_mut()
+                .insert(klaxon_app::components::live::ResumePoint(point));
+        }
+    }
+    next.run(req).await
 }
 
 /// Marks a page with the session it was rendered for (`X-Klaxon-Account`), so the service

@@ -182,6 +182,139 @@ both!(the_stream_needs_a_credential_and_a_real_event_id, |app| {
     tab.until(about_incident(incident)).await;
 });
 
+/// The `klaxon-events` meta tag of a page as `cookie` sees it.
+async fn rendered_after(app: &TestApp, path: &str, cookie: &Auth) -> i64 {
+    let html = app.get(path, cookie).await.text;
+    let tag = r#"<meta name="klaxon-events" content=""#;
+    let at = html
+        .find(tag)
+        .unwrap_or_else(|| panic!("no resume point in {path}"))
+        + tag.len();
+    let end = at + html[at..].find('"').unwrap();
+    html[at..end].parse().unwrap()
+}
+
+both!(a_page_s_stream_resumes_where_the_page_was_rendered, |app| {
+    let t = teams(&app).await;
+    let cookie = app.login("bob", "bob password").await;
+    let before = app.fire(&t.bob_key, "before").await;
+    let after = rendered_after(&app, "/", &cookie).await;
+    assert!(
+        app.get("/login", &Auth::None)
+            .await
+            .text
+            .find("klaxon-events")
+            .is_none(),
+        "a page without a session has no stream to resume"
+    );
+    // Changes after the render, before the stream opens: they are what the page missed.
+    let missed = app.fire(&t.bob_key, "missed").await;
+    app.post(
+        &format!("/api/incidents/{before}/acknowledge"),
+        &t.bob,
+        json!({}),
+    )
+    .await
+    .expect(200);
+    let res = app
+        .open_events_at(&format!("?after={after}"), &cookie, None)
+        .await;
+    assert_eq!(res.status(), 200);
+    let mut heard = Vec::new();
+    let mut tab = common::live::Tab::from(res);
+    while let Some(e) = tab.next(Duration::from_millis(500)).await {
+        heard.push(e);
+    }
+    let incidents: Vec<i64> = heard
+        .iter()
+        .filter(|e| e.kind == "incident")
+        .map(|e| e.data["id"].as_i64().unwrap())
+        .collect();
+    // The opening of `before` was shown by the render; only what came after is replayed.
+    assert!(heard.iter().all(|e| e.seq > after), "{heard:?}");
+    assert!(incidents.contains(&missed), "{heard:?}");
+    assert!(
+        incidents.contains(&before),
+        "the acknowledgement: {heard:?}"
+    );
+
+    // A page rendered when nothing has changed since hears nothing until something does.
+    let after = rendered_after(&app, &format!("/incidents/{missed}"), &cookie).await;
+    let res = app
+        .open_events_at(&format!("?after={after}"), &cookie, None)
+        .await;
+    let mut tab = common::live::Tab::from(res);
+    assert_eq!(tab.next(Duration::from_millis(500)).await, None);
+    app.post(
+        &format!("/api/incidents/{missed}/notes"),
+        &t.bob,
+        json!({"text": "looking"}),
+    )
+    .await
+    .expect(201);
+    tab.until(about_incident(missed)).await;
+});
+
+both!(a_stream_is_not_resumed_from_events_no_longer_kept, |app| {
+    let t = teams(&app).await;
+    for query in ["?after=-1", "?after=yesterday"] {
+        let res = app.open_events_at(query, &t.bob, None).await;
+        assert_eq!(res.status(), 400, "{query}");
+    }
+    app.fire(&t.bob_key, "first").await;
+    app.fire(&t.bob_key, "second").await;
+    let (kept_from,): (i64,) = sqlx::query_as("SELECT MAX(id) FROM events")
+        .fetch_one(&app.core.db.pool)
+        .await
+        .unwrap();
+    // The sweeper has pruned everything older than the newest event.
+    sqlx::query("DELETE FROM events WHERE id < $1")
+        .bind(kept_from)
+        .execute(&app.core.db.pool)
+        .await
+        .unwrap();
+    let res = app.open_events_at("?after=1", &t.bob, None).await;
+    assert_eq!(res.status(), 409);
+    let body: serde_json::Value = res.json().await.unwrap();
+    assert_eq!(body["error"], "conflict", "{body}");
+    // Right below what is kept, or with `Last-Event-ID` (a reconnect), it opens.
+    let res = app
+        .open_events_at(&format!("?after={}", kept_from - 1), &t.bob, None)
+        .await;
+    assert_eq!(res.status(), 200);
+    let res = app.open_events_at("?after=1", &t.bob, Some(1)).await;
+    assert_eq!(res.status(), 200);
+});
+
+/// On PostgreSQL a transaction can take an event id and commit after a later one: a page
+/// rendered meanwhile does not show its change, so its stream resumes below that id.
+#[tokio::test]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "needs KLAXON_TEST_DATABASE_URL at build time"
+)]
+async fn a_render_never_resumes_past_a_change_still_being_written() {
+    let app = TestApp::spawn_postgres().await;
+    let t = teams(&app).await;
+    let mut open = app.core.db.pool.begin().await.unwrap();
+    let (held,): (i64,) = sqlx::query_as(
+        "INSERT INTO events (kind, subject_id, team_id) VALUES ('team', $1, $1) RETURNING id",
+    )
+    .bind(t.bob_team)
+    .fetch_one(&mut *open)
+    .await
+    .unwrap();
+    app.fire(&t.bob_key, "later").await;
+    let (newest,): (i64,) = sqlx::query_as("SELECT MAX(id) FROM events")
+        .fetch_one(&app.core.db.pool)
+        .await
+        .unwrap();
+    assert!(newest > held);
+    assert_eq!(app.core.resume_point().await.unwrap(), held - 1);
+    open.commit().await.unwrap();
+    assert_eq!(app.core.resume_point().await.unwrap(), newest);
+}
+
 /// An event committed through one replica reaches a tab connected to the other: the feed reads
 /// the shared table (woken by PostgreSQL's NOTIFY), not this process's memory.
 #[tokio::test]

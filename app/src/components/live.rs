@@ -5,8 +5,30 @@
 use klaxon_domain::live::{EventData, EventKind};
 use leptos::prelude::*;
 
+/// The page head's meta tag naming the event a signed-in page was rendered after (`content`):
+/// its stream resumes there (`GET /api/events?after=`), so what changed while the page loaded is
+/// replayed and the page is not loaded again when its stream opens.
+const RESUME_META: &str = "klaxon-events";
+
+/// Where a page's stream resumes (`Core::resume_point`), read by the server before the page's
+/// own reads and handed to the render in the request's extensions.
+#[derive(Clone, Copy, Debug)]
+pub struct ResumePoint(pub i64);
+
+/// The `klaxon-events` meta tag, in the document's head (rendered on the server only).
+#[component]
+pub fn ResumeMeta() -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    let point = use_context::<axum::http::request::Parts>()
+        .and_then(|p| p.extensions.get::<ResumePoint>().copied());
+    #[cfg(not(feature = "ssr"))]
+    let point: Option<ResumePoint> = None;
+    point.map(|p| view! { <meta name=RESUME_META content=p.0.to_string() /> })
+}
+
 /// What the stream heard since the last batch a page saw. `everything` is set when the stream
-/// (re)opens: what happened while it was closed is unknown, so every page reloads.
+/// (re)opens without resuming where the page was rendered: what happened while it was closed is
+/// unknown, so every page reloads.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Batch {
     pub seq: u64,
@@ -208,7 +230,7 @@ pub fn clock_time(_ms: f64) -> String {
 
 #[cfg(feature = "hydrate")]
 mod browser {
-    use super::{Batch, Live, Stream};
+    use super::{Batch, Live, Stream, RESUME_META};
     use klaxon_domain::live::{EventData, EventKind};
     use leptos::prelude::*;
     use std::cell::RefCell;
@@ -228,6 +250,11 @@ mod browser {
     struct Tab {
         live: Live,
         source: Option<EventSource>,
+        /// The event the page was rendered after, until the first stream is opened with it.
+        resume: Option<i64>,
+        /// The open stream resumes from the page's render and has not opened yet: its opening
+        /// brings what changed since in its replay, not a reason to reload everything.
+        resuming: bool,
         pending: Vec<(EventKind, EventData)>,
         everything: bool,
         flushing: bool,
@@ -247,6 +274,8 @@ mod browser {
             let tab: Shared = Rc::new(RefCell::new(Tab {
                 live,
                 source: None,
+                resume: rendered_after(),
+                resuming: false,
                 pending: Vec::new(),
                 everything: false,
                 flushing: false,
@@ -264,10 +293,26 @@ mod browser {
         });
     }
 
+    /// The event the page was rendered after, from its head (none on a page without it).
+    fn rendered_after() -> Option<i64> {
+        document()
+            .query_selector(&format!("meta[name={RESUME_META}]"))
+            .ok()??
+            .get_attribute("content")?
+            .parse()
+            .ok()
+    }
+
     fn connect(tab: &Shared) {
-        let Ok(source) = EventSource::new("/api/events") else {
+        let resume = tab.borrow_mut().resume.take();
+        let url = match resume {
+            Some(after) => format!("/api/events?after={after}"),
+            None => "/api/events".to_string(),
+        };
+        let Ok(source) = EventSource::new(&url) else {
             return lost(tab);
         };
+        tab.borrow_mut().resuming = resume.is_some();
         let mut handlers: Vec<Closure<dyn FnMut(MessageEvent)>> = Vec::new();
         for kind in EventKind::ALL {
             let t = tab.clone();
@@ -284,8 +329,11 @@ mod browser {
         }
         let t = tab.clone();
         let on_open = Closure::<dyn FnMut(MessageEvent)>::new(move |_| {
+            let resumed = std::mem::take(&mut t.borrow_mut().resuming);
             t.borrow().live.stream.set(Stream::Open);
-            heard(&t, None);
+            if !resumed {
+                heard(&t, None);
+            }
         });
         source.set_onopen(Some(on_open.as_ref().unchecked_ref()));
         handlers.push(on_open);
@@ -296,7 +344,14 @@ mod browser {
                 .source
                 .as_ref()
                 .is_none_or(|s| s.ready_state() == EventSource::CLOSED);
-            if closed {
+            if closed && std::mem::take(&mut t.borrow_mut().resuming) {
+                // Refused where the page was rendered (its events are no longer all kept):
+                // open at once without it, which reloads everything.
+                if let Some(s) = t.borrow_mut().source.take() {
+                    s.close();
+                }
+                reopen(&t, Duration::ZERO);
+            } else if closed {
                 lost(&t);
             } else if !matches!(t.borrow().live.stream.get_untracked(), Stream::Lost(_)) {
                 // The browser reconnects by itself; the page says it is not live meanwhile.
@@ -324,6 +379,12 @@ mod browser {
         if let Some(s) = tab.borrow_mut().source.take() {
             s.close();
         }
+        reopen(tab, REOPEN);
+    }
+
+    /// Opens a new stream `after` this long; never from inside a handler of the old one, which
+    /// opening replaces.
+    fn reopen(tab: &Shared, after: Duration) {
         let weak = Rc::downgrade(tab);
         set_timeout(
             move || {
@@ -331,7 +392,7 @@ mod browser {
                     connect(&tab);
                 }
             },
-            REOPEN,
+            after,
         );
     }
 

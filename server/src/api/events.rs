@@ -1,7 +1,7 @@
 //! Live updates as server-sent events (`core::events` decides what a caller hears).
 
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{Caller, Request};
+use crate::extract::{Caller, Query, Request};
 use crate::AppState;
 use axum::extract::State;
 use axum::http::HeaderMap;
@@ -35,6 +35,18 @@ pub struct StreamEvent {
     id: String,
 }
 
+/// Where a page's stream starts (`?after=`).
+#[derive(serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct StreamQuery {
+    /// Resume after this event: the point a page was rendered at (its `klaxon-events` meta tag).
+    /// The stream first replays the caller's events after it, so the page needs no reload; when
+    /// they are no longer all kept the answer is 409 and the page opens the stream without it.
+    /// `Last-Event-ID`, which a browser sends when it reconnects, takes precedence.
+    #[param(minimum = 0)]
+    after: Option<i64>,
+}
+
 /// One stream per signed-in tab. Each event names what changed (`event:` `incident`, `team` or
 /// `schedule`; `data:` `{"id", "team_id"}`), never the change itself: the page refetches it.
 /// `id:` is monotonic; a browser that reconnects sends it back as `Last-Event-ID` and first
@@ -44,8 +56,10 @@ pub struct StreamEvent {
     get,
     path = "/api/events",
     tag = "events",
-    params(("Last-Event-ID" = Option<i64>, Header, minimum = 0, description = "The last `id:` this client received; the stream starts with the caller's events after it.")),
+    params(("Last-Event-ID" = Option<i64>, Header, minimum = 0, description = "The last `id:` this client received; the stream starts with the caller's events after it."), StreamQuery),
     responses((status = 200, content_type = "text/event-stream", body = StreamEvent, description = "An endless stream of server-sent events, each as `StreamEvent` describes."),
+              (status = 400, body = ErrorBody, description = "`Last-Event-ID` or `after` is not a non-negative integer"),
+              (status = 409, body = ErrorBody, description = "`after` (with no `Last-Event-ID`) is older than the events kept, or more followed it than a stream replays: open the stream without it and reload"),
               (status = 429, body = ErrorBody, description = "the account already holds 20 open streams on this server (`Retry-After`)"))
 )]
 pub async fn stream(
@@ -53,6 +67,7 @@ pub async fn stream(
     Caller(actor): Caller,
     request: Request,
     headers: HeaderMap,
+    Query(query): Query<StreamQuery>,
 ) -> ApiResult<impl IntoResponse> {
     let after = match headers.get("last-event-id") {
         None => None,
@@ -68,11 +83,30 @@ pub async fn stream(
                 })?,
         ),
     };
+    // A page's render showed every event up to its point (`Core::resume_point`: on PostgreSQL
+    // no id below it was still uncommitted), so the feed's older events are not passed on.
+    let shown = query.after.filter(|_| after.is_none()).unwrap_or(-1);
+    let after = match (after, query.after) {
+        (Some(header), _) => Some(header),
+        (None, Some(rendered)) if rendered < 0 => {
+            return Err(klaxon_core::Error::Invalid("after must be at least 0".into()).into())
+        }
+        (None, Some(rendered)) => {
+            if !s.core.can_resume_after(rendered).await? {
+                return Err(klaxon_core::Error::Conflict(format!(
+                    "the events after {rendered} are no longer all kept: open the stream without `after` and reload"
+                ))
+                .into());
+            }
+            Some(rendered)
+        }
+        (None, None) => None,
+    };
     let place = s.core.open_stream(&actor)?;
     let scope = s.core.event_scope(&actor).await?;
     let (tx, rx) = mpsc::channel(64);
     tokio::spawn(async move {
-        pump(s.core.clone(), actor, request, scope, after, tx).await;
+        pump(s.core.clone(), actor, request, scope, (after, shown), tx).await;
         drop(place);
     });
     let events = futures_util::stream::unfold(rx, |mut rx| async move {
@@ -87,13 +121,15 @@ pub async fn stream(
     ))
 }
 
-/// Feeds one stream until the browser goes, the credential stops working or the server stops.
+/// Feeds one stream until the browser goes, the credential stops working or the server stops:
+/// first what came after `after`, then the feed's events, none up to `shown` (a page's render
+/// point; -1 for other streams).
 async fn pump(
     core: Core,
     actor: Actor,
     request: Request,
     mut scope: EventScope,
-    after: Option<i64>,
+    (after, shown): (Option<i64>, i64),
     tx: mpsc::Sender<Event>,
 ) {
     // Subscribed before the replay is read, so nothing falls between the two.
@@ -124,7 +160,8 @@ async fn pump(
                         }
                     }
                     let fresh = |e: &&LiveEvent| {
-                        scope.admits(e)
+                        e.seq > shown
+                            && scope.admits(e)
                             && replayed.get(&(e.kind, e.data.id)).is_none_or(|seq| e.seq > *seq)
                     };
                     for e in batch.iter().filter(fresh) {

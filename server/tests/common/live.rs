@@ -36,7 +36,17 @@ impl TestApp {
     }
 
     pub async fn open_events(&self, auth: &Auth, last: Option<i64>) -> reqwest::Response {
-        let mut req = self.client.get(format!("{}/api/events", self.url));
+        self.open_events_at("", auth, last).await
+    }
+
+    /// Opens a stream with `query` (`?after=…`), as a page's first stream is opened.
+    pub async fn open_events_at(
+        &self,
+        query: &str,
+        auth: &Auth,
+        last: Option<i64>,
+    ) -> reqwest::Response {
+        let mut req = self.client.get(format!("{}/api/events{query}", self.url));
         req = match auth {
             Auth::None => req,
             Auth::Key(k) => req.bearer_auth(k),
@@ -46,6 +56,15 @@ impl TestApp {
             req = req.header("last-event-id", l.to_string());
         }
         req.send().await.expect("request sent")
+    }
+}
+
+impl From<reqwest::Response> for Tab {
+    fn from(res: reqwest::Response) -> Tab {
+        Tab {
+            res,
+            buf: String::new(),
+        }
     }
 }
 
