@@ -88,13 +88,8 @@ async fn resume_point(
         req.method() == axum::http::Method::GET
             && !path.starts_with("/rpc/")
             && !path.starts_with("/api/")
-            && !path.rsplit('/').next().unwrap_or("").contains('.')
-            && req
-                .headers()
-                .get_all(header::COOKIE)
-                .iter()
-                .filter_map(|v| v.to_str().ok())
-                .any(|c| klaxon_core::credentials::session_from_cookie_header(c).is_some())
+            && !names_a_file(path)
+            && session_cookie(req.headers()).is_some()
     };
     if wanted {
         // Without it the page reloads once its stream opens, as a stream that cannot resume does.
@@ -109,13 +104,7 @@ async fn resume_point(
 /// Marks a page with the session it was rendered for (`X-Klaxon-Account`), so the service
 /// worker keeps pages for one account only and forgets them when another signs in.
 async fn tag_account(req: Request, next: axum::middleware::Next) -> Response {
-    let tag = req
-        .headers()
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .find_map(klaxon_core::credentials::session_from_cookie_header)
-        .map(klaxon_core::credentials::account_tag);
+    let tag = session_cookie(req.headers()).map(klaxon_core::credentials::account_tag);
     let mut res = next.run(req).await;
     let html = res
         .headers()
@@ -128,6 +117,20 @@ async fn tag_account(req: Request, next: axum::middleware::Next) -> Response {
         }
     }
     res
+}
+
+/// The session token of the request's cookie, if it carries one.
+fn session_cookie(headers: &axum::http::HeaderMap) -> Option<&str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find_map(klaxon_core::credentials::session_from_cookie_header)
+}
+
+/// Whether `path` names a site file (its last part has an extension) rather than a page.
+fn names_a_file(path: &str) -> bool {
+    path.rsplit('/').next().unwrap_or("").contains('.')
 }
 
 /// The header `tag_account` sets (read by `public/sw.js`).
@@ -144,8 +147,7 @@ async fn fallback(State(state): State<AppState>, req: Request) -> Response {
         };
         return (StatusCode::NOT_FOUND, Json(body)).into_response();
     }
-    let last = path.rsplit('/').next().unwrap_or("");
-    if last.contains('.') {
+    if names_a_file(&path) {
         return assets::serve(&path, req.headers())
             .unwrap_or_else(|| (StatusCode::NOT_FOUND, Body::from("not found")).into_response());
     }
