@@ -47,7 +47,11 @@ async function measure(url) {
     // A signed-in page that sent its visitor to sign in would be measured empty.
     if (lhr.finalDisplayedUrl !== url) throw new Error(`${url} ended at ${lhr.finalDisplayedUrl}`);
     const a = (id) => lhr.audits[id].numericValue;
+    // What moved, so a shift names its element (Lighthouse's `layout-shifts` audit).
+    const moved = (lhr.audits['layout-shifts']?.details?.items || [])
+      .map((item) => `${item.node?.selector || item.node?.nodeLabel || '?'} ${item.score.toFixed(4)}`);
     runs.push({
+      moved,
       score: Math.round(lhr.categories.performance.score * 100),
       tbt: a('total-blocking-time'), cls: a('cumulative-layout-shift'),
       fcp: a('first-contentful-paint'), lcp: a('largest-contentful-paint'), si: a('speed-index'),
@@ -63,6 +67,7 @@ function report(name, { median: m, scores }) {
       `layout shift ${m.cls.toFixed(3)}, first paint ${Math.round(m.fcp)} ms, largest paint ${Math.round(m.lcp)} ms, ` +
       `speed index ${Math.round(m.si)} ms`,
   );
+  if (m.moved.length) console.log(`lighthouse: ${name}: what moved: ${m.moved.join('; ')}`);
 }
 
 for (const count of [12, 150]) {

@@ -8,7 +8,9 @@
 //   whose banner says that page is not available offline.
 // - Site files: names carrying a content hash never change, so they come from the cache first;
 //   the others from the network, the cache only offline. Once a build's main wasm is kept, so are
-//   its pages' chunks, so a page opened later (from a push, say) takes its code from the phone.
+//   its pages' chunks, so a page opened later (from a push, say) takes its code from the phone,
+//   and its stylesheet: the worker's page requests then name it (the navigation preload header)
+//   and the server links it in place of the copy every page otherwise carries inline.
 // - Anything else (the API, server functions, the event stream) goes to the network only. A form
 //   sent offline is answered with a page saying that nothing was sent; nothing is queued.
 // - Kept pages are one account's: each page names the session it was rendered for
@@ -184,7 +186,10 @@ async function file(request, url, event) {
   const build = BUILD_FILE.exec(url.pathname)?.[0];
   if (build) {
     const hit = await cache.match(request);
-    if (hit) return hit;
+    if (hit) {
+      if (url.pathname === `${build}klaxon.wasm`) event.waitUntil(linkStylesheet(build).catch(() => {}));
+      return hit;
+    }
   }
   try {
     const response = await fetch(request);
@@ -207,10 +212,25 @@ async function file(request, url, event) {
   }
 }
 
+// The build whose stylesheet the navigation preload header names (see `linkStylesheet`).
+let linked = null;
+
+/// Keeps the stylesheet of the build in folder `build` and names it in the header of the pages
+/// the worker asks for, so the server links it rather than putting it in each page.
+async function linkStylesheet(build) {
+  if (linked === build || !self.registration.navigationPreload) return;
+  const css = `${build}klaxon.css`;
+  const files = await caches.open(FILES);
+  if (!(await files.match(css))) await files.add(css);
+  await self.registration.navigationPreload.setHeaderValue(css);
+  linked = build;
+}
+
 /// Fetches and keeps the chunks (lazy routes) of the build in folder `build`, as its split
-/// manifest lists them; a chunk that fails is fetched when its page needs it.
+/// manifest lists them, and its stylesheet; a chunk that fails is fetched when its page needs it.
 async function keepChunks(build) {
   const cache = await caches.open(FILES);
+  await linkStylesheet(build).catch(() => {});
   try {
     const manifest = await (await fetch(`${build}__wasm_split_manifest.json`)).json();
     const chunks = new Set(Object.values(manifest).flat());

@@ -65,7 +65,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
     Router::new()
         .route("/rpc/{*name}", post(server_fns.clone()).get(server_fns))
         .leptos_routes_with_context(state, routes(), ctx, move || {
-            shell(options.clone(), assets::stylesheet())
+            shell(options.clone(), inline_stylesheet())
         })
         .fallback(fallback)
         .layer(axum::middleware::from_fn_with_state(
@@ -101,8 +101,26 @@ async fn resume_point(
     next.run(req).await
 }
 
+/// The header a service worker's navigation preload carries; `public/sw.js` sets it to the
+/// address of the stylesheet it keeps.
+const PRELOAD_HEADER: &str = "service-worker-navigation-preload";
+
+/// The stylesheet a page carries inline (called while the page renders): none when the page is
+/// asked for by a service worker that keeps this build's stylesheet, so the page links it and
+/// the worker hands it over from the phone. Every page is 6 KB (compressed) lighter then, which
+/// on a slow mobile network is tens of milliseconds before the first paint.
+fn inline_stylesheet() -> Option<&'static str> {
+    let kept = leptos::prelude::use_context::<axum::http::request::Parts>()
+        .and_then(|p| p.headers.get(PRELOAD_HEADER).cloned());
+    match kept {
+        Some(v) if v.as_bytes() == assets::stylesheet_href().as_bytes() => None,
+        _ => assets::stylesheet(),
+    }
+}
+
 /// Marks a page with the session it was rendered for (`X-Klaxon-Account`), so the service
-/// worker keeps pages for one account only and forgets them when another signs in.
+/// worker keeps pages for one account only and forgets them when another signs in; and says
+/// that a page depends on the service worker's preload header.
 async fn tag_account(req: Request, next: axum::middleware::Next) -> Response {
     let tag = session_cookie(req.headers()).map(klaxon_core::credentials::account_tag);
     let mut res = next.run(req).await;
@@ -111,6 +129,13 @@ async fn tag_account(req: Request, next: axum::middleware::Next) -> Response {
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("text/html"));
+    if html {
+        // A page is rendered with its stylesheet inline or linked (`inline_stylesheet`).
+        res.headers_mut().append(
+            header::VARY,
+            HeaderValue::from_static(PRELOAD_HEADER),
+        );
+    }
     if let (true, Some(tag)) = (html, tag) {
         if let Ok(v) = HeaderValue::from_str(&tag) {
             res.headers_mut().insert(ACCOUNT_HEADER, v);
@@ -153,7 +178,7 @@ async fn fallback(State(state): State<AppState>, req: Request) -> Response {
     }
     let options = state.leptos.clone();
     let handler = leptos_axum::render_app_to_stream_with_context(context(&state), move || {
-        shell(options.clone(), assets::stylesheet())
+        shell(options.clone(), inline_stylesheet())
     });
     handler(req).await.into_response()
 }
