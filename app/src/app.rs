@@ -38,6 +38,10 @@ pub fn shell(options: LeptosOptions, css: Option<&'static str>) -> impl IntoView
     // `components::text::ViewerZone`); the page's nonce lets it past the CSP.
     let nonce = leptos::nonce::use_nonce();
     let zone = view! { <script nonce=nonce inner_html=ZONE_COOKIE></script> };
+    #[cfg(feature = "ssr")]
+    let loader = view! { <crate::server::ChunkLoaderPreload /> };
+    #[cfg(not(feature = "ssr"))]
+    let loader = ();
     view! {
         <!DOCTYPE html>
         <html lang="en">
@@ -54,6 +58,7 @@ pub fn shell(options: LeptosOptions, css: Option<&'static str>) -> impl IntoView
                 {zone}
                 <ResumeMeta />
                 <HydrationScripts options />
+                {loader}
                 <MetaTags />
             </head>
             <body>

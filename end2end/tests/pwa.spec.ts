@@ -61,8 +61,17 @@ test('installable, opens offline with what was last seen, refuses actions offlin
     );
   await expect.poll(async () => (await keptChunks()).filter((f) => /^split_\w+_chunk_\d+\.wasm$/.test(f)).sort(), { timeout: 15_000 })
     .toEqual([expect.stringMatching(/^split_incident_chunk_/), expect.stringMatching(/^split_other_chunk_/), expect.stringMatching(/^split_signed_out_chunk_/)]);
+  // So is the stylesheet: a page the worker asks for links it, and does not carry its own copy.
+  const style = () =>
+    page.evaluate(() => ({
+      inline: document.querySelectorAll('style').length,
+      linked: [...document.querySelectorAll('link[rel="stylesheet"]')].map((l) => new URL((l as HTMLLinkElement).href).pathname),
+      background: getComputedStyle(document.body).backgroundColor,
+    }));
+  const looks = { inline: 0, linked: [expect.stringMatching(/^\/pkg\/[0-9a-f]{16}\/klaxon\.css$/)], background: 'rgb(244, 245, 247)' };
   await page.goto(incidentPath);
   await expect(page.getByRole('button', { name: 'Acknowledge' })).toBeVisible();
+  expect(await style()).toEqual(looks);
   const after = await clock();
 
   await context.setOffline(true);
@@ -81,6 +90,8 @@ test('installable, opens offline with what was last seen, refuses actions offlin
   // An action tried offline: a sentence, and nothing was done.
   await page.goto(incidentPath);
   await expect(banner).toBeVisible();
+  // The kept copy looks as it did: its stylesheet comes from the phone.
+  expect(await style()).toEqual(looks);
   await page.getByRole('button', { name: 'Acknowledge' }).click();
   await expect(page.getByRole('alert')).toContainText('Klaxon did not receive this and nothing was changed');
   await context.setOffline(false);

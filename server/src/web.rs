@@ -131,10 +131,8 @@ async fn tag_account(req: Request, next: axum::middleware::Next) -> Response {
         .is_some_and(|v| v.starts_with("text/html"));
     if html {
         // A page is rendered with its stylesheet inline or linked (`inline_stylesheet`).
-        res.headers_mut().append(
-            header::VARY,
-            HeaderValue::from_static(PRELOAD_HEADER),
-        );
+        res.headers_mut()
+            .append(header::VARY, HeaderValue::from_static(PRELOAD_HEADER));
     }
     if let (true, Some(tag)) = (html, tag) {
         if let Ok(v) = HeaderValue::from_str(&tag) {

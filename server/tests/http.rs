@@ -201,6 +201,13 @@ both!(
             hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()),
             "{js} carries no hash"
         );
+        // The loader of the pages' chunks, which the script imports, is fetched beside it.
+        assert!(
+            html.contains(&format!(
+                "<link rel=\"modulepreload\" href=\"{build}/__wasm_split."
+            )),
+            "{html}"
+        );
         // The stylesheet is inline, so the first paint waits for no second request.
         let css = app
             .raw(Method::GET, "/pkg/klaxon.css", &[], vec![])
@@ -215,6 +222,35 @@ both!(
             !html.contains("rel=\"stylesheet\""),
             "and does not fetch it"
         );
+        assert!(
+            page.headers["vary"]
+                .to_str()
+                .unwrap()
+                .contains("service-worker-navigation-preload"),
+            "{:?}",
+            page.headers
+        );
+        // Asked for by the installed app's service worker, which keeps this build's stylesheet
+        // and says so in its navigation preload header, the page links it instead; a worker
+        // that keeps another build's gets it inline.
+        let kept = format!("{build}/klaxon.css");
+        for (header, linked) in [
+            (kept.as_str(), true),
+            ("/pkg/0123456789abcdef/klaxon.css", false),
+        ] {
+            let html = app
+                .raw(
+                    Method::GET,
+                    "/login",
+                    &[("service-worker-navigation-preload", header)],
+                    vec![],
+                )
+                .await
+                .text;
+            let link = format!("<link rel=\"stylesheet\" href=\"{kept}\">");
+            assert_eq!(html.contains(&link), linked, "{header}: {html}");
+            assert_eq!(html.contains("<style>"), !linked, "{header}");
+        }
         for ext in ["css", "js", "wasm"] {
             let path = format!("{build}/klaxon.{ext}");
             assert!(

@@ -31,6 +31,19 @@ impl Chunks {
     }
 }
 
+/// The script that loads the chunks, which the main script imports: preloaded beside it, it is
+/// not fetched only once the main script runs, which held hydration back by a round trip to
+/// the service worker (or the network) on every page.
+const LOADER: &str = "__wasm_split.______________________.js";
+
+/// A `modulepreload` of the chunk loader, in the document's head, when the site has chunks.
+#[component]
+pub fn ChunkLoaderPreload() -> impl IntoView {
+    use_context::<Chunks>()
+        .filter(|c| !c.files.is_empty())
+        .map(|c| view! { <link rel="modulepreload" href=format!("/{}/{LOADER}", c.dir) /> })
+}
+
 /// Names in the response, in one `Link` header, the files the chunk function `name` loads.
 /// Set rather than added to: the router may resolve a page's view more than once.
 pub fn announce_chunk(name: &str) {

@@ -7,6 +7,6 @@ mod errors;
 mod qr;
 
 pub use auth::{core, presented, request_parts, set_cookie, signed_in, signed_in_or_none};
-pub use chunks::{announce_chunk, Chunks};
+pub use chunks::{announce_chunk, ChunkLoaderPreload, Chunks};
 pub use errors::{fail, field, sign_in_failure};
 pub use qr::qr_svg;
