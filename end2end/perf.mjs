@@ -123,8 +123,9 @@ async function tapToAck(context, label) {
   step = `opening a page (${label})`;
   const page = await context.newPage();
   const started = performance.now();
-  let tapped;
-  const tap = new Promise((resolve) => (tapped = resolve));
+  // The tap is when the page sends the acknowledgement (a form's POST before hydration, a
+  // server function's after): `click` itself returns only once a form's navigation commits.
+  const tap = page.waitForRequest((r) => r.method() === 'POST', { timeout: 60_000 });
   const stored = (async () => {
     await tap;
     for (;;) {
@@ -139,7 +140,6 @@ async function tapToAck(context, label) {
   step = `the push link and Acknowledge (${label})`;
   await page.goto(`${base}/incidents/${id}`, { waitUntil: 'commit' });
   await page.getByRole('button', { name: 'Acknowledge', exact: true }).click();
-  tapped();
   const ms = await stored;
   // Left first, then closed: a page closed while it was still loading (the cold one reloads
   // after its form was sent and fetches the wasm) has been seen to make Chromium never answer
