@@ -29,10 +29,9 @@ const THEME_COLOR: &str = "#b91c1c";
 /// second on a slow mobile network), for a few KB more in each (compressed) page. Without it the
 /// page links the stylesheet, which shares the script's content-hashed output name.
 pub fn shell(options: LeptosOptions, css: Option<&'static str>) -> impl IntoView {
-    let stylesheet = css.is_none().then(|| {
-        let href = format!("/{}/{}.css", options.site_pkg_dir, options.output_name);
-        view! { <link rel="stylesheet" href=href /> }
-    });
+    let stylesheet = css
+        .is_none()
+        .then(|| view! { <link rel="stylesheet" href=stylesheet_href(&options) /> });
     let inline = css.map(|css| view! { <style inner_html=css></style> });
     // The browser's time zone, for pages of someone who has not set their own (see
     // `components::text::ViewerZone`); the page's nonce lets it past the CSP.
@@ -66,6 +65,12 @@ pub fn shell(options: LeptosOptions, css: Option<&'static str>) -> impl IntoView
             </body>
         </html>
     }
+}
+
+/// Where a page that does not carry the stylesheet links it: beside the script, under the
+/// build's content-hashed folder.
+pub fn stylesheet_href(options: &LeptosOptions) -> String {
+    format!("/{}/{}.css", options.site_pkg_dir, options.output_name)
 }
 
 /// Every page's title goes through here. On the server leptos_meta writes the result into

@@ -12,4 +12,4 @@ pub mod server;
 
 #[cfg(feature = "hydrate")]
 pub use app::{account_changes_load_in_full, hydration_finished};
-pub use app::{shell, App};
+pub use app::{shell, stylesheet_href, App};

@@ -52,12 +52,6 @@ pub fn stylesheet() -> Option<&'static str> {
     .as_deref()
 }
 
-/// The stylesheet's address when a page links it instead: `/{pkg}/{name}.css`.
-pub fn stylesheet_href() -> &'static str {
-    static HREF: OnceLock<String> = OnceLock::new();
-    HREF.get_or_init(|| format!("/{}/{OUTPUT}.css", pkg_dir()))
-}
-
 /// The split manifest cargo-leptos wrote for the lazily loaded pages (empty when the site was
 /// built without `--split` or not at all), for their responses' preload headers.
 pub fn chunks() -> klaxon_app::server::Chunks {

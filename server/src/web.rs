@@ -65,7 +65,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
     Router::new()
         .route("/rpc/{*name}", post(server_fns.clone()).get(server_fns))
         .leptos_routes_with_context(state, routes(), ctx, move || {
-            shell(options.clone(), inline_stylesheet())
+            shell(options.clone(), inline_stylesheet(&options))
         })
         .fallback(fallback)
         .layer(axum::middleware::from_fn_with_state(
@@ -109,11 +109,11 @@ const PRELOAD_HEADER: &str = "service-worker-navigation-preload";
 /// asked for by a service worker that keeps this build's stylesheet, so the page links it and
 /// the worker hands it over from the phone. Every page is 6 KB (compressed) lighter then, which
 /// on a slow mobile network is tens of milliseconds before the first paint.
-fn inline_stylesheet() -> Option<&'static str> {
+fn inline_stylesheet(options: &leptos::config::LeptosOptions) -> Option<&'static str> {
     let kept = leptos::prelude::use_context::<axum::http::request::Parts>()
         .and_then(|p| p.headers.get(PRELOAD_HEADER).cloned());
     match kept {
-        Some(v) if v.as_bytes() == assets::stylesheet_href().as_bytes() => None,
+        Some(v) if v.as_bytes() == klaxon_app::stylesheet_href(options).as_bytes() => None,
         _ => assets::stylesheet(),
     }
 }
@@ -176,7 +176,7 @@ async fn fallback(State(state): State<AppState>, req: Request) -> Response {
     }
     let options = state.leptos.clone();
     let handler = leptos_axum::render_app_to_stream_with_context(context(&state), move || {
-        shell(options.clone(), inline_stylesheet())
+        shell(options.clone(), inline_stylesheet(&options))
     });
     handler(req).await.into_response()
 }
