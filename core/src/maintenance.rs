@@ -2,7 +2,13 @@
 //! paged: the notifier holds every page that comes due until the window's end
 //! (`paging::delivery`). Ending a window early releases what it held at once.
 
+use crate::db::Tx;
 use crate::{Actor, Core, Error, Result};
+
+/// The end of each of `{ids}`'s windows open at `$1`.
+const WINDOWS_NOW: &str =
+    "SELECT team_id, MAX(ends_at) FROM maintenance WHERE starts_at <= $1 AND ends_at > $1 \
+     AND team_id IN ({ids}) GROUP BY team_id";
 use klaxon_domain::ids::{MaintenanceId, TeamId};
 use klaxon_domain::maintenance::{Maintenance, NewMaintenance};
 use klaxon_domain::Timestamp;
@@ -44,12 +50,19 @@ impl Core {
     pub async fn maintenance_now(&self, team_ids: &[i64]) -> Result<Vec<(i64, Timestamp)>> {
         let rows: Vec<(i64, i64)> = self
             .db
-            .fetch_in(
-                "SELECT team_id, MAX(ends_at) FROM maintenance WHERE starts_at <= $1 AND ends_at > $1 \
-                 AND team_id IN ({ids}) GROUP BY team_id",
-                &[self.now().into()],
-                team_ids,
-            )
+            .fetch_in(WINDOWS_NOW, &[self.now().into()], team_ids)
+            .await?;
+        Ok(rows.into_iter().map(|(t, e)| (t, Timestamp(e))).collect())
+    }
+
+    /// `maintenance_now` in a transaction of the caller's (the notifier's batch reads).
+    pub(crate) async fn maintenance_now_in(
+        &self,
+        tx: &mut Tx,
+        team_ids: &[i64],
+    ) -> Result<Vec<(i64, Timestamp)>> {
+        let rows: Vec<(i64, i64)> = tx
+            .fetch_in(WINDOWS_NOW, &[self.now().into()], team_ids)
             .await?;
         Ok(rows.into_iter().map(|(t, e)| (t, Timestamp(e))).collect())
     }

@@ -127,8 +127,8 @@ impl Hold {
 }
 
 impl Core {
-    /// Reads up to `batch` due rows of `outbox` by its rules, outside any transaction (an idle
-    /// pass never takes the writer), keeps those whose destination has no lane open here (of as
+    /// Reads up to `batch` due rows of `outbox` by its rules, outside the writer's turn (an idle
+    /// pass never takes it), keeps those whose destination has no lane open here (of as
     /// many destinations as lanes are free), and claims them by id: each claim re-checks that the
     /// row is pending, due and unclaimed (or its claim lapsed), so another replica's claim of the
     /// same row finds nothing. (One subquery-driven UPDATE let PostgreSQL, with statistics from
@@ -148,6 +148,10 @@ impl Core {
         T: OutboxRow,
     {
         let (table, destination) = (outbox.table(), outbox.destination());
+        // Read in a transaction whose plan is kept (`Db::read_indexed`): planned afresh, this
+        // read took longer to plan than to run at every pass. Outside the writer's turn, so an
+        // idle pass never takes it.
+        let mut read = self.db.read_indexed().await?;
         let due: Vec<(i64, K)> = sqlx::query_as(&format!(
             "SELECT id, {destination} FROM {table} p WHERE state = 'pending' AND due_at <= $1 \
              AND (claimed_until IS NULL OR claimed_until < $1) AND {} ORDER BY {} LIMIT $2",
@@ -156,8 +160,9 @@ impl Core {
         ))
         .bind(now)
         .bind(batch)
-        .fetch_all(&self.db.pool)
+        .fetch_all(&mut *read)
         .await?;
+        read.commit().await?;
         let full = due.len() as i64 == batch;
         let ids = lanes.claimable(due);
         if ids.is_empty() {

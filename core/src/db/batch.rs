@@ -34,9 +34,9 @@ impl<'a> From<&'a str> for Arg<'a> {
     }
 }
 
-/// Binds `args`, then `ids`, to a query of either shape.
+/// Binds `args`, then `ids`, then `pad` more copies of the last id, to a query of either shape.
 macro_rules! bind_all {
-    ($q:expr, $args:expr, $ids:expr) => {{
+    ($q:expr, $args:expr, $ids:expr, $pad:expr) => {{
         let mut q = $q;
         for arg in $args {
             q = match *arg {
@@ -48,23 +48,53 @@ macro_rules! bind_all {
         for id in $ids {
             q = q.bind(id);
         }
+        if let Some(last) = $ids.last() {
+            for _ in 0..$pad {
+                q = q.bind(last);
+            }
+        }
         q
     }};
 }
 
+/// One statement of an id list: its text, its ids, whether it is prepared once and kept, and
+/// how many copies of the last id pad its list.
+struct Chunk<'i, K> {
+    sql: String,
+    ids: &'i [K],
+    kept: bool,
+    pad: usize,
+}
+
+/// The longest id list padded to a kept shape (`chunks`); a batch of pages is rarely longer.
+const KEPT_UP_TO: usize = 64;
+
 /// The chunks `ids` is run in, each with `sql`'s `{ids}` replaced by its parameter list
 /// (numbered after the `args`). A one-id statement is common and worth preparing once; longer
-/// lists vary in length and would only fill the statement cache.
+/// lists vary in length and would only fill the statement cache, except in a transaction whose
+/// plans are kept (`indexed`, see `Db::begin_indexed`): there a list of up to `KEPT_UP_TO` ids
+/// is padded to the next power of two with its last id (which `IN` does not count twice), so a
+/// statement takes seven shapes, each planned once per connection instead of at every batch.
 fn chunks<'i, K>(
     backend: Backend,
     sql: &'i str,
     args: usize,
     ids: &'i [K],
-) -> impl Iterator<Item = (String, &'i [K], bool)> + 'i {
+    indexed: bool,
+) -> impl Iterator<Item = Chunk<'i, K>> + 'i {
     let size = rows_per_statement(backend, 1).saturating_sub(args).max(1);
     ids.chunks(size).map(move |chunk| {
-        let sql = sql.replace("{ids}", &list(backend, chunk.len(), args + 1));
-        (sql, chunk, chunk.len() == 1)
+        let n = chunk.len();
+        let shape = match n.next_power_of_two() {
+            padded if indexed && padded <= KEPT_UP_TO.min(size) => padded,
+            _ => n,
+        };
+        Chunk {
+            sql: sql.replace("{ids}", &list(backend, shape, args + 1)),
+            ids: chunk,
+            kept: n == 1 || (indexed && shape <= KEPT_UP_TO),
+            pad: shape - n,
+        }
     })
 }
 
@@ -76,7 +106,7 @@ impl<K: for<'q> sqlx::Encode<'q, Any> + sqlx::Type<Any> + Sync> Id for K {}
 /// and returns every chunk's rows.
 pub(crate) async fn fetch_in<T>(
     conn: &mut AnyConnection,
-    backend: Backend,
+    (backend, indexed): (Backend, bool),
     sql: &str,
     args: &[Arg<'_>],
     ids: &[impl Id],
@@ -85,11 +115,12 @@ where
     T: for<'r> sqlx::FromRow<'r, AnyRow> + Send + Unpin,
 {
     let mut rows = Vec::new();
-    for (sql, chunk, persistent) in chunks(backend, sql, args.len(), ids) {
+    for c in chunks(backend, sql, args.len(), ids, indexed) {
         let q = bind_all!(
-            sqlx::query_as::<_, T>(&sql).persistent(persistent),
+            sqlx::query_as::<_, T>(&c.sql).persistent(c.kept),
             args,
-            chunk
+            c.ids,
+            c.pad
         );
         rows.extend(q.fetch_all(&mut *conn).await?);
     }
@@ -99,14 +130,14 @@ where
 /// `fetch_in` for a statement without rows; returns the rows it affected.
 pub(crate) async fn execute_in(
     conn: &mut AnyConnection,
-    backend: Backend,
+    (backend, indexed): (Backend, bool),
     sql: &str,
     args: &[Arg<'_>],
     ids: &[impl Id],
 ) -> Result<u64> {
     let mut done = 0;
-    for (sql, chunk, persistent) in chunks(backend, sql, args.len(), ids) {
-        let q = bind_all!(sqlx::query(&sql).persistent(persistent), args, chunk);
+    for c in chunks(backend, sql, args.len(), ids, indexed) {
+        let q = bind_all!(sqlx::query(&c.sql).persistent(c.kept), args, c.ids, c.pad);
         done += q.execute(&mut *conn).await?.rows_affected();
     }
     Ok(done)
@@ -123,8 +154,8 @@ impl Tx {
     where
         T: for<'r> sqlx::FromRow<'r, AnyRow> + Send + Unpin,
     {
-        let backend = self.backend;
-        fetch_in(self, backend, sql, args, ids).await
+        let shape = (self.backend, self.indexed);
+        fetch_in(self, shape, sql, args, ids).await
     }
 
     /// `execute_in` inside this transaction.
@@ -134,8 +165,8 @@ impl Tx {
         args: &[Arg<'_>],
         ids: &[impl Id],
     ) -> Result<u64> {
-        let backend = self.backend;
-        execute_in(self, backend, sql, args, ids).await
+        let shape = (self.backend, self.indexed);
+        execute_in(self, shape, sql, args, ids).await
     }
 }
 
@@ -154,12 +185,13 @@ impl Db {
             return Ok(Vec::new());
         }
         let mut conn = self.pool.acquire().await?;
-        fetch_in(&mut conn, self.backend, sql, args, ids).await
+        fetch_in(&mut conn, (self.backend, false), sql, args, ids).await
     }
 
-    /// `fetch_in` for a write whose every statement stands alone (a conditional claim, say):
-    /// each commits by itself, without the round trips of `BEGIN` and `COMMIT`; on SQLite in
-    /// the writer's turn.
+    /// `fetch_in` for a write whose every statement stands alone and finds its rows by id (a
+    /// conditional claim, say). On SQLite each commits by itself in the writer's turn, without
+    /// `BEGIN` and `COMMIT`; on PostgreSQL they run in a `begin_indexed` transaction, whose
+    /// `COMMIT` costs less than planning them at every batch.
     pub(crate) async fn write_in<T>(
         &self,
         sql: &str,
@@ -172,9 +204,15 @@ impl Db {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
+        if self.backend == Backend::Postgres {
+            let mut tx = self.begin_indexed().await?;
+            let rows = tx.fetch_in(sql, args, ids).await?;
+            tx.commit().await?;
+            return Ok(rows);
+        }
         let _turn = self.writer_turn().await;
         let mut conn = self.pool.acquire().await?;
-        fetch_in(&mut conn, self.backend, sql, args, ids).await
+        fetch_in(&mut conn, (self.backend, false), sql, args, ids).await
     }
 }
 
@@ -298,15 +336,36 @@ mod tests {
     #[test]
     fn id_lists_are_chunked_after_the_leading_values() {
         let ids: Vec<i64> = (1..=600).collect();
-        let chunks: Vec<_> = super::chunks(Sqlite, "x IN ({ids})", 2, &ids).collect();
+        let chunks: Vec<_> = super::chunks(Sqlite, "x IN ({ids})", 2, &ids, false).collect();
         assert_eq!(
-            chunks.iter().map(|c| c.1.len()).collect::<Vec<_>>(),
+            chunks.iter().map(|c| c.ids.len()).collect::<Vec<_>>(),
             [248, 248, 104]
         );
-        assert!(chunks[0].0.starts_with("x IN (?3, ?4,"));
-        let one: Vec<_> = super::chunks(Postgres, "x IN ({ids})", 1, &ids[..1]).collect();
-        assert_eq!(one[0].0, "x IN ($2)");
-        assert!(one[0].2, "a one-id statement is prepared once");
+        assert!(chunks[0].sql.starts_with("x IN (?3, ?4,"));
+        assert!(chunks.iter().all(|c| c.pad == 0 && !c.kept));
+        let one: Vec<_> = super::chunks(Postgres, "x IN ({ids})", 1, &ids[..1], false).collect();
+        assert_eq!(one[0].sql, "x IN ($2)");
+        assert!(one[0].kept, "a one-id statement is prepared once");
+    }
+
+    #[test]
+    fn in_a_transaction_that_keeps_plans_short_lists_take_few_shapes() {
+        let ids: Vec<i64> = (1..=100).collect();
+        let shape = |n: usize| {
+            let c: Vec<_> = super::chunks(Postgres, "x IN ({ids})", 1, &ids[..n], true).collect();
+            (c[0].sql.matches('$').count() - 1, c[0].pad, c[0].kept)
+        };
+        assert_eq!(shape(1), (1, 0, true));
+        assert_eq!(shape(3), (4, 1, true), "padded with the last id");
+        assert_eq!(shape(23), (32, 9, true));
+        assert_eq!(shape(64), (64, 0, true));
+        assert_eq!(
+            shape(65),
+            (65, 0, false),
+            "a long list is planned once, as before"
+        );
+        let lengths: std::collections::HashSet<_> = (1..=64).map(|n| shape(n).0).collect();
+        assert_eq!(lengths.len(), 7);
     }
 
     #[test]

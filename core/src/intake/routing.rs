@@ -142,7 +142,7 @@ impl Core {
         let mut conn = self.db.pool.acquire().await?;
         let rows: Vec<(String, i64)> = fetch_in(
             &mut conn,
-            self.db.backend,
+            (self.db.backend, false),
             "SELECT fingerprint, team_id FROM alerts \
              WHERE integration_id = $1 AND status = $2 AND fingerprint IN ({ids})",
             &[integration.into(), AlertStatus::Firing.as_str().into()],

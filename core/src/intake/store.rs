@@ -91,7 +91,7 @@ pub(super) async fn load_stored<'a>(
         Backend::Sqlite => {
             fetch_in(
                 conn,
-                backend,
+                (backend, false),
                 &format!(
                     "SELECT {STORED_COLUMNS} FROM alerts WHERE team_id = $1 AND fingerprint IN ({{ids}})"
                 ),

@@ -12,6 +12,7 @@ use super::record::{
     record_cancelled, record_failure, record_held, record_recovered, record_sent, record_summaries,
     record_waiting, topic_backoff,
 };
+use super::send::methods_of;
 use super::tokens::TOKEN_TTL;
 use crate::db::{insert_json, insert_rows, Col::*, Tx};
 use crate::metrics::{PageLabel, RoadLabel};
@@ -101,7 +102,8 @@ impl Core {
         }
         let bundled = self.bundle(sends, now).await?;
 
-        let mut tx = self.db.begin().await?;
+        // Its statements find their rows by id (`begin_indexed`): their plans are kept.
+        let mut tx = self.db.begin_indexed().await?;
         done.cancelled = record_cancelled(&mut tx, holder, &others).await?;
         done.held = record_held(&mut tx, holder, &others, now).await?;
         record_waiting(
@@ -113,11 +115,9 @@ impl Core {
         )
         .await?;
         let pushes = self.prepare(&mut tx, holder, bundled.pushes, now).await?;
+        let methods = methods_of(&mut tx, pushes.iter().map(|(p, _)| p.first())).await?;
         tx.commit().await?;
 
-        let methods = self
-            .methods_of(pushes.iter().map(|(p, _)| p.first()))
-            .await?;
         let started = std::time::Instant::now();
         let (finished, running) = self.publish(pushes, methods, hold).await;
         done.publishing = started.elapsed();
@@ -147,7 +147,7 @@ impl Core {
         let mut replan = Vec::new();
         // A failure brought a person's next road forward, or paged someone else instead.
         let mut moved_on = false;
-        let mut tx = self.db.begin().await?;
+        let mut tx = self.db.begin_indexed().await?;
         for (push, outcome) in &outcomes {
             match outcome {
                 Outcome::Sent => {

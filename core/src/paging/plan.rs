@@ -3,6 +3,7 @@
 //! (the incidents with their first alert, the last fixes) in a few queries, whatever its size.
 
 use super::message::{compose, compose_notice, About};
+use crate::db::Tx;
 use crate::roads::Page;
 use crate::secrets::new_token;
 use crate::{Core, Result};
@@ -135,14 +136,15 @@ impl Core {
         if asking.is_empty() {
             return Ok(HashSet::new());
         }
-        let rows = self
-            .db
+        let mut tx = self.db.read_indexed().await?;
+        let rows = tx
             .fetch_in::<StateNow>(
                 "SELECT id, state, archived_at, snoozed_until FROM incidents WHERE id IN ({ids})",
                 &[],
                 &asking,
             )
             .await?;
+        tx.commit().await?;
         let mut owned: HashSet<i64> = asking.into_iter().collect();
         for r in rows {
             let now_state = IncidentNow {
@@ -169,9 +171,11 @@ impl Core {
                 .filter_map(|p| p.incident_id)
                 .collect(),
         );
+        // One transaction whose plans are kept: planned afresh at every batch, these reads
+        // took as long to plan as to run.
+        let mut tx = self.db.read_indexed().await?;
         // The first alert's annotations ride along: one index probe per incident.
-        let incidents: HashMap<i64, Subject> = self
-            .db
+        let incidents: HashMap<i64, Subject> = tx
             .fetch_in::<Subject>(
                 "SELECT i.id, i.team_id, i.state, i.archived_at, i.snoozed_until, i.title, i.severity, \
                  (SELECT t.display_name FROM teams t WHERE t.id = i.team_id) AS team, \
@@ -184,10 +188,10 @@ impl Core {
             .into_iter()
             .map(|s| (s.id, s))
             .collect();
-        let last_fixes = self.last_fixes(&asking).await?;
+        let last_fixes = last_fixes(&mut tx, &asking).await?;
         let teams = sorted_unique(incidents.values().map(|s| s.team_id).collect());
         let held_until: HashMap<i64, i64> = self
-            .maintenance_now(&teams)
+            .maintenance_now_in(&mut tx, &teams)
             .await?
             .into_iter()
             .map(|(team, end)| (team, end.0))
@@ -255,16 +259,17 @@ impl Core {
                 gist: Some(gist),
             })));
         }
+        tx.commit().await?;
         Ok(plans)
     }
+}
 
-    /// For each incident, the latest resolution note of another resolved incident of its team
-    /// with the same signature: (that incident, the note).
-    async fn last_fixes(&self, incident_ids: &[i64]) -> Result<HashMap<i64, (i64, String)>> {
-        // Walks resolution notes newest first (they are few; a flapping alert's incidents are
-        // many), so the cost does not grow with the incidents of one signature.
-        let notes: Vec<(i64, i64)> = self
-            .db
+/// For each incident, the latest resolution note of another resolved incident of its team
+/// with the same signature: (that incident, the note).
+async fn last_fixes(tx: &mut Tx, incident_ids: &[i64]) -> Result<HashMap<i64, (i64, String)>> {
+    // Walks resolution notes newest first (they are few; a flapping alert's incidents are
+    // many), so the cost does not grow with the incidents of one signature.
+    let notes: Vec<(i64, i64)> = tx
             .fetch_in::<(i64, Option<i64>)>(
                 "SELECT i.id, (SELECT n.id FROM incident_notes n CROSS JOIN incidents j WHERE j.id = n.incident_id \
                  AND n.resolution = 1 AND j.team_id = i.team_id AND j.signature = i.signature AND j.id <> i.id \
@@ -276,21 +281,19 @@ impl Core {
             .into_iter()
             .filter_map(|(incident, note)| Some((incident, note?)))
             .collect();
-        let note_ids = sorted_unique(notes.iter().map(|n| n.1).collect());
-        let texts: HashMap<i64, (i64, String)> = self
-            .db
-            .fetch_in::<(i64, i64, String)>(
-                "SELECT id, incident_id, text FROM incident_notes WHERE id IN ({ids})",
-                &[],
-                &note_ids,
-            )
-            .await?
-            .into_iter()
-            .map(|(id, incident, text)| (id, (incident, text)))
-            .collect();
-        Ok(notes
-            .into_iter()
-            .filter_map(|(incident, note)| Some((incident, texts.get(&note)?.clone())))
-            .collect())
-    }
+    let note_ids = sorted_unique(notes.iter().map(|n| n.1).collect());
+    let texts: HashMap<i64, (i64, String)> = tx
+        .fetch_in::<(i64, i64, String)>(
+            "SELECT id, incident_id, text FROM incident_notes WHERE id IN ({ids})",
+            &[],
+            &note_ids,
+        )
+        .await?
+        .into_iter()
+        .map(|(id, incident, text)| (id, (incident, text)))
+        .collect();
+    Ok(notes
+        .into_iter()
+        .filter_map(|(incident, note)| Some((incident, texts.get(&note)?.clone())))
+        .collect())
 }

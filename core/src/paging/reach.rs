@@ -103,7 +103,7 @@ pub(super) async fn owners_on(
     teams.dedup();
     let rows: Vec<(i64, i64, String, String)> = fetch_in(
             conn,
-            backend,
+            (backend, false),
             "SELECT m.team_id, u.id, u.username, COALESCE(u.push_topic, '') FROM team_members m JOIN users u ON u.id = m.user_id \
              WHERE m.role = 'owner' AND u.disabled = 0 AND m.team_id IN ({ids}) AND (u.push_topic IS NOT NULL \
                OR EXISTS (SELECT 1 FROM contact_methods c WHERE c.user_id = u.id AND c.verified_at IS NOT NULL)) \

@@ -3,6 +3,7 @@
 
 use super::bundle::Push;
 use super::plan::Claimed;
+use crate::db::Tx;
 use crate::roads::{Failure, Message, Owner, Page, Sent, To};
 use crate::{Core, Result};
 use std::collections::HashMap;
@@ -40,29 +41,28 @@ impl Method {
     }
 }
 
-impl Core {
-    /// Reads the contact methods the pushes go to, in one query.
-    pub(super) async fn methods_of<'a>(
-        &self,
-        pages: impl Iterator<Item = &'a Claimed>,
-    ) -> Result<Methods> {
-        let mut ids: Vec<i64> = pages.filter_map(|p| p.method_id).collect();
-        ids.sort_unstable();
-        ids.dedup();
-        let rows: Vec<Method> = self
-            .db
-            .fetch_in(
-                &format!(
-                    "SELECT {METHOD_COLUMNS} FROM contact_methods m JOIN users u ON u.id = m.user_id \
-                     WHERE m.verified_at IS NOT NULL AND m.id IN ({{ids}})"
-                ),
-                &[],
-                &ids,
-            )
-            .await?;
-        Ok(rows.into_iter().map(|m| (m.id, m)).collect())
-    }
+/// Reads the contact methods the pushes go to, in one query.
+pub(super) async fn methods_of<'a>(
+    tx: &mut Tx,
+    pages: impl Iterator<Item = &'a Claimed>,
+) -> Result<Methods> {
+    let mut ids: Vec<i64> = pages.filter_map(|p| p.method_id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let rows: Vec<Method> = tx
+        .fetch_in(
+            &format!(
+                "SELECT {METHOD_COLUMNS} FROM contact_methods m JOIN users u ON u.id = m.user_id \
+                 WHERE m.verified_at IS NOT NULL AND m.id IN ({{ids}})"
+            ),
+            &[],
+            &ids,
+        )
+        .await?;
+    Ok(rows.into_iter().map(|m| (m.id, m)).collect())
+}
 
+impl Core {
     /// Sends one push by the road its pages name: to their contact method, or to the topic.
     pub(super) async fn send_by_road(&self, push: &Push, page: &Page, methods: &Methods) -> Sent {
         let first = push.first();

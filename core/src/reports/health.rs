@@ -51,7 +51,7 @@ impl Core {
         let ids: Vec<i64> = ids.into_iter().collect();
         let named: Vec<(i64, String, Option<String>)> = fetch_in(
             &mut conn,
-            self.db.backend,
+            (self.db.backend, false),
             "SELECT id, username, time_zone FROM users WHERE id IN ({ids})",
             &[],
             &ids,

@@ -39,7 +39,7 @@ impl Core {
         let ids: Vec<i64> = rows.iter().filter_map(|r| r.integration_id).collect();
         let names: HashMap<i64, String> = fetch_in::<(i64, String)>(
             &mut conn,
-            self.db.backend,
+            (self.db.backend, false),
             "SELECT id, name FROM integrations WHERE id IN ({ids})",
             &[],
             &ids,

@@ -6,6 +6,7 @@ mod chaos;
 mod chat;
 mod chat_bots;
 mod cluster;
+mod cpu;
 mod flaky_ntfy;
 mod formats;
 mod intake;
@@ -15,14 +16,16 @@ mod reports;
 mod send;
 mod sinks;
 mod tarpits;
+mod ticks;
 
 pub use chaos::{chaos, ChaosArgs};
 pub use chat::{chat, ChatArgs};
 pub use cluster::Cluster;
 pub use intake::{intake, IntakeArgs};
-pub use paging::{paging, ticks, PagingArgs, TickArgs};
+pub use paging::{paging, PagingArgs};
 pub use replicas::{replicas, ReplicaArgs};
 pub use reports::{reports, ReportArgs};
+pub use ticks::{ticks, TickArgs};
 
 use klaxon_core::Db;
 use serde_json::Value;
