@@ -353,7 +353,7 @@ mod tests {
         let ids: Vec<i64> = (1..=100).collect();
         let shape = |n: usize| {
             let c: Vec<_> = super::chunks(Postgres, "x IN ({ids})", 1, &ids[..n], true).collect();
-            (c[0].sql.matches('$').count() - 1, c[0].pad, c[0].kept)
+            (c[0].sql.matches('$').count(), c[0].pad, c[0].kept)
         };
         assert_eq!(shape(1), (1, 0, true));
         assert_eq!(shape(3), (4, 1, true), "padded with the last id");
