@@ -4,14 +4,14 @@
 
 use crate::db::Tx;
 use crate::{Actor, Core, Error, Result};
+use klaxon_domain::ids::{MaintenanceId, TeamId};
+use klaxon_domain::maintenance::{Maintenance, NewMaintenance};
+use klaxon_domain::Timestamp;
 
 /// The end of each of `{ids}`'s windows open at `$1`.
 const WINDOWS_NOW: &str =
     "SELECT team_id, MAX(ends_at) FROM maintenance WHERE starts_at <= $1 AND ends_at > $1 \
      AND team_id IN ({ids}) GROUP BY team_id";
-use klaxon_domain::ids::{MaintenanceId, TeamId};
-use klaxon_domain::maintenance::{Maintenance, NewMaintenance};
-use klaxon_domain::Timestamp;
 
 #[derive(sqlx::FromRow)]
 struct Row {

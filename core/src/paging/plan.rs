@@ -196,6 +196,7 @@ impl Core {
             .into_iter()
             .map(|(team, end)| (team, end.0))
             .collect();
+        tx.commit().await?;
         let mut plans = Vec::with_capacity(pages.len());
         for page in pages {
             let Some(incident_id) = page.incident_id else {
@@ -259,7 +260,6 @@ impl Core {
                 gist: Some(gist),
             })));
         }
-        tx.commit().await?;
         Ok(plans)
     }
 }
@@ -270,17 +270,17 @@ async fn last_fixes(tx: &mut Tx, incident_ids: &[i64]) -> Result<HashMap<i64, (i
     // Walks resolution notes newest first (they are few; a flapping alert's incidents are
     // many), so the cost does not grow with the incidents of one signature.
     let notes: Vec<(i64, i64)> = tx
-            .fetch_in::<(i64, Option<i64>)>(
-                "SELECT i.id, (SELECT n.id FROM incident_notes n CROSS JOIN incidents j WHERE j.id = n.incident_id \
-                 AND n.resolution = 1 AND j.team_id = i.team_id AND j.signature = i.signature AND j.id <> i.id \
-                 AND j.state = 'resolved' ORDER BY n.id DESC LIMIT 1) FROM incidents i WHERE i.id IN ({ids})",
-                &[],
-                incident_ids,
-            )
-            .await?
-            .into_iter()
-            .filter_map(|(incident, note)| Some((incident, note?)))
-            .collect();
+        .fetch_in::<(i64, Option<i64>)>(
+            "SELECT i.id, (SELECT n.id FROM incident_notes n CROSS JOIN incidents j WHERE j.id = n.incident_id \
+             AND n.resolution = 1 AND j.team_id = i.team_id AND j.signature = i.signature AND j.id <> i.id \
+             AND j.state = 'resolved' ORDER BY n.id DESC LIMIT 1) FROM incidents i WHERE i.id IN ({ids})",
+            &[],
+            incident_ids,
+        )
+        .await?
+        .into_iter()
+        .filter_map(|(incident, note)| Some((incident, note?)))
+        .collect();
     let note_ids = sorted_unique(notes.iter().map(|n| n.1).collect());
     let texts: HashMap<i64, (i64, String)> = tx
         .fetch_in::<(i64, i64, String)>(
