@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 /// Processor time used so far.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 pub(super) struct Cpu {
     pub own: Duration,
     /// PostgreSQL's processes, when they run on this machine.
