@@ -1,36 +1,24 @@
 import { expect, type Page } from '@playwright/test';
-import { createRequire } from 'node:module';
-import { test, hydrated, removeTeam, teamWithIncident, signInPage } from './support';
+import { test, axeViolations, hydrated, removeTeam, teamWithIncident, signInPage } from './support';
 
 // The three reports at 390 px: on-call health and alert noise from the team page, and a resolved
 // incident's review with a follow-up item added, listed on the team page, then ticked off; each
 // page fits the phone's width and passes axe in both schemes.
 
-const axeSource = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 test.use({ bypassCSP: true });
-
-async function seriousViolations(page: Page) {
-  await page.addScriptTag({ path: axeSource });
-  const found = await page.evaluate(async () => {
-    const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(' ')) }));
-  });
-  return found.filter((v: any) => v.impact === 'serious' || v.impact === 'critical');
-}
 
 async function checked(page: Page) {
   await expect(page.locator('.loading')).toHaveCount(0, { timeout: 10_000 });
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   for (const scheme of ['dark', 'light'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
-    expect(await seriousViolations(page), scheme).toEqual([]);
+    expect(await axeViolations(page), scheme).toEqual([]);
   }
 }
 
 test('the reports and a review work at 390 px', async ({ page, request }) => {
-  // A replica reads one report at a time and rests four times each read before the next
-  // (core::reports::turns), and this walk reads a dozen: alone it takes seconds, but once, in the
-  // whole suite on a busy machine, it ran past 30 s.
+  // A replica reads reports for at most a tenth of its time (core::reports::turns), and this walk
+  // reads a dozen: alone it takes seconds, but on a busy machine it can run past 30 s.
   test.setTimeout(60_000);
   const w = await teamWithIncident(request, 'reports', 'DiskFull');
   try {

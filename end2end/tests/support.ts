@@ -205,8 +205,11 @@ const axeSource = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 /// The page's serious and critical axe-core violations (the first three nodes of each). axe is
 /// injected as a script, which the pages' Content-Security-Policy refuses: the calling file uses
-/// `test.use({ bypassCSP: true })`.
+/// `test.use({ bypassCSP: true })`. Colours are read once running transitions end: a scheme
+/// switched on a loaded page fades links for 120 ms, and axe reading mid-fade finds a contrast
+/// the page never settles on.
 export async function axeViolations(page: Page) {
+  await page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => undefined))));
   await page.addScriptTag({ path: axeSource });
   const found = await page.evaluate(async () => {
     const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
