@@ -207,9 +207,16 @@ const axeSource = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 /// injected as a script, which the pages' Content-Security-Policy refuses: the calling file uses
 /// `test.use({ bypassCSP: true })`. Colours are read once running transitions end: a scheme
 /// switched on a loaded page fades links for 120 ms, and axe reading mid-fade finds a contrast
-/// the page never settles on.
+/// the page never settles on. An endless animation is not waited for: it never finishes.
 export async function axeViolations(page: Page) {
-  await page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => undefined))));
+  await page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((a) => a.effect?.getComputedTiming().endTime !== Infinity)
+        .map((a) => a.finished.catch(() => undefined)),
+    ),
+  );
   await page.addScriptTag({ path: axeSource });
   const found = await page.evaluate(async () => {
     const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
